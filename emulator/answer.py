@@ -1,0 +1,105 @@
+"""From a `Prompt` to the `Turn` every dialect renders: pick the source, then apply the request's limits.
+
+Limits apply as generation would meet them, in order: reasoning (capped by the reasoning budget),
+then text, then tool calls. A stop sequence in the text ends the answer there (`stop`); running out
+of `max_tokens` cuts it wherever that happens (`length`), reasoning counting against the limit as
+real reasoning models do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from emulator import ids, tokens
+from emulator.conversation import Prompt, Reply, ToolCall, Turn, Usage
+from emulator.generate import Writer, default_reply
+from emulator.scenarios import Book
+
+
+@dataclass
+class Answerer:
+    """Answers prompts from the scenario book, else the embedded default.
+
+    The only state is the call count of each (`replies` scenario, API key), which `replies` steps by.
+    """
+
+    book: Book
+    writer: Writer
+    calls: Counter[tuple[str, str]]
+
+    def __call__(self, prompt: Prompt, created: int) -> Turn:
+        scenario = self.book.pick(prompt)
+        if scenario is None:
+            return finish(prompt, default_reply(prompt, self.writer), created=created)
+        before = 0
+        if scenario.by_call:
+            key = (scenario.name, prompt.api_key)
+            before, self.calls[key] = self.calls[key], self.calls[key] + 1
+        reply = scenario.reply(prompt, self.writer, before)
+        return finish(prompt, reply, created=created, source=scenario.name, salt=before)
+
+    def reset(self) -> None:
+        self.calls.clear()
+
+
+def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default", salt: object = 0) -> Turn:
+    """The `Turn` for `reply` once the request's thinking switch, stop sequences and token limit apply."""
+    root = ids.digest(prompt.fingerprint, source, salt)
+    reasoning = reply.reasoning if prompt.thinking else ""
+    if prompt.reasoning_budget is not None:
+        reasoning = tokens.cut(reasoning, prompt.reasoning_budget)
+    text = reply.text
+    calls = tuple(c if c.id else replace(c, id=ids.make("call_", root, i)) for i, c in enumerate(reply.tool_calls))
+    finish_reason = reply.finish_reason or ("tool_calls" if calls else "stop")
+
+    stops = [i for i in (text.find(s) for s in prompt.stop) if i >= 0]
+    if stops:
+        text, calls, finish_reason = text[: min(stops)], (), "stop"
+
+    if prompt.max_tokens is not None:
+        spent = tokens.count(reasoning) + tokens.count(text) + sum(tokens.call_tokens(c) for c in calls)
+        if spent > prompt.max_tokens:
+            reasoning, text, calls = _truncate(reasoning, text, calls, prompt.max_tokens)
+            finish_reason = "length"
+
+    return Turn(
+        id=root,
+        model=prompt.model,
+        created=created,
+        reasoning=reasoning,
+        text=text,
+        tool_calls=calls,
+        finish_reason=finish_reason,
+        usage=_usage(prompt, reply, reasoning, text, calls),
+        source=source,
+    )
+
+
+def _truncate(
+    reasoning: str, text: str, calls: tuple[ToolCall, ...], budget: int
+) -> tuple[str, str, tuple[ToolCall, ...]]:
+    """Keep the first `budget` tokens of reasoning, then text, then tool calls (the last one cut short)."""
+    reasoning = tokens.cut(reasoning, budget)
+    budget -= tokens.count(reasoning)
+    text = tokens.cut(text, budget)
+    budget -= tokens.count(text)
+    kept: list[ToolCall] = []
+    for call in calls:
+        name = tokens.count(call.name)
+        if budget <= name:
+            break
+        arguments = tokens.cut(call.arguments, budget - name)
+        kept.append(replace(call, arguments=arguments))
+        budget -= name + tokens.count(arguments)
+    return reasoning, text, tuple(kept)
+
+
+def _usage(prompt: Prompt, reply: Reply, reasoning: str, text: str, calls: tuple[ToolCall, ...]) -> Usage:
+    thought = tokens.count(reasoning)
+    usage = Usage(
+        input_tokens=tokens.prompt_tokens(prompt),
+        output_tokens=thought + tokens.count(text) + sum(tokens.call_tokens(c) for c in calls),
+        reasoning_tokens=thought,
+    )
+    return replace(usage, **reply.usage) if reply.usage else usage

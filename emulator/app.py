@@ -1,0 +1,149 @@
+"""The Starlette app: routes, one handler for every dialect, and error rendering in one place.
+
+This is the only module that awaits the client. Everything it calls is synchronous code over frozen
+data: the dialect parses and renders, the answerer picks and shapes the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from emulator import ids, scenarios
+from emulator.answer import Answerer
+from emulator.conversation import Prompt, Turn
+from emulator.dialects import openai_chat
+from emulator.errors import EmulatorError, InternalError, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge
+from emulator.generate import Writer
+from emulator.sse import dumps
+
+DEFAULT_MODELS = ("DeepSeek-V4.1-Flash-1017",)
+MODELS_CREATED = 1760659200  # 2025-10-17, the date in the documented model's name
+JSON = "application/json"
+
+
+class Dialect(Protocol):
+    def parse_request(self, body: Any, headers: Mapping[str, str], fingerprint: str = "") -> Prompt: ...
+    def render(self, prompt: Prompt, turn: Turn) -> dict[str, Any]: ...
+    def render_stream(self, prompt: Prompt, turn: Turn) -> list[bytes]: ...
+    def render_error(self, error: EmulatorError) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What `emulator serve` configures; every field has a default that suits tests."""
+
+    scenarios: Sequence[Path] = field(default_factory=tuple)
+    seed: int = 0
+    frozen_time: int | None = None  # `created` for every response; None follows the real clock
+    max_body_bytes: int = 32 * 1024 * 1024
+
+
+def create_app(settings: Settings = Settings()) -> Starlette:
+    """The emulator as an ASGI app; scenario files are read and validated once, here."""
+    book = scenarios.load(settings.scenarios)
+    answerer = Answerer(book, Writer(settings.seed), Counter())
+    models = tuple(dict.fromkeys(DEFAULT_MODELS + book.models))
+
+    def clock() -> int:
+        return settings.frozen_time if settings.frozen_time is not None else int(time.time())
+
+    def endpoint(dialect: Dialect) -> Any:
+        async def handle(request: Request) -> Response:
+            try:
+                raw = await _read_body(request, settings.max_body_bytes)
+                fingerprint = ids.digest(settings.seed, request.url.path, raw)
+                headers = {k.lower(): v for k, v in request.headers.items()}
+                prompt = dialect.parse_request(_json(raw), headers, fingerprint)
+                turn = answerer(prompt, clock())
+            except EmulatorError as error:
+                return _error(dialect, error)
+            except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
+                return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
+            headers = {"x-request-id": ids.make("req_", fingerprint), "x-emulator-source": turn.source}
+            if prompt.stream:
+                return StreamingResponse(
+                    _play(dialect.render_stream(prompt, turn)),
+                    media_type="text/event-stream; charset=utf-8",
+                    headers=headers | {"cache-control": "no-cache"},
+                )
+            return Response(dumps(dialect.render(prompt, turn)), media_type=JSON, headers=headers)
+
+        return handle
+
+    async def list_models(request: Request) -> Response:
+        data = [{"id": m, "object": "model", "created": MODELS_CREATED, "owned_by": "emulator"} for m in models]
+        return Response(dumps({"object": "list", "data": data}), media_type=JSON)
+
+    async def health(request: Request) -> Response:
+        return Response(dumps({"status": "ok", "scenarios": len(book.scenarios)}), media_type=JSON)
+
+    async def reset(request: Request) -> Response:
+        answerer.reset()
+        return Response(dumps({"reset": True}), media_type=JSON)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        method, path = request.method, request.url.path
+        if exc.status_code == 405:
+            return _error(openai_chat, MethodNotAllowed(f"Method {method} is not allowed for {path}."))
+        return _error(openai_chat, NotFound(f"Invalid URL ({method} {path}).", code="unknown_url"))
+
+    routes = [
+        Route("/v1/chat/completions", endpoint(openai_chat), methods=["POST"]),
+        Route("/v1/models", list_models, methods=["GET"]),
+        Route("/health", health, methods=["GET"]),
+        Route("/emulator/reset", reset, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    app.state.book = book
+    app.state.answerer = answerer
+    return app
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    too_large = PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_large
+    return bytes(body)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        return json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidRequest(
+            "We could not parse the JSON body of your request. The API expects a JSON payload, "
+            f"but what was sent was not valid JSON ({exc}).",
+            code="invalid_json",
+        ) from None
+
+
+def _error(dialect: Dialect, error: EmulatorError) -> Response:
+    return Response(dumps(dialect.render_error(error)), status_code=error.status, media_type=JSON)
+
+
+async def _play(events: list[bytes]) -> AsyncIterator[bytes]:
+    for event in events:
+        yield event

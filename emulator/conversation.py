@@ -1,0 +1,151 @@
+"""The canonical request (`Prompt`) and answer (`Turn`) that every dialect parses into and renders from.
+
+Plain frozen data, no behaviour: a dialect turns wire JSON into a `Prompt`, a source (scenario,
+recording, default) turns a `Prompt` into a `Reply`, `answer.finish` applies the request's limits to
+make the `Turn`, and the dialect renders that `Turn` back to wire JSON or SSE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+ToolKind = Literal["function", "custom"]
+# Canonical finish reasons, in Chat Completions' words; each dialect maps them to its own.
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
+FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "tool_calls", "content_filter")
+# Reasoning effort, from the Inferam docs: `none` turns thinking off.
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call the model makes: JSON `arguments` for a function tool, freeform text for a custom tool."""
+
+    id: str
+    name: str
+    arguments: str
+    kind: ToolKind = "function"
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One conversation entry; `tool_call_id` ties a tool result to the call it answers."""
+
+    role: Role
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    images: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool offered to the model; `parameters` is a JSON Schema (function tools only)."""
+
+    name: str
+    kind: ToolKind = "function"
+    description: str = ""
+    parameters: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """`auto`, `none`, `required` (some tool), or `required` with `name` (that tool)."""
+
+    mode: Literal["auto", "none", "required"] = "auto"
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseFormat:
+    """`text`, `json_object`, or `json_schema` with its `schema`."""
+
+    type: Literal["text", "json_object", "json_schema"] = "text"
+    schema: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """The one canonical request, whatever dialect it arrived in."""
+
+    dialect: str
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[Tool, ...] = ()
+    tool_choice: ToolChoice = ToolChoice()
+    parallel_tool_calls: bool = True
+    max_tokens: int | None = None
+    effort: str | None = None  # one of EFFORTS, or None for the model's default
+    reasoning_budget: int | None = None
+    stop: tuple[str, ...] = ()
+    stream: bool = False
+    include_usage: bool = False
+    response_format: ResponseFormat = ResponseFormat()
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    cache_key: str | None = None
+    api_key: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)  # lower-cased names
+    fingerprint: str = ""  # a digest of the raw request: the seed of its ids and generated text
+
+    @property
+    def thinking(self) -> bool:
+        """Whether the model reasons first: on by default, as Inferam's model does."""
+        return self.effort != "none" and self.reasoning_budget != 0
+
+    @property
+    def last_user_text(self) -> str:
+        return next((m.text for m in reversed(self.messages) if m.role == "user"), "")
+
+    @property
+    def assistant_turns(self) -> int:
+        return sum(1 for m in self.messages if m.role == "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts; `input_tokens` includes `cached_tokens`, `output_tokens` includes `reasoning_tokens`."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a source (scenario, recording, default) wants to say, before the request's limits apply.
+
+    `finish_reason` and `usage` are overrides: left as None, they follow from the content and the
+    token model.
+    """
+
+    reasoning: str = ""
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: FinishReason | None = None
+    usage: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The one canonical answer that every dialect renders."""
+
+    id: str  # the digest that seeds every id the dialect prints
+    model: str
+    created: int
+    reasoning: str
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    finish_reason: FinishReason
+    usage: Usage
+    source: str = "default"  # what answered: a scenario's name, or "default"

@@ -1,0 +1,325 @@
+"""Scenario files: load and validate them loudly, match a `Prompt`, pick the step or reply.
+
+A file holds `scenarios:`, a list. Each scenario has a unique `name`, an optional `match`, and one of
+`reply` (always the same), `steps` (chosen by the assistant turns already in the conversation, so an
+agent loop works on any worker) or `replies` (chosen by call count, per API key). Every mistake is
+reported at load with the file, the key path and what was expected.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from emulator import generate
+from emulator.conversation import FINISH_REASONS, FinishReason, Prompt, Reply, ToolCall
+from emulator.errors import InvalidRequest
+from emulator.generate import TEXT_KINDS, FakerText, Writer
+
+SCENARIO_HEADER = "x-emulator-scenario"
+USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
+
+
+class ScenarioError(Exception):
+    """A scenario file is wrong; the message names the file, the key and what was expected."""
+
+
+# --- the parsed form --------------------------------------------------------------------------------
+
+Text = str | FakerText
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpec:
+    name: str
+    arguments: str | None  # None: generated from the tool's schema in the request
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplySpec:
+    reasoning: Text = ""
+    text: Text = ""
+    tool_calls: tuple[CallSpec, ...] = ()
+    finish_reason: FinishReason | None = None
+    usage: Mapping[str, int] | None = None
+
+    def resolve(self, prompt: Prompt, writer: Writer, salt: object) -> Reply:
+        """The `Reply` this spec scripts for `prompt`, faker text and missing arguments filled in."""
+        root = prompt.fingerprint
+
+        def fill(text: Text, part: str) -> str:
+            return text if isinstance(text, str) else writer.text(text, root, salt, part)
+
+        calls = []
+        for i, spec in enumerate(self.tool_calls):
+            arguments = spec.arguments
+            if arguments is None:
+                tool = next((t for t in prompt.tools if t.name == spec.name), None)
+                schema = tool.parameters if tool and tool.parameters else {"type": "object"}
+                arguments = json.dumps(generate.instance(schema, writer.rng(root, salt, i)), ensure_ascii=False)
+            calls.append(ToolCall(id=spec.id or "", name=spec.name, arguments=arguments))
+        return Reply(
+            reasoning=fill(self.reasoning, "reasoning"),
+            text=fill(self.text, "text"),
+            tool_calls=tuple(calls),
+            finish_reason=self.finish_reason,
+            usage=self.usage,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    model_glob: str | None = None
+    model: re.Pattern[str] | None = None
+    last_user: re.Pattern[str] | None = None
+    tools: bool | None = None
+    tool: re.Pattern[str] | None = None
+    headers: tuple[tuple[str, re.Pattern[str]], ...] = ()
+
+    def __call__(self, prompt: Prompt) -> bool:
+        return (
+            (self.model is None or self.model.fullmatch(prompt.model) is not None)
+            and (self.last_user is None or self.last_user.search(prompt.last_user_text) is not None)
+            and (self.tools is None or self.tools == bool(prompt.tools))
+            and (self.tool is None or any(self.tool.fullmatch(t.name) for t in prompt.tools))
+            and all(p.fullmatch(prompt.headers.get(name, "")) for name, p in self.headers)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    source: str  # "file.yaml: scenarios[2]", for banners and errors
+    match: Match | None
+    steps: tuple[ReplySpec, ...]
+    by_call: bool  # `replies`: chosen by call count; otherwise by assistant turns
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The model name this scenario matches, if its glob has no wildcard."""
+        glob = self.match.model_glob if self.match else None
+        return (glob,) if glob and not any(c in glob for c in "*?[") else ()
+
+    def reply(self, prompt: Prompt, writer: Writer, calls_before: int) -> Reply:
+        """The scripted reply: by call count for `replies`, else by assistant turns; the last repeats."""
+        index = min(calls_before if self.by_call else prompt.assistant_turns, len(self.steps) - 1)
+        return self.steps[index].resolve(prompt, writer, (self.name, index))
+
+
+class Book:
+    """All loaded scenarios, in file and list order."""
+
+    def __init__(self, scenarios: tuple[Scenario, ...] = ()) -> None:
+        self.scenarios = scenarios
+        self._by_name = {s.name: s for s in scenarios}
+
+    def pick(self, prompt: Prompt) -> Scenario | None:
+        """An explicit pick (header, then model name) wins; otherwise the first scenario that matches."""
+        wanted = prompt.headers.get(SCENARIO_HEADER)
+        by_name = self._by_name
+        if wanted:
+            if wanted not in by_name:
+                known = ", ".join(sorted(by_name)) or "none are loaded"
+                raise InvalidRequest(
+                    f"The header '{SCENARIO_HEADER}: {wanted}' names no scenario (known: {known}).",
+                    code="scenario_not_found",
+                )
+            return by_name[wanted]
+        if prompt.model in by_name:
+            return by_name[prompt.model]
+        return next((s for s in self.scenarios if s.match and s.match(prompt)), None)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """Model ids the scenarios name: literal `match.model` values, and the scenario names."""
+        names = [m for s in self.scenarios for m in s.models] + [s.name for s in self.scenarios]
+        return tuple(dict.fromkeys(names))
+
+
+# --- loading ------------------------------------------------------------------------------------------
+
+
+def load(paths: Iterable[Path]) -> Book:
+    """Load scenario files and directories (`*.yaml`, `*.yml`, sorted); raise one error listing every mistake."""
+    files = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml"))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise ScenarioError(f"{path}: no such file or directory")
+    scenarios: list[Scenario] = []
+    problems: list[str] = []
+    for file in files:
+        try:
+            document = yaml.safe_load(file.read_text(encoding="utf-8"))
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            problems.append(f"{file}: not valid YAML: {exc}")
+            continue
+        if document is None:
+            continue
+        if not isinstance(document, dict) or set(document) != {"scenarios"}:
+            problems.append(f"{file}: expected a mapping with one key, 'scenarios', holding a list")
+            continue
+        entries = document["scenarios"] or []
+        if not isinstance(entries, list):
+            problems.append(f"{file}: scenarios: expected a list, got {_kind(entries)}")
+            continue
+        for i, entry in enumerate(entries):
+            try:
+                scenarios.append(_scenario(entry, f"{file}: scenarios[{i}]"))
+            except ScenarioError as exc:
+                problems.append(str(exc))
+    seen: dict[str, str] = {}
+    for s in scenarios:
+        if s.name in seen:
+            problems.append(f"{s.source}.name: '{s.name}' is already the name of {seen[s.name]}")
+        seen.setdefault(s.name, s.source)
+    if problems:
+        raise ScenarioError("\n".join(problems))
+    return Book(tuple(scenarios))
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer"}
+    return "nothing" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _fail(at: str, expected: str, value: Any) -> ScenarioError:
+    return ScenarioError(f"{at}: expected {expected}, got {_kind(value)}{f' ({value!r})' if value is not None else ''}")
+
+
+def _mapping(value: Any, at: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(at, "a mapping", value)
+    for key in value:
+        if key not in allowed:
+            raise ScenarioError(f"{at}.{key}: unknown key; expected one of {', '.join(allowed)}")
+    for key in required:
+        if key not in value:
+            raise ScenarioError(f"{at}.{key}: missing; this key is required")
+    return value
+
+
+def _string(value: Any, at: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(at, "a string", value)
+    return value
+
+
+def _regex(value: Any, at: str) -> re.Pattern[str]:
+    try:
+        return re.compile(_string(value, at))
+    except re.error as exc:
+        raise ScenarioError(f"{at}: not a valid regular expression: {exc}") from None
+
+
+def _glob(value: Any, at: str) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(_string(value, at)))
+
+
+def _scenario(entry: Any, at: str) -> Scenario:
+    kinds = ("reply", "steps", "replies")
+    data = _mapping(entry, at, ("name", "match", *kinds), ("name",))
+    name = _string(data["name"], f"{at}.name")
+    given = [k for k in kinds if k in data]
+    if len(given) != 1:
+        raise ScenarioError(f"{at}: expected exactly one of reply, steps, replies; got {', '.join(given) or 'none'}")
+    kind = given[0]
+    steps: tuple[ReplySpec, ...]
+    if kind == "reply":
+        steps = (_reply(data["reply"], f"{at}.reply"),)
+    else:
+        items = data[kind]
+        if not isinstance(items, list) or not items:
+            raise _fail(f"{at}.{kind}", "a non-empty list of replies", items)
+        steps = tuple(_reply(item, f"{at}.{kind}[{i}]") for i, item in enumerate(items))
+    match = _match(data["match"], f"{at}.match") if "match" in data else None
+    return Scenario(name=name, source=at, match=match, steps=steps, by_call=kind == "replies")
+
+
+def _match(value: Any, at: str) -> Match:
+    data = _mapping(value, at, ("model", "last_user", "tools", "tool", "header"))
+    last_user = None
+    if "last_user" in data:
+        spec = data["last_user"]
+        if isinstance(spec, str):
+            spec = {"contains": spec}
+        spec = _mapping(spec, f"{at}.last_user", ("contains", "regex"))
+        if len(spec) != 1:
+            raise ScenarioError(f"{at}.last_user: expected exactly one of contains, regex")
+        if "contains" in spec:
+            last_user = re.compile(re.escape(_string(spec["contains"], f"{at}.last_user.contains")), re.IGNORECASE)
+        else:
+            last_user = _regex(spec["regex"], f"{at}.last_user.regex")
+    tools = data.get("tools")
+    if tools is not None and not isinstance(tools, bool):
+        raise _fail(f"{at}.tools", "true (tools offered) or false (none offered)", tools)
+    headers = data.get("header", {})
+    if not isinstance(headers, dict):
+        raise _fail(f"{at}.header", "a mapping of header names to globs", headers)
+    return Match(
+        model_glob=_string(data["model"], f"{at}.model") if "model" in data else None,
+        model=_glob(data["model"], f"{at}.model") if "model" in data else None,
+        last_user=last_user,
+        tools=tools,
+        tool=_glob(data["tool"], f"{at}.tool") if "tool" in data else None,
+        headers=tuple((str(k).lower(), _glob(v, f"{at}.header.{k}")) for k, v in headers.items()),
+    )
+
+
+def _text(value: Any, at: str) -> Text:
+    if isinstance(value, str):
+        return value
+    counts = ("count", "sentences", "paragraphs", "words")
+    data = _mapping(value, at, ("faker", *counts), ("faker",))
+    kind = data["faker"]
+    if kind not in TEXT_KINDS:
+        raise _fail(f"{at}.faker", f"one of {', '.join(TEXT_KINDS)}", kind)
+    given = [data[k] for k in counts if k in data]
+    if len(given) > 1 or (given and not (isinstance(given[0], int) and given[0] > 0)):
+        raise ScenarioError(f"{at}: expected one count (count, sentences, paragraphs or words), a positive integer")
+    return FakerText(kind, given[0] if given else None)
+
+
+def _reply(value: Any, at: str) -> ReplySpec:
+    data = _mapping(value, at, ("reasoning", "text", "tool_calls", "finish_reason", "usage"))
+    finish = data.get("finish_reason")
+    if finish is not None and finish not in FINISH_REASONS:
+        raise _fail(f"{at}.finish_reason", f"one of {', '.join(FINISH_REASONS)}", finish)
+    usage = None
+    if "usage" in data:
+        usage = _mapping(data["usage"], f"{at}.usage", USAGE_KEYS)
+        for key, count in usage.items():
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise _fail(f"{at}.usage.{key}", "a non-negative integer", count)
+    calls = data.get("tool_calls", [])
+    if not isinstance(calls, list):
+        raise _fail(f"{at}.tool_calls", "a list of tool calls", calls)
+    return ReplySpec(
+        reasoning=_text(data.get("reasoning", ""), f"{at}.reasoning"),
+        text=_text(data.get("text", ""), f"{at}.text"),
+        tool_calls=tuple(_call(c, f"{at}.tool_calls[{i}]") for i, c in enumerate(calls)),
+        finish_reason=finish,
+        usage=usage,
+    )
+
+
+def _call(value: Any, at: str) -> CallSpec:
+    data = _mapping(value, at, ("name", "arguments", "id"), ("name",))
+    arguments = data.get("arguments")
+    if isinstance(arguments, dict):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    elif arguments is not None and not isinstance(arguments, str):
+        raise _fail(f"{at}.arguments", "a mapping (JSON arguments) or a string (raw input)", arguments)
+    call_id = _string(data["id"], f"{at}.id") if "id" in data else None
+    return CallSpec(name=_string(data["name"], f"{at}.name"), arguments=arguments, id=call_id)

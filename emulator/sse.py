@@ -1,0 +1,69 @@
+"""Server-sent events framing (the WHATWG EventSource format), encode and decode.
+
+Both Python SDKs split on CR, LF or CRLF, join several `data:` lines with LF, skip `:` comments and
+strip one space after the colon (`openai/_streaming.py:SSEDecoder`), so `decode` does the same.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON as upstreams send it: no spaces, non-ASCII kept as UTF-8."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def frame(data: str, event: str | None = None) -> bytes:
+    """One SSE event; `data` must not contain a line break (compact JSON never does)."""
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {data}\n\n".encode()
+
+
+def comment(text: str = "") -> bytes:
+    """A comment line, which clients ignore: a keep-alive."""
+    return f": {text}\n\n".encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    event: str | None
+    data: str
+
+    def json(self) -> Any:
+        return json.loads(self.data)
+
+
+def decode(chunks: Iterable[bytes]) -> Iterator[Event]:
+    """Parse an SSE byte stream, split anywhere, into events; comments and empty events are skipped."""
+    utf8 = codecs.getincrementaldecoder("utf-8")()
+    buffer = ""
+    event: str | None = None
+    data: list[str] = []
+    for chunk in chunks:
+        buffer += utf8.decode(chunk)
+        # A CR at the end may be the first half of a CRLF split across chunks: keep it for later.
+        held = "\r" if buffer.endswith("\r") else ""
+        *lines, buffer = _LINE_BREAK.split(buffer.removesuffix(held))
+        buffer += held
+        for line in lines:
+            if not line:
+                if data:
+                    yield Event(event, "\n".join(data))
+                event, data = None, []
+                continue
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "event":
+                event = value
+            elif name == "data":
+                data.append(value)
+    if data:
+        yield Event(event, "\n".join(data))

@@ -1,0 +1,67 @@
+"""The project's one token model: about four characters per token.
+
+That is the estimate Inferam documents for `count_tokens` (seed 004), and it is used everywhere: to
+count prompts and completions, to apply `max_tokens`, and to cut stream deltas, so that the pieces a
+client receives are exactly the tokens it is billed for.
+"""
+
+from __future__ import annotations
+
+import json
+from math import ceil
+
+from emulator.conversation import Message, Prompt, Tool, ToolCall
+
+CHARS_PER_TOKEN = 4
+MESSAGE_OVERHEAD = 4  # role and separators, as chat templates add per message
+REPLY_PRIMING = 3  # the assistant header every prompt ends with
+IMAGE_TOKENS = 256  # a flat price per image, whatever its size
+
+
+def count(text: str) -> int:
+    return ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def split(text: str) -> list[str]:
+    """Cut `text` into exactly `count(text)` non-empty pieces, at word boundaries where one is near.
+
+    Each cut lands within a character or two of its four-character mark, preferring the start of a
+    word, so deltas read like a tokenizer's (" world", not "o wo").
+    """
+    n = count(text)
+    cuts = [0]
+    for k in range(1, n):
+        ideal = k * CHARS_PER_TOKEN
+        window = range(max(ideal - 2, cuts[-1] + 1), min(ideal + 2, len(text) - 1) + 1)
+        cuts.append(next((c for c in window if text[c].isspace() and not text[c - 1].isspace()), ideal))
+    cuts.append(len(text))
+    return [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+
+
+def cut(text: str, tokens: int) -> str:
+    """Text of at most `tokens` tokens: its first `tokens` * 4 characters, so that `count` agrees."""
+    return text[: max(tokens, 0) * CHARS_PER_TOKEN]
+
+
+def call_tokens(call: ToolCall) -> int:
+    return count(call.name) + count(call.arguments)
+
+
+def _message_tokens(message: Message) -> int:
+    return (
+        MESSAGE_OVERHEAD
+        + count(message.text)
+        + count(message.reasoning)
+        + sum(call_tokens(c) for c in message.tool_calls)
+        + IMAGE_TOKENS * message.images
+    )
+
+
+def _tool_tokens(tool: Tool) -> int:
+    schema = json.dumps(tool.parameters, separators=(",", ":")) if tool.parameters else ""
+    return count(tool.name) + count(tool.description) + count(schema)
+
+
+def prompt_tokens(prompt: Prompt) -> int:
+    """The input tokens of a request: messages, tools and the reply priming."""
+    return sum(_message_tokens(m) for m in prompt.messages) + sum(_tool_tokens(t) for t in prompt.tools) + REPLY_PRIMING
