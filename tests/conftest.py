@@ -1,0 +1,85 @@
+"""Shared fixtures: a real uvicorn server on a free loopback port, and SDK clients pointed at it."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import openai
+import pytest
+import uvicorn
+
+from emulator.app import Settings, create_app
+
+HERE = Path(__file__).parent
+SCENARIOS = HERE / "scenarios"
+BUNDLED = HERE.parent / "scenarios"
+FROZEN = 1767225600
+
+
+@dataclass
+class Server:
+    base_url: str
+    host: str
+    port: int
+
+    def openai(self, **options: object) -> openai.OpenAI:
+        """The official SDK in strict validation mode, no retries unless asked."""
+        options = {"max_retries": 0, "timeout": 10.0, "api_key": "sk-test"} | options
+        return openai.OpenAI(
+            base_url=f"{self.base_url}/v1",
+            _strict_response_validation=True,
+            **options,  # type: ignore[arg-type]
+        )
+
+
+def serve(settings: Settings) -> Iterator[Server]:
+    """Run the app under uvicorn in a thread, on a socket bound to a free loopback port."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    host, port = sock.getsockname()
+    config = uvicorn.Config(create_app(settings), log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        threading.Event().wait(0.01)
+    try:
+        yield Server(f"http://{host}:{port}", host, port)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=5)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    """The emulator with the test scenarios and the bundled ones, a frozen clock and seed 0."""
+    yield from serve(Settings(scenarios=(SCENARIOS, BUNDLED), frozen_time=FROZEN))
+
+
+@pytest.fixture
+def client(server: Server) -> Iterator[openai.OpenAI]:
+    with server.openai() as sdk:
+        yield sdk
+
+
+@pytest.fixture
+def make_server() -> Iterator[Callable[[Settings], Server]]:
+    """Start extra servers with other settings; each stops at the end of the test."""
+    stops: list[Iterator[Server]] = []
+
+    def start(settings: Settings) -> Server:
+        running = serve(settings)
+        stops.append(running)
+        return next(running)
+
+    yield start
+    for running in stops:
+        next(running, None)
