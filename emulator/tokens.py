@@ -29,6 +29,8 @@ def split(text: str) -> list[str]:
     word, so deltas read like a tokenizer's (" world", not "o wo").
     """
     n = count(text)
+    if n == 0:
+        return []
     cuts = [0]
     for k in range(1, n):
         ideal = k * CHARS_PER_TOKEN

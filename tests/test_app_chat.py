@@ -12,7 +12,7 @@ import pytest
 from emulator.app import Settings
 from tests.conftest import BUNDLED, FROZEN, Server
 
-USER = [{"role": "user", "content": "Hello there"}]
+USER: Any = [{"role": "user", "content": "Hello there"}]
 WEATHER_TOOL: Any = {
     "type": "function",
     "function": {
@@ -50,10 +50,10 @@ def request(
 
 
 def test_create_returns_the_scripted_reply(client: openai.OpenAI) -> None:
-    completion = client.chat.completions.create(model="reasoned", messages=USER)  # type: ignore[arg-type]
+    completion = client.chat.completions.create(model="reasoned", messages=USER)
     choice = completion.choices[0]
     assert choice.message.content == "Then I answer it."
-    assert choice.message.reasoning_content == "First I think about the question carefully."  # type: ignore[attr-defined]
+    assert choice.message.reasoning_content == "First I think about the question carefully."
     assert choice.finish_reason == "stop"
     assert completion.created == FROZEN
     assert completion.id.startswith("chatcmpl-")
@@ -68,7 +68,7 @@ def test_create_returns_the_scripted_reply(client: openai.OpenAI) -> None:
 def test_stream_yields_reasoning_then_content_then_usage(client: openai.OpenAI) -> None:
     stream = client.chat.completions.create(
         model="reasoned", messages=USER, stream=True, stream_options={"include_usage": True}
-    )  # type: ignore[call-overload]
+    )
     chunks = list(stream)
     reasoning = "".join(getattr(c.choices[0].delta, "reasoning_content", None) or "" for c in chunks if c.choices)
     content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
@@ -81,24 +81,24 @@ def test_stream_yields_reasoning_then_content_then_usage(client: openai.OpenAI) 
 
 
 def test_stream_helper_final_message_matches_create(client: openai.OpenAI) -> None:
-    plain = client.chat.completions.create(model="reasoned", messages=USER)  # type: ignore[arg-type]
+    plain = client.chat.completions.create(model="reasoned", messages=USER)
     with client.chat.completions.stream(
         model="reasoned", messages=USER, stream_options={"include_usage": True}
-    ) as stream:  # type: ignore[arg-type]
+    ) as stream:
         events = [e.type for e in stream]
         final = stream.get_final_completion()
     assert "content.delta" in events and "content.done" in events
     assert final.choices[0].message.content == plain.choices[0].message.content
-    assert final.choices[0].message.reasoning_content == plain.choices[0].message.reasoning_content  # type: ignore[attr-defined]
+    assert final.choices[0].message.reasoning_content == plain.choices[0].message.reasoning_content
     assert final.usage == plain.usage
 
 
 def test_parallel_tool_calls_accumulate(client: openai.OpenAI) -> None:
     with client.chat.completions.stream(model="two-calls", messages=USER, tools=[WEATHER_TOOL]) as stream:
         final = stream.get_final_completion()
-    plain = client.chat.completions.create(model="two-calls", messages=USER, tools=[WEATHER_TOOL])  # type: ignore[arg-type]
+    plain = client.chat.completions.create(model="two-calls", messages=USER, tools=[WEATHER_TOOL])
     calls = final.choices[0].message.tool_calls or []
-    assert [(c.function.name, json.loads(c.function.arguments)) for c in calls] == [  # type: ignore[union-attr]
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in calls] == [
         ("get_weather", {"city": "Paris"}),
         ("get_weather", {"city": "Tōkyō", "unit": "celsius"}),
     ]
@@ -109,18 +109,18 @@ def test_parallel_tool_calls_accumulate(client: openai.OpenAI) -> None:
 
 
 def test_generated_arguments_follow_the_tool_schema(client: openai.OpenAI) -> None:
-    completion = client.chat.completions.create(model="generated-arguments", messages=USER, tools=[WEATHER_TOOL])  # type: ignore[arg-type]
-    arguments = json.loads(completion.choices[0].message.tool_calls[0].function.arguments)  # type: ignore[index, union-attr]
+    completion = client.chat.completions.create(model="generated-arguments", messages=USER, tools=[WEATHER_TOOL])
+    arguments = json.loads(completion.choices[0].message.tool_calls[0].function.arguments)
     assert isinstance(arguments["city"], str)
     assert arguments.get("unit", "celsius") in ("celsius", "fahrenheit")
 
 
 def test_max_tokens_truncates_and_reasoning_counts(client: openai.OpenAI) -> None:
     # reasoning is 40 characters (10 tokens); 12 tokens leave 2 for the text.
-    completion = client.chat.completions.create(model="long", messages=USER, max_tokens=12)  # type: ignore[arg-type]
+    completion = client.chat.completions.create(model="long", messages=USER, max_tokens=12)
     choice = completion.choices[0]
     assert choice.finish_reason == "length"
-    assert choice.message.reasoning_content == "This reasoning is exactly forty chars.."  # type: ignore[attr-defined]
+    assert choice.message.reasoning_content == "This reasoning is exactly forty chars.."
     assert choice.message.content == "One two "
     assert completion.usage is not None and completion.usage.completion_tokens == 12
     # The helper's final completion raises on `length` (openai/lib/_parsing/_completions.py), with the
@@ -132,12 +132,12 @@ def test_max_tokens_truncates_and_reasoning_counts(client: openai.OpenAI) -> Non
         stream.get_final_completion()
     final = caught.value.completion
     assert final.choices[0].finish_reason == "length"
-    assert final.choices[0].message.reasoning_content == "This reasoning is ex"  # type: ignore[attr-defined]
-    assert final.choices[0].message.content == ""
+    assert final.choices[0].message.reasoning_content == "This reasoning is ex"
+    assert final.choices[0].message.content is None
 
 
 def test_stop_sequence_cuts_the_text(client: openai.OpenAI) -> None:
-    completion = client.chat.completions.create(model="stops", messages=USER, stop=["STOP", "zzz"])  # type: ignore[arg-type]
+    completion = client.chat.completions.create(model="stops", messages=USER, stop=["STOP", "zzz"])
     assert completion.choices[0].message.content == "alpha beta "
     assert completion.choices[0].finish_reason == "stop"
     with client.chat.completions.stream(model="stops", messages=USER, stop="beta") as stream:
@@ -150,7 +150,7 @@ def test_default_answer_is_deterministic_and_reasons_first(client: openai.OpenAI
     first = client.chat.completions.create(model="DeepSeek-V4.1-Flash-1017", messages=messages)
     second = client.chat.completions.create(model="DeepSeek-V4.1-Flash-1017", messages=messages)
     assert first == second
-    assert first.choices[0].message.reasoning_content  # type: ignore[attr-defined]
+    assert first.choices[0].message.reasoning_content
     assert len(first.choices[0].message.content or "") > 40
     off = client.chat.completions.create(model="DeepSeek-V4.1-Flash-1017", messages=messages, reasoning_effort="none")
     assert getattr(off.choices[0].message, "reasoning_content", None) is None
@@ -165,18 +165,18 @@ def test_required_tool_choice_gets_schema_valid_arguments(client: openai.OpenAI)
         tools=[WEATHER_TOOL],
         tool_choice={"type": "function", "function": {"name": "get_weather"}},
     )
-    call = completion.choices[0].message.tool_calls[0]  # type: ignore[index]
-    assert call.function.name == "get_weather"  # type: ignore[union-attr]
-    assert isinstance(json.loads(call.function.arguments)["city"], str)  # type: ignore[union-attr]
+    call = completion.choices[0].message.tool_calls[0]
+    assert call.function.name == "get_weather"
+    assert isinstance(json.loads(call.function.arguments)["city"], str)
     assert completion.choices[0].finish_reason == "tool_calls"
 
 
 def test_scenario_picked_by_header_wins_over_matching(client: openai.OpenAI) -> None:
     completion = client.chat.completions.create(
         model="glob-anything", messages=USER, extra_headers={"x-emulator-scenario": "plain-text"}
-    )  # type: ignore[arg-type]
+    )
     assert completion.choices[0].message.content == "Hello from the emulator. It streams in token-sized pieces."
-    matched = client.chat.completions.create(model="glob-anything", messages=USER)  # type: ignore[arg-type]
+    matched = client.chat.completions.create(model="glob-anything", messages=USER)
     assert matched.choices[0].message.content == "matched by model glob"
 
 
@@ -208,15 +208,15 @@ def test_replies_step_by_call_count_per_key(server: Server) -> None:
 
 
 def _check_replies(server: Server, a: openai.OpenAI, b: openai.OpenAI) -> None:
-    texts = [a.chat.completions.create(model="per-call", messages=USER).choices[0].message.content for _ in range(4)]  # type: ignore[arg-type]
+    texts = [a.chat.completions.create(model="per-call", messages=USER).choices[0].message.content for _ in range(4)]
     assert texts == ["call one", "call two", "call three and after", "call three and after"]
-    assert b.chat.completions.create(model="per-call", messages=USER).choices[0].message.content == "call one"  # type: ignore[arg-type]
+    assert b.chat.completions.create(model="per-call", messages=USER).choices[0].message.content == "call one"
     post(server, "/emulator/reset", b"")
-    assert a.chat.completions.create(model="per-call", messages=USER).choices[0].message.content == "call one"  # type: ignore[arg-type]
+    assert a.chat.completions.create(model="per-call", messages=USER).choices[0].message.content == "call one"
 
 
 def test_scripted_usage_and_finish_reason(client: openai.OpenAI) -> None:
-    completion = client.chat.completions.create(model="scripted-usage", messages=USER)  # type: ignore[arg-type]
+    completion = client.chat.completions.create(model="scripted-usage", messages=USER)
     usage = completion.usage
     assert usage is not None and usage.prompt_tokens_details is not None
     assert (usage.prompt_tokens, usage.prompt_tokens_details.cached_tokens, usage.completion_tokens) == (
@@ -225,7 +225,7 @@ def test_scripted_usage_and_finish_reason(client: openai.OpenAI) -> None:
         312,
     )
     assert usage.total_tokens == 2360
-    filtered = client.chat.completions.create(model="content-filter", messages=USER)  # type: ignore[arg-type]
+    filtered = client.chat.completions.create(model="content-filter", messages=USER)
     assert filtered.choices[0].finish_reason == "content_filter"
 
 
@@ -293,7 +293,7 @@ def test_unknown_path_and_method_are_json(server: Server, client: openai.OpenAI)
 
 def test_unknown_scenario_header_is_a_400(client: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError, match="names no scenario"):
-        client.chat.completions.create(model="m", messages=USER, extra_headers={"x-emulator-scenario": "nope"})  # type: ignore[arg-type]
+        client.chat.completions.create(model="m", messages=USER, extra_headers={"x-emulator-scenario": "nope"})
 
 
 # --- the rest of the surface ---------------------------------------------------------------------------

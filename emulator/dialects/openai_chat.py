@@ -237,13 +237,14 @@ def _call(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
+def _no_content(turn: Turn) -> str | None:
+    """`content` before any text: null when reasoning or tool calls come instead, as DeepSeek-style servers send."""
+    return None if turn.reasoning or turn.tool_calls else ""
+
+
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     """The `chat.completion` object for a non-streamed request."""
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": turn.text if turn.text or not turn.tool_calls else None,
-        "refusal": None,
-    }
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text or _no_content(turn), "refusal": None}
     if turn.reasoning:
         message["reasoning_content"] = turn.reasoning
     if turn.tool_calls:
@@ -264,7 +265,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     def chunk(delta: dict[str, Any]) -> bytes:
         return frame(head + dumps(delta) + open_tail)
 
-    first: dict[str, Any] = {"role": "assistant", "content": "" if turn.text and not turn.reasoning else None}
+    first: dict[str, Any] = {"role": "assistant", "content": _no_content(turn)}
     if turn.reasoning:
         first["reasoning_content"] = ""
     else:

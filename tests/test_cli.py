@@ -1,0 +1,72 @@
+"""The command line: `emulator check` and `emulator serve` as a user runs them."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from emulator.cli import main
+from tests.conftest import BUNDLED
+
+
+def test_check_accepts_the_bundled_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(BUNDLED)]) == 0
+    assert "weather-agent" in capsys.readouterr().out
+
+
+def test_check_rejects_a_bad_file_readably(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("scenarios:\n  - name: x\n    reply: {txt: hi}\n")
+    assert main(["check", str(bad)]) == 1
+    assert f"{bad}: scenarios[0].reply.txt: unknown key" in capsys.readouterr().err
+
+
+def test_serve_starts_with_a_banner_and_answers(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [sys.executable, "-m", "emulator", "serve", "--port", str(port), "--scenarios", str(BUNDLED)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        banner = [process.stdout.readline() for _ in range(7)]
+        assert banner[0].startswith(f"emulator on http://127.0.0.1:{port}")
+        assert any("/v1/chat/completions" in line for line in banner)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                conn.request("GET", "/health")
+                body = json.loads(conn.getresponse().read())
+                conn.close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        assert body == {"status": "ok", "scenarios": 5}
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=10)
+
+
+def test_serve_refuses_invalid_scenarios(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("scenarios: [{name: x}]\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "emulator", "serve", "--scenarios", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=os.environ | {"PYTHONWARNINGS": "ignore"},
+    )
+    assert result.returncode == 1
+    assert "scenarios[0]: expected exactly one of reply, steps, replies" in result.stderr

@@ -1,0 +1,77 @@
+"""Whatever a client sends, the answer is never a 5xx: bad input gets a 4xx in the dialect's shape."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Server
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=20,
+)
+roles = st.sampled_from(["system", "developer", "user", "assistant", "tool", "robot", 3, None])
+messages = st.lists(
+    st.fixed_dictionaries(
+        {"role": roles}, optional={"content": json_values, "tool_calls": json_values, "tool_call_id": json_values}
+    ),
+    max_size=3,
+)
+fields = st.sampled_from(
+    [
+        "model",
+        "messages",
+        "stream",
+        "stream_options",
+        "max_tokens",
+        "max_completion_tokens",
+        "stop",
+        "tools",
+        "tool_choice",
+        "response_format",
+        "reasoning_effort",
+        "thinking_budget",
+        "temperature",
+        "top_p",
+        "seed",
+        "user",
+        "n",
+    ]
+)
+bodies = st.one_of(
+    json_values,
+    st.fixed_dictionaries({"model": st.text(max_size=10), "messages": messages}, optional={}).flatmap(
+        lambda base: st.dictionaries(fields, json_values, max_size=4).map(lambda extra: base | extra)
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def connection(server: Server) -> Iterator[http.client.HTTPConnection]:
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    yield conn
+    conn.close()
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(body=bodies)
+def test_arbitrary_bodies_never_get_a_5xx(connection: http.client.HTTPConnection, body: Any) -> None:
+    connection.request(
+        "POST", "/v1/chat/completions", body=json.dumps(body), headers={"content-type": "application/json"}
+    )
+    response = connection.getresponse()
+    payload = response.read()
+    assert response.status < 500, payload
+    if response.status >= 400:
+        error = json.loads(payload)["error"]
+        assert set(error) == {"message", "type", "param", "code"} and error["message"]

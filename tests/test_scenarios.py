@@ -1,0 +1,139 @@
+"""Scenario files: loud validation at load, matching, explicit picks, steps and replies."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from emulator import scenarios
+from emulator.answer import Answerer
+from emulator.conversation import Message, Prompt, Tool
+from emulator.errors import InvalidRequest
+from emulator.generate import Writer
+from tests.conftest import BUNDLED, SCENARIOS
+
+WRITER = Writer(0)
+
+
+def prompt(text: str = "hi", model: str = "m", **fields: object) -> Prompt:
+    return Prompt(dialect="t", model=model, messages=(Message("user", text),), fingerprint="f", **fields)  # type: ignore[arg-type]
+
+
+def load_text(tmp_path: Path, text: str) -> scenarios.Book:
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    return scenarios.load([path])
+
+
+def test_bundled_and_test_scenarios_load() -> None:
+    book = scenarios.load([SCENARIOS, BUNDLED])
+    assert "weather-agent" in book.models and "plain-text" in book.models
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("scenarios: 3", "scenarios: expected a list, got an integer"),
+        ("other: []", "expected a mapping with one key, 'scenarios'"),
+        ("scenarios: [{reply: {text: x}}]", "scenarios[0].name: missing"),
+        ("scenarios: [{name: a}]", "scenarios[0]: expected exactly one of reply, steps, replies; got none"),
+        ("scenarios: [{name: a, reply: {text: x}, steps: []}]", "got reply, steps"),
+        ("scenarios: [{name: a, reply: {txt: x}}]", "scenarios[0].reply.txt: unknown key; expected one of reasoning"),
+        ("scenarios: [{name: a, steps: []}]", "scenarios[0].steps: expected a non-empty list"),
+        ("scenarios: [{name: a, reply: {finish_reason: done}}]", "scenarios[0].reply.finish_reason: expected one of"),
+        (
+            "scenarios: [{name: a, reply: {usage: {input_tokens: -1}}}]",
+            "reply.usage.input_tokens: expected a non-negative",
+        ),
+        ("scenarios: [{name: a, reply: {tool_calls: [{arguments: {}}]}}]", "reply.tool_calls[0].name: missing"),
+        ("scenarios: [{name: a, reply: {tool_calls: [{name: f, arguments: 3}]}}]", "tool_calls[0].arguments: expected"),
+        ("scenarios: [{name: a, reply: {text: {faker: poem}}}]", "reply.text.faker: expected one of paragraph"),
+        ("scenarios: [{name: a, reply: {text: {faker: words, count: 0}}}]", "reply.text: expected one count"),
+        ("scenarios: [{name: a, match: {last_user: {regex: '('}}, reply: {}}]", "match.last_user.regex: not a valid"),
+        ("scenarios: [{name: a, match: {tools: maybe}, reply: {}}]", "match.tools: expected true"),
+        ("scenarios: [{name: a, match: {colour: red}, reply: {}}]", "match.colour: unknown key"),
+        ("scenarios: [{name: a, reply: {}}, {name: a, reply: {}}]", "scenarios[1].name: 'a' is already the name of"),
+        ("scenarios: [{name: a, reply: {}", "not valid YAML"),
+    ],
+)
+def test_mistakes_name_the_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(scenarios.ScenarioError) as caught:
+        load_text(tmp_path, text)
+    assert str(tmp_path / "s.yaml") in str(caught.value)
+    assert message in str(caught.value)
+
+
+def test_every_mistake_is_reported_at_once(tmp_path: Path) -> None:
+    with pytest.raises(scenarios.ScenarioError) as caught:
+        load_text(tmp_path, "scenarios: [{name: a}, {name: b, reply: {bad: 1}}]")
+    assert len(str(caught.value).splitlines()) == 2
+
+
+def test_missing_path_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(scenarios.ScenarioError, match="no such file"):
+        scenarios.load([tmp_path / "absent.yaml"])
+
+
+def test_match_rules(tmp_path: Path) -> None:
+    book = load_text(
+        tmp_path,
+        """
+scenarios:
+  - {name: glob, match: {model: "gpt-*"}, reply: {text: glob}}
+  - {name: words, match: {last_user: weather}, reply: {text: words}}
+  - {name: regex, match: {last_user: {regex: "^\\\\d+$"}}, reply: {text: regex}}
+  - {name: tools, match: {tools: true}, reply: {text: tools}}
+  - {name: header, match: {header: {X-Team: "qa"}}, reply: {text: header}}
+  - {name: both, match: {model: exact, last_user: go}, reply: {text: both}}
+""",
+    )
+
+    def picked(p: Prompt) -> str | None:
+        s = book.pick(p)
+        return s.name if s else None
+
+    assert picked(prompt(model="gpt-4o")) == "glob"
+    assert picked(prompt("How is the WEATHER?")) == "words"
+    assert picked(prompt("12345")) == "regex"
+    assert picked(prompt("12345x")) is None
+    assert picked(prompt(tools=(Tool("f"),))) == "tools"
+    assert picked(prompt(headers={"x-team": "qa"})) == "header"
+    assert picked(prompt("go", model="exact")) == "both"
+    assert picked(prompt("stop", model="exact")) is None
+    assert picked(prompt(model="gpt-4o", headers={"x-emulator-scenario": "words"})) == "words"
+    assert picked(prompt(model="header")) == "header"
+    with pytest.raises(InvalidRequest, match="known: both, glob, header, regex, tools, words"):
+        book.pick(prompt(headers={"x-emulator-scenario": "nope"}))
+    assert book.models == ("exact", "glob", "words", "regex", "tools", "header", "both")
+
+
+def test_steps_count_assistant_turns_and_repeat_the_last(tmp_path: Path) -> None:
+    book = load_text(tmp_path, "scenarios: [{name: s, steps: [{text: one}, {text: two}]}]")
+    answer = Answerer(book, WRITER, Counter())
+    history = [Message("user", "go")]
+    seen = []
+    for _ in range(3):
+        turn = answer(Prompt(dialect="t", model="s", messages=tuple(history)), 0)
+        seen.append(turn.text)
+        history += [Message("assistant", turn.text), Message("user", "again")]
+    assert seen == ["one", "two", "two"]
+
+
+def test_replies_count_calls_per_key(tmp_path: Path) -> None:
+    book = load_text(tmp_path, "scenarios: [{name: r, replies: [{text: one}, {text: two}]}]")
+    answer = Answerer(book, WRITER, Counter())
+    texts = [answer(prompt(model="r", api_key=key), 0).text for key in ("a", "a", "b", "a")]
+    assert texts == ["one", "two", "one", "two"]
+    answer.reset()
+    assert answer(prompt(model="r", api_key="a"), 0).text == "one"
+
+
+def test_faker_text_is_deterministic_per_request(tmp_path: Path) -> None:
+    book = load_text(tmp_path, "scenarios: [{name: f, reply: {text: {faker: sentences, sentences: 2}}}]")
+    answer = Answerer(book, WRITER, Counter())
+    same = [answer(prompt(model="f"), 0).text for _ in range(2)]
+    other = answer(Prompt(dialect="t", model="f", messages=(), fingerprint="g"), 0).text
+    assert same[0] == same[1] != other
+    assert same[0].count(".") == 2

@@ -1,0 +1,30 @@
+"""SSE framing: what `frame` writes, `decode` reads back, however the bytes are sliced."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from emulator import sse
+
+payloads = st.lists(
+    st.tuples(st.one_of(st.none(), st.from_regex(r"[a-z_.]{1,20}", fullmatch=True)), st.text(max_size=40)), max_size=6
+)
+
+
+@given(payloads, st.lists(st.integers(0, 400), max_size=8), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_decode_reads_back_frames_split_anywhere(
+    events: list[tuple[str | None, str]], cuts: list[int], eol: str
+) -> None:
+    sent = [(name, sse.dumps(text)) for name, text in events]
+    wire = b"".join(sse.comment("keep-alive") + sse.frame(data, name) for name, data in sent)
+    wire = wire.replace(b"\n", eol.encode())
+    points = sorted({0, len(wire), *[c for c in cuts if c < len(wire)]})
+    pieces = [wire[a:b] for a, b in zip(points, points[1:], strict=False)]
+    assert [(e.event, e.data) for e in sse.decode(pieces)] == sent
+
+
+def test_frame_bytes() -> None:
+    assert sse.frame('{"a":1}') == b'data: {"a":1}\n\n'
+    assert sse.frame("{}", "ping") == b"event: ping\ndata: {}\n\n"
+    assert sse.dumps({"t": "é"}) == '{"t":"é"}'
