@@ -73,6 +73,7 @@ def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default
         finish_reason=finish_reason,
         usage=_usage(prompt, reply, reasoning, text, calls),
         source=source,
+        fault=reply.fault,
     )
 
 

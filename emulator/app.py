@@ -24,7 +24,15 @@ from emulator import ids, scenarios
 from emulator.answer import Answerer
 from emulator.conversation import Prompt, Turn
 from emulator.dialects import openai_chat
-from emulator.errors import EmulatorError, InternalError, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge
+from emulator.errors import (
+    EmulatorError,
+    InternalError,
+    InvalidRequest,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    UpstreamError,
+)
 from emulator.generate import Writer
 from emulator.sse import dumps
 
@@ -72,6 +80,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
                 return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
             headers = {"x-request-id": ids.make("req_", fingerprint), "x-emulator-source": turn.source}
+            if turn.fault and not prompt.stream:  # nothing streamed yet: the failure is the HTTP answer
+                return _error(dialect, UpstreamError(turn.fault.status, turn.fault.message, code=turn.fault.code))
             if prompt.stream:
                 return StreamingResponse(
                     _play(dialect.render_stream(prompt, turn)),

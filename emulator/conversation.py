@@ -122,6 +122,22 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class Fault:
+    """A failure on purpose. `stream_error`: the stream breaks off after `after_events` events with the
+    dialect's in-band error (a non-streamed request gets the same error as an HTTP status instead).
+
+    `status` says which error in HTTP terms (429 rate limit, 500 server error, 529 overloaded…); each
+    dialect derives its own error type and code from it unless `code` is given.
+    """
+
+    kind: Literal["stream_error"] = "stream_error"
+    after_events: int = 0
+    status: int = 500
+    code: str | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """What a source (scenario, recording, default) wants to say, before the request's limits apply.
 
@@ -134,6 +150,7 @@ class Reply:
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: FinishReason | None = None
     usage: Mapping[str, int] | None = None
+    fault: Fault | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,3 +166,4 @@ class Turn:
     finish_reason: FinishReason
     usage: Usage
     source: str = "default"  # what answered: a scenario's name, or "default"
+    fault: Fault | None = None

@@ -50,3 +50,34 @@ class PayloadTooLarge(EmulatorError):
 class InternalError(EmulatorError):
     status = 500
     kind = "server_error"
+
+
+# OpenAI's `error.type` and `error.code` by status, for errors a scenario scripts (wire-formats.md §4.1).
+OPENAI_TYPES = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "unsupported_country_region_territory"),
+    404: ("invalid_request_error", "model_not_found"),
+    413: ("invalid_request_error", "request_too_large"),
+    429: ("requests", "rate_limit_exceeded"),
+    503: ("service_unavailable_error", "server_is_overloaded"),
+}
+DEFAULT_MESSAGES = {
+    429: "Rate limit reached for requests. Please try again in 1s.",
+    500: "The server had an error while processing your request. Sorry about that!",
+    503: "The server is overloaded. Please try again later.",
+    529: "Overloaded",
+}
+
+
+class UpstreamError(EmulatorError):
+    """An error with any status, as the upstream would send it; scripted by a scenario's `fault`."""
+
+    def __init__(self, status: int, message: str | None = None, *, code: str | None = None) -> None:
+        kind, default_code = OPENAI_TYPES.get(
+            status, ("server_error" if status >= 500 else "invalid_request_error", None)
+        )
+        text = message or DEFAULT_MESSAGES.get(status) or f"The upstream answered with status {status}."
+        super().__init__(text, code=code or default_code or ("server_error" if status >= 500 else None))
+        self.status = status
+        self.kind = kind

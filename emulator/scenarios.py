@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from emulator import generate
-from emulator.conversation import FINISH_REASONS, FinishReason, Prompt, Reply, ToolCall
+from emulator.conversation import FINISH_REASONS, Fault, FinishReason, Prompt, Reply, ToolCall
 from emulator.errors import InvalidRequest
 from emulator.generate import TEXT_KINDS, FakerText, Writer
 
@@ -50,6 +50,7 @@ class ReplySpec:
     tool_calls: tuple[CallSpec, ...] = ()
     finish_reason: FinishReason | None = None
     usage: Mapping[str, int] | None = None
+    fault: Fault | None = None
 
     def resolve(self, prompt: Prompt, writer: Writer, salt: object) -> Reply:
         """The `Reply` this spec scripts for `prompt`, faker text and missing arguments filled in."""
@@ -72,6 +73,7 @@ class ReplySpec:
             tool_calls=tuple(calls),
             finish_reason=self.finish_reason,
             usage=self.usage,
+            fault=self.fault,
         )
 
 
@@ -292,7 +294,7 @@ def _text(value: Any, at: str) -> Text:
 
 
 def _reply(value: Any, at: str) -> ReplySpec:
-    data = _mapping(value, at, ("reasoning", "text", "tool_calls", "finish_reason", "usage"))
+    data = _mapping(value, at, ("reasoning", "text", "tool_calls", "finish_reason", "usage", "fault"))
     finish = data.get("finish_reason")
     if finish is not None and finish not in FINISH_REASONS:
         raise _fail(f"{at}.finish_reason", f"one of {', '.join(FINISH_REASONS)}", finish)
@@ -311,6 +313,24 @@ def _reply(value: Any, at: str) -> ReplySpec:
         tool_calls=tuple(_call(c, f"{at}.tool_calls[{i}]") for i, c in enumerate(calls)),
         finish_reason=finish,
         usage=usage,
+        fault=_fault(data["fault"], f"{at}.fault") if "fault" in data else None,
+    )
+
+
+def _fault(value: Any, at: str) -> Fault:
+    data = _mapping(value, at, ("kind", "after_events", "status", "code", "message"), ("kind",))
+    if data["kind"] != "stream_error":
+        raise _fail(f"{at}.kind", "stream_error", data["kind"])
+    for key, low in (("after_events", 0), ("status", 400)):
+        if key in data and (isinstance(data[key], bool) or not isinstance(data[key], int) or data[key] < low):
+            raise _fail(f"{at}.{key}", f"an integer of at least {low}", data[key])
+    if not 400 <= data.get("status", 500) <= 599:
+        raise _fail(f"{at}.status", "an HTTP error status from 400 to 599", data["status"])
+    return Fault(
+        after_events=data.get("after_events", 0),
+        status=data.get("status", 500),
+        code=_string(data["code"], f"{at}.code") if "code" in data else None,
+        message=_string(data["message"], f"{at}.message") if "message" in data else None,
     )
 
 

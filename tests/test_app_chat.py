@@ -319,3 +319,15 @@ def test_same_request_same_bytes_with_a_frozen_clock(make_server: Any) -> None:
     assert first == second
     assert first != third
     assert first.endswith(b"data: [DONE]\n\n")
+
+
+def test_stream_error_mid_stream_raises_api_error(client: openai.OpenAI) -> None:
+    received = []
+    with pytest.raises(openai.APIError, match="The model crashed.") as caught:
+        for chunk in client.chat.completions.create(model="dies-mid-stream", messages=USER, stream=True):
+            received.append(chunk)
+    assert len(received) == 3  # the role chunk and two content deltas arrived first
+    assert caught.value.code == "server_error" and caught.value.type == "server_error"
+    with pytest.raises(openai.InternalServerError) as plain:
+        client.chat.completions.create(model="dies-mid-stream", messages=USER)
+    assert plain.value.status_code == 500

@@ -23,7 +23,7 @@ from emulator.conversation import (
     Turn,
     Usage,
 )
-from emulator.errors import EmulatorError, InvalidRequest
+from emulator.errors import EmulatorError, InvalidRequest, UpstreamError
 from emulator.fields import Fields, wrong_type, wrong_value
 from emulator.sse import dumps, frame
 
@@ -285,6 +285,9 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     if prompt.include_usage:
         usage_chunk = _head(turn, "chat.completion.chunk") | {"choices": [], "usage": _usage(turn.usage)}
         events.append(frame(dumps(usage_chunk)))
+    if turn.fault:  # the stream breaks off: no finish chunk, no usage, no [DONE]
+        error = UpstreamError(turn.fault.status, turn.fault.message, code=turn.fault.code)
+        return events[: turn.fault.after_events] + [render_stream_error(error)]
     events.append(DONE)
     return events
 
