@@ -50,7 +50,12 @@ def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default
     if prompt.reasoning_budget is not None:
         reasoning = tokens.cut(reasoning, prompt.reasoning_budget)
     text = reply.text
-    calls = tuple(c if c.id else replace(c, id=ids.make("call_", root, i)) for i, c in enumerate(reply.tool_calls))
+    # A call of a custom (freeform) tool the request offers is a custom call, whatever scripted it.
+    custom = {t.name for t in prompt.tools if t.kind == "custom"}
+    calls = tuple(
+        replace(c, id=c.id or ids.make("call_", root, i), kind="custom" if c.name in custom else c.kind)
+        for i, c in enumerate(reply.tool_calls)
+    )
     finish_reason = reply.finish_reason or ("tool_calls" if calls else "stop")
 
     stops = [i for i in (text.find(s) for s in prompt.stop) if i >= 0]

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from emulator import ids, scenarios
 from emulator.answer import Answerer
 from emulator.conversation import Prompt, Turn
-from emulator.dialects import openai_chat
+from emulator.dialects import openai_chat, openai_responses
 from emulator.errors import (
     EmulatorError,
     InternalError,
@@ -112,6 +112,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
     routes = [
         Route("/v1/chat/completions", endpoint(openai_chat), methods=["POST"]),
+        Route("/v1/responses", endpoint(openai_responses), methods=["POST"]),
         Route("/v1/models", list_models, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
         Route("/emulator/reset", reset, methods=["POST"]),

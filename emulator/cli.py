@@ -14,6 +14,7 @@ from emulator.app import Settings, create_app
 
 ENDPOINTS = (
     "POST /v1/chat/completions",
+    "POST /v1/responses",
     "GET  /v1/models",
     "GET  /health",
     "POST /emulator/reset",

@@ -92,6 +92,7 @@ class Prompt:
     api_key: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)  # lower-cased names
     fingerprint: str = ""  # a digest of the raw request: the seed of its ids and generated text
+    echo: Mapping[str, Any] = field(default_factory=dict)  # request fields the dialect reflects back as given
 
     @property
     def thinking(self) -> bool:

@@ -10,6 +10,8 @@ EmulatorError
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class EmulatorError(Exception):
     """An error the client sees as an HTTP status and a body in its dialect's shape."""
@@ -68,6 +70,11 @@ DEFAULT_MESSAGES = {
     503: "The server is overloaded. Please try again later.",
     529: "Overloaded",
 }
+
+
+def openai_body(error: EmulatorError) -> dict[str, Any]:
+    """OpenAI's error body, shared by Chat Completions and Responses: `{"error": {message, type, param, code}}`."""
+    return {"error": {"message": error.message, "type": error.kind, "param": error.param, "code": error.code}}
 
 
 class UpstreamError(EmulatorError):

@@ -132,3 +132,9 @@ class Fields:
         """The array at `key`, each entry read as an object."""
         items = self.get(key, list, required=required) or []
         return [Fields(item, self.at(key) + f"[{i}]") for i, item in enumerate(items)]
+
+
+def bearer(headers: Mapping[str, str]) -> str:
+    """The token of an `Authorization: Bearer` header, or ""."""
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""

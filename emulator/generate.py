@@ -84,10 +84,12 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     return Reply(reasoning=reasoning, text=text)
 
 
-def tool_call(tool: Tool, writer: Writer, root: str, index: int) -> ToolCall:
+def tool_call(tool: Tool, writer: Writer, root: str, index: object) -> ToolCall:
     """A call of `tool` with generated arguments: schema-valid JSON, or a line of text for a custom tool."""
     if tool.kind == "custom":
-        return ToolCall(id="", name=tool.name, arguments=writer.text(FakerText("sentence"), root, "call", index))
+        return ToolCall(
+            id="", name=tool.name, arguments=writer.text(FakerText("sentence"), root, "call", index), kind="custom"
+        )
     value = instance(tool.parameters or {"type": "object"}, writer.rng(root, "call", index))
     return ToolCall(id="", name=tool.name, arguments=json.dumps(value, ensure_ascii=False))
 

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from emulator import generate
-from emulator.conversation import FINISH_REASONS, Fault, FinishReason, Prompt, Reply, ToolCall
+from emulator.conversation import FINISH_REASONS, Fault, FinishReason, Prompt, Reply, Tool, ToolCall
 from emulator.errors import InvalidRequest
 from emulator.generate import TEXT_KINDS, FakerText, Writer
 
@@ -62,10 +62,9 @@ class ReplySpec:
         calls = []
         for i, spec in enumerate(self.tool_calls):
             arguments = spec.arguments
-            if arguments is None:
-                tool = next((t for t in prompt.tools if t.name == spec.name), None)
-                schema = tool.parameters if tool and tool.parameters else {"type": "object"}
-                arguments = json.dumps(generate.instance(schema, writer.rng(root, salt, i)), ensure_ascii=False)
+            if arguments is None:  # generated from the offered tool: schema-valid JSON, or text for a custom tool
+                tool = next((t for t in prompt.tools if t.name == spec.name), Tool(spec.name))
+                arguments = generate.tool_call(tool, writer, root, (salt, i)).arguments
             calls.append(ToolCall(id=spec.id or "", name=spec.name, arguments=arguments))
         return Reply(
             reasoning=fill(self.reasoning, "reasoning"),

@@ -23,8 +23,8 @@ from emulator.conversation import (
     Turn,
     Usage,
 )
-from emulator.errors import EmulatorError, InvalidRequest, UpstreamError
-from emulator.fields import Fields, wrong_type, wrong_value
+from emulator.errors import EmulatorError, InvalidRequest, UpstreamError, openai_body
+from emulator.fields import Fields, bearer, wrong_type, wrong_value
 from emulator.sse import dumps, frame
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -81,15 +81,10 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
         top_p=f.number("top_p", 0, 1),
         seed=f.get("seed", int),
         cache_key=f.get("prompt_cache_key", str) or f.get("user", str),
-        api_key=_bearer(headers),
+        api_key=bearer(headers),
         headers=headers,
         fingerprint=fingerprint,
     )
-
-
-def _bearer(headers: Mapping[str, str]) -> str:
-    scheme, _, token = headers.get("authorization", "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
 
 
 def _message(m: Fields) -> Message:
@@ -293,8 +288,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:
-    """OpenAI's error body: `{"error": {"message", "type", "param", "code"}}`."""
-    return {"error": {"message": error.message, "type": error.kind, "param": error.param, "code": error.code}}
+    return openai_body(error)
 
 
 def render_stream_error(error: EmulatorError) -> bytes:
