@@ -26,32 +26,25 @@ messages = st.lists(
     max_size=3,
 )
 fields = st.sampled_from(
-    [
-        "model",
-        "messages",
-        "stream",
-        "stream_options",
-        "max_tokens",
-        "max_completion_tokens",
-        "stop",
-        "tools",
-        "tool_choice",
-        "response_format",
-        "reasoning_effort",
-        "thinking_budget",
-        "temperature",
-        "top_p",
-        "seed",
-        "user",
-        "n",
-    ]
+    ["model", "messages", "stream", "stream_options", "max_tokens", "max_completion_tokens", "stop", "tools"]
+    + ["tool_choice", "response_format", "reasoning_effort", "thinking_budget", "temperature", "top_p", "seed", "user"]
+    + ["n", "input", "instructions", "max_output_tokens", "text", "reasoning", "previous_response_id"]
+)
+item_types = st.sampled_from(
+    ["message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", 7]
+)
+item_fields = ["role", "content", "call_id", "name", "arguments", "input", "output", "summary"]
+items = st.lists(
+    st.fixed_dictionaries({"type": item_types}, optional={k: json_values for k in item_fields}),
+    max_size=3,
 )
 bodies = st.one_of(
     json_values,
-    st.fixed_dictionaries({"model": st.text(max_size=10), "messages": messages}, optional={}).flatmap(
+    st.fixed_dictionaries({"model": st.text(max_size=10), "messages": messages, "input": items | st.text()}).flatmap(
         lambda base: st.dictionaries(fields, json_values, max_size=4).map(lambda extra: base | extra)
     ),
 )
+PATHS = ["/v1/chat/completions", "/v1/responses"]
 
 
 @pytest.fixture(scope="module")
