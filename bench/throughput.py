@@ -246,7 +246,7 @@ class Servers:
         for label, _, log in self.procs:
             lines = Counter(line for line in log.read_text(errors="replace").splitlines() if line.strip())
             for line, n in lines.most_common(5):
-                yield f"server {label} stderr: {n} x {line[:150]}"
+                yield f"{label}: {n} x {line[:150]}"
 
 
 def _post(port: int, body: bytes) -> Captured:
@@ -438,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_wrk(wrk, port, case, duration, args.connections)
         return _run_python_load(port, case, duration, args.connections)
 
+    notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         servers = Servers(Path(tmp))
         try:
@@ -446,8 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             samples, deltas = _measure(servers, Path(tmp), run, args.rounds, args.duration)
         finally:
             servers.stop()
-            for line in servers.stderr():
-                print(line, file=sys.stderr)
+            notes = list(servers.stderr())
 
     print()
     print(f"median of {args.rounds} runs of {args.duration:g} s each; load: {loadgen}; {_uvicorn_stack()}")
@@ -455,8 +455,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line)
     print(f"target: the emulator reaches at least {TARGET:.0%} of the baseline in every row")
     print("tokens/resp = content/reasoning delta events in one streamed response; tok/s = req/s x tokens/resp")
+    if notes:
+        print("\nserver stderr (a load generator stopping mid-stream makes asyncio log failed sends):", file=sys.stderr)
+        for line in notes:
+            print(f"  {line}", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted; the servers are stopped", file=sys.stderr)
+        sys.exit(130)

@@ -56,6 +56,8 @@ def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default
         replace(c, id=c.id or ids.make("call_", root, i), kind="custom" if c.name in custom else c.kind)
         for i, c in enumerate(reply.tool_calls)
     )
+    if not prompt.parallel_tool_calls:  # `parallel_tool_calls: false` / `disable_parallel_tool_use`: one call
+        calls = calls[:1]
     finish_reason = reply.finish_reason or ("tool_calls" if calls else "stop")
 
     stops = [i for i in (text.find(s) for s in prompt.stop) if i >= 0]

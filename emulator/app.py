@@ -23,7 +23,7 @@ from starlette.routing import Route
 from emulator import ids, scenarios
 from emulator.answer import Answerer
 from emulator.conversation import Prompt, Turn
-from emulator.dialects import openai_chat, openai_responses
+from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.errors import (
     EmulatorError,
     InternalError,
@@ -79,9 +79,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 return _error(dialect, error)
             except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
                 return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
-            headers = {"x-request-id": ids.make("req_", fingerprint), "x-emulator-source": turn.source}
+            headers = _request_id(dialect, fingerprint) | {"x-emulator-source": turn.source}
             if turn.fault and not prompt.stream:  # nothing streamed yet: the failure is the HTTP answer
-                return _error(dialect, UpstreamError(turn.fault.status, turn.fault.message, code=turn.fault.code))
+                fault = UpstreamError(turn.fault.status, turn.fault.message, code=turn.fault.code)
+                return _error(dialect, fault, fingerprint)
             if prompt.stream:
                 return StreamingResponse(
                     _play(dialect.render_stream(prompt, turn)),
@@ -93,8 +94,31 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return handle
 
     async def list_models(request: Request) -> Response:
+        if _anthropic(request):  # the Anthropic SDK and Claude Code's model discovery (wire-formats.md §3.5)
+            created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(MODELS_CREATED))
+            listed = [
+                {"type": "model", "id": m, "display_name": m, "created_at": created, "lifecycle": "active"}
+                for m in models
+            ]
+            # `has_more: false`, or the SDK's auto-pagination keeps asking with `?after_id=`.
+            page = {"data": listed, "has_more": False, "first_id": models[0], "last_id": models[-1]}
+            request_id = _request_id(anthropic_messages, ids.digest(settings.seed, str(request.url)))
+            return Response(dumps(page), media_type=JSON, headers=request_id)
         data = [{"id": m, "object": "model", "created": MODELS_CREATED, "owned_by": "emulator"} for m in models]
         return Response(dumps({"object": "list", "data": data}), media_type=JSON)
+
+    async def count_tokens(request: Request) -> Response:
+        dialect = anthropic_messages
+        try:
+            raw = await _read_body(request, settings.max_body_bytes)
+            headers = {k.lower(): v for k, v in request.headers.items()}
+            counted = dialect.count_tokens(_json(raw), headers)
+        except EmulatorError as error:
+            return _error(dialect, error)
+        except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
+            return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
+        fingerprint = ids.digest(settings.seed, request.url.path, raw)
+        return Response(dumps(counted), media_type=JSON, headers=_request_id(dialect, fingerprint))
 
     async def health(request: Request) -> Response:
         return Response(dumps({"status": "ok", "scenarios": len(book.scenarios)}), media_type=JSON)
@@ -106,13 +130,16 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         method, path = request.method, request.url.path
+        dialect: Dialect = anthropic_messages if _anthropic(request) else openai_chat
         if exc.status_code == 405:
-            return _error(openai_chat, MethodNotAllowed(f"Method {method} is not allowed for {path}."))
-        return _error(openai_chat, NotFound(f"Invalid URL ({method} {path}).", code="unknown_url"))
+            return _error(dialect, MethodNotAllowed(f"Method {method} is not allowed for {path}."))
+        return _error(dialect, NotFound(f"Invalid URL ({method} {path}).", code="unknown_url"))
 
     routes = [
         Route("/v1/chat/completions", endpoint(openai_chat), methods=["POST"]),
         Route("/v1/responses", endpoint(openai_responses), methods=["POST"]),
+        Route("/v1/messages", endpoint(anthropic_messages), methods=["POST"]),  # `?beta=true` too: a query
+        Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
         Route("/v1/models", list_models, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
         Route("/emulator/reset", reset, methods=["POST"]),
@@ -151,8 +178,26 @@ def _json(raw: bytes) -> Any:
         ) from None
 
 
-def _error(dialect: Dialect, error: EmulatorError) -> Response:
-    return Response(dumps(dialect.render_error(error)), status_code=error.status, media_type=JSON)
+def _anthropic(request: Request) -> bool:
+    """Whether to answer in Anthropic's shape: a Messages path, or a client that sends its headers."""
+    headers = request.headers
+    return request.url.path.startswith("/v1/messages") or "anthropic-version" in headers or "x-api-key" in headers
+
+
+def _request_id(dialect: Dialect, root: str) -> dict[str, str]:
+    """The request id header: Anthropic's `request-id: req_011…` (what its SDK reads), else `x-request-id`."""
+    if dialect is anthropic_messages:
+        return {"request-id": ids.make("req_011", root, length=21)}
+    return {"x-request-id": ids.make("req_", root)}
+
+
+def _error(dialect: Dialect, error: EmulatorError, root: str = "") -> Response:
+    body = dialect.render_error(error)
+    headers = {}
+    if dialect is anthropic_messages:  # Anthropic repeats the request id in the error body
+        headers = _request_id(dialect, root or ids.digest(error.status, error.message))
+        body["request_id"] = headers["request-id"]
+    return Response(dumps(body), status_code=error.status, media_type=JSON, headers=headers)
 
 
 async def _play(events: list[bytes]) -> AsyncIterator[bytes]:

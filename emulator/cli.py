@@ -15,6 +15,8 @@ from emulator.app import Settings, create_app
 ENDPOINTS = (
     "POST /v1/chat/completions",
     "POST /v1/responses",
+    "POST /v1/messages",
+    "POST /v1/messages/count_tokens",
     "GET  /v1/models",
     "GET  /health",
     "POST /emulator/reset",

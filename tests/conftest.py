@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import anthropic
 import openai
 import pytest
 import uvicorn
@@ -31,6 +32,15 @@ class Server:
         options = {"max_retries": 0, "timeout": 10.0, "api_key": "sk-test"} | options
         return openai.OpenAI(
             base_url=f"{self.base_url}/v1",
+            _strict_response_validation=True,
+            **options,  # type: ignore[arg-type]
+        )
+
+    def anthropic(self, **options: object) -> anthropic.Anthropic:
+        """The official Anthropic SDK in strict validation mode, no retries unless asked; no `/v1`: it adds that."""
+        options = {"max_retries": 0, "timeout": 10.0, "api_key": "sk-test"} | options
+        return anthropic.Anthropic(
+            base_url=self.base_url,
             _strict_response_validation=True,
             **options,  # type: ignore[arg-type]
         )
