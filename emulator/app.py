@@ -7,6 +7,7 @@ data: the dialect parses and renders, the answerer picks and shapes the answer.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -71,7 +72,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         async def handle(request: Request) -> Response:
             try:
                 raw = await _read_body(request, settings.max_body_bytes)
-                fingerprint = ids.digest(settings.seed, request.url.path, raw)
+                fingerprint = ids.digest(settings.seed, request.scope["path"], raw)
                 headers = {k.lower(): v for k, v in request.headers.items()}
                 prompt = dialect.parse_request(_json(raw), headers, fingerprint)
                 turn = answerer(prompt, clock())
@@ -117,7 +118,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             return _error(dialect, error)
         except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
             return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
-        fingerprint = ids.digest(settings.seed, request.url.path, raw)
+        fingerprint = ids.digest(settings.seed, request.scope["path"], raw)
         return Response(dumps(counted), media_type=JSON, headers=_request_id(dialect, fingerprint))
 
     async def health(request: Request) -> Response:
@@ -167,10 +168,18 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def _json(raw: bytes) -> Any:
     try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
+        body = json.loads(raw, parse_constant=_reject_constant)
+        # A `\ud800` escape without its pair parses into a string that cannot be written back as
+        # UTF-8; refuse it here rather than fail when the answer echoes it.
+        if _SURROGATE_ESCAPE.search(raw):
+            json.dumps(body, ensure_ascii=False).encode()
+        return body
+    except (ValueError, UnicodeError) as exc:
         raise InvalidRequest(
             "We could not parse the JSON body of your request. The API expects a JSON payload, "
             f"but what was sent was not valid JSON ({exc}).",

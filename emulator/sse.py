@@ -14,6 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_quote = json.encoder.encode_basestring  # what json.dumps uses for strings with ensure_ascii=False
+
+
+def quote(text: str) -> str:
+    """A string as a JSON string literal, exactly as `dumps` writes it (C-accelerated)."""
+    return _quote(text)
 
 
 def dumps(obj: Any) -> str:

@@ -331,3 +331,11 @@ def test_stream_error_mid_stream_raises_api_error(client: openai.OpenAI) -> None
     with pytest.raises(openai.InternalServerError) as plain:
         client.chat.completions.create(model="dies-mid-stream", messages=USER)
     assert plain.value.status_code == 500
+
+
+def test_lone_surrogate_escape_is_a_400_not_a_crash(server: Server) -> None:
+    body = b'{"model": "m", "messages": [{"role": "user", "content": "\\ud800"}]}'
+    status, _, payload = post(server, "/v1/chat/completions", body)
+    assert status == 400 and json.loads(payload)["error"]["code"] == "invalid_json"
+    paired = b'{"model": "plain-text", "messages": [{"role": "user", "content": "\\ud83d\\ude00"}]}'
+    assert post(server, "/v1/chat/completions", paired)[0] == 200

@@ -27,8 +27,8 @@ def test_cut_never_exceeds_its_budget(text: str, budget: int) -> None:
 
 
 def test_split_prefers_word_starts() -> None:
-    assert tokens.split("Hello world, how are you?") == ["Hello", " wo", "rld,", " how", " are", " you", "?"]
-    assert tokens.count("") == 0 and tokens.split("") == []
+    assert tokens.split("Hello world, how are you?") == ("Hello", " wo", "rld,", " how", " are", " you", "?")
+    assert tokens.count("") == 0 and tokens.split("") == ()
 
 
 def test_prompt_tokens_count_every_part() -> None:

@@ -25,7 +25,7 @@ from emulator.conversation import (
 )
 from emulator.errors import EmulatorError, InvalidRequest, UpstreamError, openai_body
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
-from emulator.sse import dumps, frame
+from emulator.sse import dumps, frame, quote
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 DONE = frame("[DONE]")
@@ -260,14 +260,19 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     def chunk(delta: dict[str, Any]) -> bytes:
         return frame(head + dumps(delta) + open_tail)
 
+    def text_chunks(key: str, text: str) -> list[bytes]:
+        # The hot loop of every stream: one delta per token, spliced as text rather than dumped.
+        start, end = f'{head}{{"{key}":', f"}}{open_tail}\n\n"
+        return [f"data: {start}{quote(piece)}{end}".encode() for piece in tokens.split(text)]
+
     first: dict[str, Any] = {"role": "assistant", "content": _no_content(turn)}
     if turn.reasoning:
         first["reasoning_content"] = ""
     else:
         first["refusal"] = None
     events = [chunk(first)]
-    events += [chunk({"reasoning_content": piece}) for piece in tokens.split(turn.reasoning)]
-    events += [chunk({"content": piece}) for piece in tokens.split(turn.text)]
+    events += text_chunks("reasoning_content", turn.reasoning)
+    events += text_chunks("content", turn.text)
     for index, call in enumerate(turn.tool_calls):
         opening = {"index": index} | _call(call)
         opening["function"] = {"name": call.name, "arguments": ""}
