@@ -45,7 +45,7 @@ class Answerer:
 
 def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default", salt: object = 0) -> Turn:
     """The `Turn` for `reply` once the request's thinking switch, stop sequences and token limit apply."""
-    root = ids.digest(prompt.fingerprint, source, salt)
+    root = ids.digest(prompt.fingerprint, salt) if salt else prompt.fingerprint or ids.digest(source)
     reasoning = reply.reasoning if prompt.thinking else ""
     if prompt.reasoning_budget is not None:
         reasoning = tokens.cut(reasoning, prompt.reasoning_budget)

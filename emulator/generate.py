@@ -37,8 +37,9 @@ class FakerText:
 class Writer:
     """Seeded text in faker's English vocabulary, deterministic from the server's seed and the request.
 
-    Sentences are assembled here from faker's word list rather than by a seeded `Faker` per request:
-    reseeding and calling faker cost about 60 µs a reply, a third of the whole request (bench/).
+    Sentences are assembled here from faker's word list with dice from one hash of the request, rather
+    than by a seeded `Faker` (or `random.Random`) per request: those cost 60 µs a reply, a third of the
+    whole request (bench/throughput.py).
     """
 
     def __init__(self, seed: int) -> None:
@@ -49,25 +50,42 @@ class Writer:
 
     def text(self, spec: FakerText, root: str, *salt: object) -> str:
         """The text `spec` asks for, the same for the same `root` and `salt`."""
-        rng = self.rng(root, *salt)
         n = spec.count
-        if spec.kind == "sentence":
-            return _sentence(rng, n)
-        if spec.kind == "sentences":
-            return " ".join(_sentence(rng) for _ in range(n or 3))
         if spec.kind == "words":
-            return " ".join(rng.choices(WORDS, k=n or 5)).capitalize()
+            return " ".join(map(_WORD_OF.__getitem__, ids.draws(root, self.seed, *salt, count=n or 5))).capitalize()
+        sentences = {"sentence": 1, "sentences": n or 3, "paragraphs": 5 * (n or 3)}.get(spec.kind, n or 6)
+        longest = max(n or 0, MAX_WORDS) if spec.kind == "sentence" else MAX_WORDS
+        dice = _Dice(ids.draws(root, self.seed, *salt, count=1 + sentences * (longest + 1)))
+        if spec.kind == "sentence":
+            return dice.sentence(n)
+        if spec.kind == "sentences":
+            return " ".join(dice.sentence() for _ in range(sentences))
         if spec.kind == "paragraphs":
-            return "\n\n".join(_paragraph(rng, 5) for _ in range(n or 3))
-        return _paragraph(rng, n or rng.randint(3, 6))
+            return "\n\n".join(" ".join(dice.sentence() for _ in range(5)) for _ in range(n or 3))
+        return " ".join(dice.sentence() for _ in range(n or 3 + dice.roll() % 4))
 
 
-def _sentence(rng: random.Random, words: int | None = None) -> str:
-    return " ".join(rng.choices(WORDS, k=words or rng.randint(6, 14))).capitalize() + "."
+MIN_WORDS, MAX_WORDS = 6, 14
+_WORD_OF = tuple(WORDS[i % len(WORDS)] for i in range(1 << 16))  # a die's face → a word
 
 
-def _paragraph(rng: random.Random, sentences: int) -> str:
-    return " ".join(_sentence(rng) for _ in range(sentences))
+class _Dice:
+    """Reads `ids.draws` front to back: one die picks a sentence's length, one die picks each word."""
+
+    __slots__ = ("faces", "at")
+
+    def __init__(self, faces: memoryview) -> None:
+        self.faces, self.at = faces, 0
+
+    def roll(self) -> int:
+        self.at += 1
+        return int(self.faces[self.at - 1])
+
+    def sentence(self, words: int | None = None) -> str:
+        count = words or MIN_WORDS + self.roll() % (MAX_WORDS - MIN_WORDS + 1)
+        picked = self.faces[self.at : self.at + count]
+        self.at += count
+        return " ".join(map(_WORD_OF.__getitem__, picked)).capitalize() + "."
 
 
 def default_reply(prompt: Prompt, writer: Writer) -> Reply:

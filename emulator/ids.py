@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 _ALPHABET = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 # Each digest byte picks a character (byte mod 62): ids are on every response's hot path, and this
@@ -10,8 +11,8 @@ _ALPHABET = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _TO_ALPHANUMERIC = bytes(_ALPHABET[b % 62] for b in range(256))
 
 
-def _hash(parts: tuple[object, ...]) -> hashlib.blake2b:
-    h = hashlib.blake2b(digest_size=32)
+def _hash(parts: tuple[object, ...], h: Any = None) -> Any:
+    h = h or hashlib.blake2b(digest_size=32)
     for part in parts:
         data = part if isinstance(part, bytes) else str(part).encode()
         h.update(len(data).to_bytes(8, "big"))
@@ -21,12 +22,27 @@ def _hash(parts: tuple[object, ...]) -> hashlib.blake2b:
 
 def digest(*parts: object) -> str:
     """A stable hex digest of `parts`, the root from which a request's ids and text are derived."""
-    return _hash(parts).hexdigest()
+    return str(_hash(parts).hexdigest())
 
 
 def make(prefix: str, root: str, *salt: object, length: int = 24) -> str:
-    """`prefix` + `length` (at most 32) alphanumeric characters derived from `root` and `salt`, e.g. `call_3fZ…`."""
-    return prefix + _hash((root, *salt)).digest()[:length].translate(_TO_ALPHANUMERIC).decode()
+    """`prefix` + `length` (at most 32) alphanumeric characters derived from `root` and `salt`, e.g. `call_3fZ…`.
+
+    Without salt, a `root` that is already a `digest` is used as it is, turned by the prefix so that
+    `chatcmpl-…` and `req_…` of one request differ: no second hash on the hot path.
+    """
+    if salt or len(root) != 64:
+        raw = _hash((root, *salt)).digest()
+    else:
+        raw = bytes.fromhex(root)
+        turn = sum(prefix.encode()) % len(raw)
+        raw = raw[turn:] + raw[:turn]
+    return prefix + bytes(raw[:length]).translate(_TO_ALPHANUMERIC).decode()
+
+
+def draws(root: str, *salt: object, count: int) -> memoryview:
+    """`count` stable integers below 65,536 derived from `root` and `salt`: the dice of generated text."""
+    return memoryview(_hash((root, *salt), hashlib.shake_256()).digest(2 * count)).cast("H")
 
 
 def number(root: str, *salt: object) -> int:

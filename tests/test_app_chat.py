@@ -339,3 +339,15 @@ def test_lone_surrogate_escape_is_a_400_not_a_crash(server: Server) -> None:
     assert status == 400 and json.loads(payload)["error"]["code"] == "invalid_json"
     paired = b'{"model": "plain-text", "messages": [{"role": "user", "content": "\\ud83d\\ude00"}]}'
     assert post(server, "/v1/chat/completions", paired)[0] == 200
+
+
+def test_oversized_chunked_body_is_a_413(make_server: Any) -> None:
+    small = make_server(Settings(max_body_bytes=1000))
+    conn = http.client.HTTPConnection(small.host, small.port, timeout=10)
+    try:
+        chunks = iter([b'{"model": "m", "pad": "', b"x" * 800, b"x" * 800, b'"}'])
+        conn.request("POST", "/v1/chat/completions", body=chunks, encode_chunked=True)
+        response = conn.getresponse()
+        assert response.status == 413 and json.loads(response.read())["error"]["type"] == "invalid_request_error"
+    finally:
+        conn.close()

@@ -9,6 +9,7 @@ chunk that carries `finish_reason`, the usage chunk with `choices: []` when aske
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from emulator import ids, tokens
@@ -218,13 +219,18 @@ def _usage(usage: Usage) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=256)
+def _system_fingerprint(model: str) -> str:
+    return ids.make("fp_", model, length=10)
+
+
 def _head(turn: Turn, kind: str) -> dict[str, Any]:
     return {
         "id": ids.make("chatcmpl-", turn.id, length=29),
         "object": kind,
         "created": turn.created,
         "model": turn.model,
-        "system_fingerprint": ids.make("fp_", turn.model, length=10),
+        "system_fingerprint": _system_fingerprint(turn.model),
     }
 
 
