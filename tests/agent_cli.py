@@ -1,0 +1,214 @@
+"""What the tests of real agent CLIs (Codex, Claude Code) share: installing one with npm, and running it
+against the emulator.
+
+An agent CLI is installed with npm, pinned, into a directory of its own under a root the test chooses,
+so only the first run downloads it. No npm: the test is skipped, and says so; any other install failure
+fails it.
+
+The emulator runs as the README starts it (`emulator serve` from the repository root: the bundled
+`scenarios/`, loopback). Where we can (root, with `unshare` and `ip`), the emulator and the agent run
+in a network namespace of their own with only loopback up, on the README's default port 8000; else
+plainly, on a free port.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from emulator import scenarios
+from tests.conftest import BUNDLED
+
+REPO = BUNDLED.parent
+INSTALL_TIMEOUT = 900  # seconds; the packages pull a native binary of some hundreds of MB
+
+# Run inside the namespace (or plainly): bring loopback up, start the emulator in the background with
+# its log in a file, wait for its port, run the agent (the fragment in {agent}: it runs in "$WORK" with
+# a minimal environment), stop the emulator, and exit with the agent's status. "$@" serves.
+DRIVER = r"""
+if [ "$NETNS" = 1 ]; then ip link set lo up || exit 90; fi
+"$@" >"$LOG" 2>&1 &
+emulator=$!
+"$PYTHON" -c '
+import socket, sys, time
+deadline = time.monotonic() + 30
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+        break
+    except OSError:
+        if time.monotonic() > deadline:
+            sys.exit("the emulator did not open its port within 30 s")
+        time.sleep(0.05)
+' "$PORT" || { kill "$emulator"; wait "$emulator" 2>/dev/null; exit 91; }
+{agent}
+status=$?
+kill "$emulator"
+wait "$emulator" 2>/dev/null  # uvicorn re-raises SIGTERM; no "Terminated" note
+exit $status
+"""
+
+
+def find_npm(tool: str, package: str) -> str:
+    """The `npm` on PATH; without it the test is skipped, naming the tool and the package it needs."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip(f"npm is not installed: the {tool} test installs {package} with it")
+    return npm
+
+
+def installed_version(launcher: Path) -> str | None:
+    """What `launcher --version` prints, or None when it is missing or does not answer."""
+    if not launcher.exists():
+        return None
+    try:
+        result = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def npm_install(npm: str, package: str, *, root: Path, directory: str, launcher: str, version: str) -> Path:
+    """The launcher `root/directory/node_modules/.bin/<launcher>` of `package`, installed unless its
+    `--version` already says `version`; under a lock, so concurrent test runs install once."""
+    root.mkdir(parents=True, exist_ok=True)
+    prefix = root / directory
+    path = prefix / "node_modules" / ".bin" / launcher
+    with open(root / f"{directory}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if installed_version(path) != version:
+            shutil.rmtree(prefix, ignore_errors=True)
+            command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", package]
+            shown = " ".join(command)
+            try:
+                result = subprocess.run(command, capture_output=True, timeout=INSTALL_TIMEOUT, check=False)
+            except subprocess.TimeoutExpired as exc:
+                output = (exc.stdout or b"") + (exc.stderr or b"")
+                pytest.fail(f"`{shown}` did not finish in {INSTALL_TIMEOUT} s:\n{output.decode(errors='replace')}")
+            if result.returncode != 0:
+                output = result.stdout + result.stderr
+                pytest.fail(f"`{shown}` failed ({result.returncode}):\n{output.decode(errors='replace')}")
+            found = installed_version(path)
+            if found != version:
+                pytest.fail(f"installed {package} into {prefix}, but `{launcher} --version` says {found!r}")
+    return path
+
+
+@cache
+def netns() -> bool:
+    """Whether `unshare -n` works here: root, `unshare` and `ip` present, and namespaces allowed."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
+        return False
+    probe = ["unshare", "-n", "ip", "link", "set", "lo", "up"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=30, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def placement() -> tuple[bool, int]:
+    """Whether to run in a network namespace, and the emulator's port there: in a namespace of our own
+    the README's default port 8000 is free; plainly, a free one."""
+    inside = netns()
+    return inside, 8000 if inside else free_port()
+
+
+def final_answer(scenario_name: str) -> str:
+    """The text of the scenario's last step: what the agent must print."""
+    scenario = next(s for s in scenarios.load([BUNDLED]).scenarios if s.name == scenario_name)
+    text = scenario.steps[-1].text
+    assert isinstance(text, str) and text
+    return text
+
+
+def serve_command() -> list[str]:
+    """The README's `emulator serve`: the venv's console script, or the module when it is missing."""
+    script = Path(sys.executable).with_name("emulator")
+    return [str(script), "serve"] if script.exists() else [sys.executable, "-m", "emulator", "serve"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """How the agent's run ended: its status and output, the emulator's log, and all of it as a report."""
+
+    returncode: int
+    out: str
+    err: str
+    log: Path
+    report: str
+
+    def requests(self) -> list[tuple[str, str]]:
+        """The requests the emulator logged, in order: ("METHOD path", "status")."""
+        return re.findall(r'"([A-Z]+ \S+) HTTP/1\.1" (\d+)', self.log.read_text())
+
+
+def run(
+    agent: str,
+    environment: dict[str, str],
+    *,
+    serve: list[str],
+    netns: bool,
+    port: int,
+    work: Path,
+    log: Path,
+    timeout: float,
+    what: str,
+    name: str,
+) -> Run:
+    """Run DRIVER with the shell fragment `agent` (which reads `environment`, and "$WORK", "$PORT") against
+    `serve` (plus `--port` outside a namespace), from the repository root; fails the test after `timeout`
+    seconds. `what` names the command in that failure, `name` the agent's output in the report."""
+    serve = [*serve, *([] if netns else ["--port", str(port)])]
+    shared = {
+        "NETNS": "1" if netns else "0",
+        "PYTHON": sys.executable,
+        "PORT": str(port),
+        "LOG": str(log),
+        "WORK": str(work),
+    }
+    # The emulator keeps this process's environment (its venv); the agent gets only what `agent` passes.
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()} | shared | environment
+    driver = DRIVER.replace("{agent}", agent.strip())
+    command = [*(["unshare", "-n"] if netns else []), "sh", "-c", driver, "driver", *serve]
+    with subprocess.Popen(
+        command,
+        cwd=REPO,  # the README runs `emulator serve` from the repository root: ./scenarios
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,  # on a timeout the whole group goes: driver, emulator, agent
+    ) as process:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+            pytest.fail(f"{what} did not finish in {timeout} s\n{_report(name, out, err, log, netns)}")
+    return Run(process.returncode, out, err, log, _report(name, out, err, log, netns))
+
+
+def _report(name: str, out: str, err: str, log: Path, netns: bool) -> str:
+    where = f"(in a network namespace of its own: {'yes' if netns else 'no'})\n"
+    served = log.read_text(errors="replace") if log.exists() else "(no log)"
+    return f"{where}--- {name} stdout\n{out}\n--- {name} stderr\n{err}\n--- emulator log\n{served}"
