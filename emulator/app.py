@@ -6,8 +6,6 @@ data: the dialect parses and renders, the answerer picks and shapes the answer.
 
 from __future__ import annotations
 
-import json
-import re
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -35,7 +33,7 @@ from emulator.errors import (
     UpstreamError,
 )
 from emulator.generate import Writer
-from emulator.sse import dumps
+from emulator.sse import encode, loads
 
 DEFAULT_MODELS = ("DeepSeek-V4.1-Flash-1017",)
 MODELS_CREATED = 1760659200  # 2025-10-17, the date in the documented model's name
@@ -90,7 +88,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                     media_type="text/event-stream; charset=utf-8",
                     headers=headers | {"cache-control": "no-cache"},
                 )
-            return Response(dumps(dialect.render(prompt, turn)), media_type=JSON, headers=headers)
+            return Response(encode(dialect.render(prompt, turn)), media_type=JSON, headers=headers)
 
         return handle
 
@@ -104,9 +102,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             # `has_more: false`, or the SDK's auto-pagination keeps asking with `?after_id=`.
             page = {"data": listed, "has_more": False, "first_id": models[0], "last_id": models[-1]}
             request_id = _request_id(anthropic_messages, ids.digest(settings.seed, str(request.url)))
-            return Response(dumps(page), media_type=JSON, headers=request_id)
+            return Response(encode(page), media_type=JSON, headers=request_id)
         data = [{"id": m, "object": "model", "created": MODELS_CREATED, "owned_by": "emulator"} for m in models]
-        return Response(dumps({"object": "list", "data": data}), media_type=JSON)
+        return Response(encode({"object": "list", "data": data}), media_type=JSON)
 
     async def count_tokens(request: Request) -> Response:
         dialect = anthropic_messages
@@ -119,14 +117,14 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
             return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
         fingerprint = ids.digest(settings.seed, request.scope["path"], raw)
-        return Response(dumps(counted), media_type=JSON, headers=_request_id(dialect, fingerprint))
+        return Response(encode(counted), media_type=JSON, headers=_request_id(dialect, fingerprint))
 
     async def health(request: Request) -> Response:
-        return Response(dumps({"status": "ok", "scenarios": len(book.scenarios)}), media_type=JSON)
+        return Response(encode({"status": "ok", "scenarios": len(book.scenarios)}), media_type=JSON)
 
     async def reset(request: Request) -> Response:
         answerer.reset()
-        return Response(dumps({"reset": True}), media_type=JSON)
+        return Response(encode({"reset": True}), media_type=JSON)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -168,21 +166,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return body
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
 def _json(raw: bytes) -> Any:
     try:
-        body = json.loads(raw, parse_constant=_reject_constant)
-        # A `\ud800` escape without its pair parses into a string that cannot be written back as
-        # UTF-8; refuse it here rather than fail when the answer echoes it.
-        if _SURROGATE_ESCAPE.search(raw):
-            json.dumps(body, ensure_ascii=False).encode()
-        return body
+        return loads(raw)
     except (ValueError, UnicodeError) as exc:
         raise InvalidRequest(
             "We could not parse the JSON body of your request. The API expects a JSON payload, "
@@ -210,7 +196,7 @@ def _error(dialect: Dialect, error: EmulatorError, root: str = "") -> Response:
     if dialect is anthropic_messages:  # Anthropic repeats the request id in the error body
         headers = _request_id(dialect, root or ids.digest(error.status, error.message))
         body["request_id"] = headers["request-id"]
-    return Response(dumps(body), status_code=error.status, media_type=JSON, headers=headers)
+    return Response(encode(body), status_code=error.status, media_type=JSON, headers=headers)
 
 
 async def _play(events: list[bytes]) -> AsyncIterator[bytes]:

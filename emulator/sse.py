@@ -1,4 +1,9 @@
-"""Server-sent events framing (the WHATWG EventSource format), encode and decode.
+"""Server-sent events framing (the WHATWG EventSource format), encode and decode, and the compact JSON
+that every frame and body is written in.
+
+JSON goes through orjson, the one module that imports it: on the hot path it writes a chat.completion
+in 0.6 µs where `json.dumps` takes 9 µs, and reads a request five times faster (bench/throughput.py).
+The standard library takes over for what orjson refuses (integers past 64 bits).
 
 Both Python SDKs split on CR, LF or CRLF, join several `data:` lines with LF, skip `:` comments and
 strip one space after the colon (`openai/_streaming.py:SSEDecoder`), so `decode` does the same.
@@ -13,6 +18,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _quote = json.encoder.encode_basestring  # what json.dumps uses for strings with ensure_ascii=False
 
@@ -22,9 +29,39 @@ def quote(text: str) -> str:
     return _quote(text)
 
 
+def encode(obj: Any) -> bytes:
+    """Compact JSON as upstreams send it, as bytes: no spaces, non-ASCII kept as UTF-8."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def dumps(obj: Any) -> str:
-    """Compact JSON as upstreams send it: no spaces, non-ASCII kept as UTF-8."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON as upstreams send it, as text."""
+    return encode(obj).decode()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def loads(raw: bytes) -> Any:
+    """Strict JSON from a request body; `ValueError` (or `UnicodeError`) says what is wrong with it."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    # orjson refused: the standard library decides, with its clearer message. NaN and Infinity are
+    # not JSON; a `\ud800` escape without its pair parses into a string that cannot be written back
+    # as UTF-8, so it is refused here rather than when a reply echoes it.
+    body = json.loads(raw, parse_constant=_reject_constant)
+    if _SURROGATE_ESCAPE.search(raw):
+        json.dumps(body, ensure_ascii=False).encode()
+    return body
 
 
 def frame(data: str, event: str | None = None) -> bytes:
