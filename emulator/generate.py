@@ -34,16 +34,23 @@ class FakerText:
     count: int | None = None
 
 
+MIN_WORDS, MAX_WORDS = 6, 14
+POOL = 1 << 12  # sentences a server can say; a power of two, so a 16-bit die picks each one equally
+_WORD_OF = tuple(WORDS[i % len(WORDS)] for i in range(1 << 16))  # a die's face → a word
+
+
 class Writer:
     """Seeded text in faker's English vocabulary, deterministic from the server's seed and the request.
 
-    Sentences are assembled here from faker's word list with dice from one hash of the request, rather
-    than by a seeded `Faker` (or `random.Random`) per request: those cost 60 µs a reply, a third of the
-    whole request (bench/throughput.py).
+    The server's sentences are built once, from its seed; a reply then costs one die a sentence, read
+    from one hash of the request. A seeded `Faker` (or `random.Random`) per reply cost 60 µs, a third
+    of a whole request (bench/throughput.py). Texts with an exact word count are built word by word.
     """
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
+        faces = ids.draws("sentences", seed, count=POOL * (MAX_WORDS + 1))
+        self._sentences = tuple(_sentence(faces[i * (MAX_WORDS + 1) :]) for i in range(POOL))
 
     def rng(self, root: str, *salt: object) -> random.Random:
         return random.Random(ids.number(root, self.seed, *salt))
@@ -53,39 +60,29 @@ class Writer:
         n = spec.count
         if spec.kind == "words":
             return " ".join(map(_WORD_OF.__getitem__, ids.draws(root, self.seed, *salt, count=n or 5))).capitalize()
-        sentences = {"sentence": 1, "sentences": n or 3, "paragraphs": 5 * (n or 3)}.get(spec.kind, n or 6)
-        longest = max(n or 0, MAX_WORDS) if spec.kind == "sentence" else MAX_WORDS
-        dice = _Dice(ids.draws(root, self.seed, *salt, count=1 + sentences * (longest + 1)))
+        if spec.kind == "sentence" and n:
+            return _sentence(ids.draws(root, self.seed, *salt, count=n), words=n)
+        paragraphs = n or 3 if spec.kind == "paragraphs" else 1
+        faces = ids.draws(root, self.seed, *salt, count=1 + 5 * paragraphs + 6)
         if spec.kind == "sentence":
-            return dice.sentence(n)
-        if spec.kind == "sentences":
-            return " ".join(dice.sentence() for _ in range(sentences))
-        if spec.kind == "paragraphs":
-            return "\n\n".join(" ".join(dice.sentence() for _ in range(5)) for _ in range(n or 3))
-        return " ".join(dice.sentence() for _ in range(n or 3 + dice.roll() % 4))
+            count = 1
+        elif spec.kind == "sentences":
+            count = n or 3
+        elif spec.kind == "paragraph":
+            count = n or 3 + faces[-1] % 4
+        else:
+            return "\n\n".join(self._say(faces[5 * i : 5 * i + 5]) for i in range(paragraphs))
+        return self._say(faces[:count] if count <= len(faces) else ids.draws(root, self.seed, *salt, count=count))
+
+    def _say(self, faces: memoryview) -> str:
+        return " ".join([self._sentences[face % POOL] for face in faces])
 
 
-MIN_WORDS, MAX_WORDS = 6, 14
-_WORD_OF = tuple(WORDS[i % len(WORDS)] for i in range(1 << 16))  # a die's face → a word
-
-
-class _Dice:
-    """Reads `ids.draws` front to back: one die picks a sentence's length, one die picks each word."""
-
-    __slots__ = ("faces", "at")
-
-    def __init__(self, faces: memoryview) -> None:
-        self.faces, self.at = faces, 0
-
-    def roll(self) -> int:
-        self.at += 1
-        return int(self.faces[self.at - 1])
-
-    def sentence(self, words: int | None = None) -> str:
-        count = words or MIN_WORDS + self.roll() % (MAX_WORDS - MIN_WORDS + 1)
-        picked = self.faces[self.at : self.at + count]
-        self.at += count
-        return " ".join(map(_WORD_OF.__getitem__, picked)).capitalize() + "."
+def _sentence(faces: memoryview, words: int | None = None) -> str:
+    """A sentence of `words` words (or as many as the first face says, 6 to 14), one face a word."""
+    if words is None:
+        words, faces = MIN_WORDS + faces[0] % (MAX_WORDS - MIN_WORDS + 1), faces[1:]
+    return " ".join(map(_WORD_OF.__getitem__, faces[:words])).capitalize() + "."
 
 
 def default_reply(prompt: Prompt, writer: Writer) -> Reply:
