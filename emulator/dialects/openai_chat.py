@@ -8,7 +8,7 @@ chunk that carries `finish_reason`, the usage chunk with `choices: []` when aske
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -49,39 +49,39 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
             param="messages",
             code="empty_array",
         )
-    tools = tuple(_tool(t) for t in f.objects("tools"))
-    stream = f.get("stream", bool, False)
-    options = f.obj("stream_options")
+    # Only the optional fields the body has are read: most requests send few of them.
+    given = {key: _OPTIONAL[key](f) for key in f.data if key in _OPTIONAL}
+    tools = given.get("tools", ())
+    stream = given.get("stream", False)
+    options = given.get("stream_options")
     if options is not None and not stream:
         raise InvalidRequest(
             "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
             param="stream_options",
             code="invalid_value",
         )
-    max_tokens = f.count("max_completion_tokens") or f.count("max_tokens")
-    budget = f.count("thinking_budget", low=0)
+    max_tokens = given.get("max_completion_tokens") or given.get("max_tokens")
+    budget = given.get("thinking_budget")
     if budget is not None and max_tokens is not None:
         budget = min(budget, max_tokens)  # "no larger than the output limit": capped, not refused
-    for penalty in ("presence_penalty", "frequency_penalty"):
-        f.number(penalty, -2, 2)
     return Prompt(
         dialect="openai_chat",
         model=model,
         messages=messages,
         tools=tools,
-        tool_choice=_tool_choice(f, tools),
-        parallel_tool_calls=bool(f.get("parallel_tool_calls", bool, True)),
+        tool_choice=_tool_choice(f, tools) if "tool_choice" in given else ToolChoice(),
+        parallel_tool_calls=given.get("parallel_tool_calls", True),
         max_tokens=max_tokens,
-        effort=f.choice("reasoning_effort", EFFORTS),
+        effort=given.get("reasoning_effort"),
         reasoning_budget=budget,
-        stop=_stop(f),
-        stream=bool(stream),
+        stop=given.get("stop", ()),
+        stream=stream,
         include_usage=bool(options and options.get("include_usage", bool, False)),
-        response_format=_response_format(f),
-        temperature=f.number("temperature", 0, 2),
-        top_p=f.number("top_p", 0, 1),
-        seed=f.get("seed", int),
-        cache_key=f.get("prompt_cache_key", str) or f.get("user", str),
+        response_format=given.get("response_format", ResponseFormat()),
+        temperature=given.get("temperature"),
+        top_p=given.get("top_p"),
+        seed=given.get("seed"),
+        cache_key=given.get("prompt_cache_key") or given.get("user"),
         api_key=bearer(headers),
         headers=headers,
         fingerprint=fingerprint,
@@ -204,6 +204,28 @@ def _response_format(f: Fields) -> ResponseFormat:
     if kind is None:
         rf.need("type", str)
     return ResponseFormat(kind)  # type: ignore[arg-type]
+
+
+_OPTIONAL: dict[str, Callable[[Fields], Any]] = {
+    "tools": lambda f: tuple(_tool(t) for t in f.objects("tools")),
+    "tool_choice": lambda f: f.data["tool_choice"],  # read once the tools are known
+    "stream": lambda f: bool(f.get("stream", bool, False)),
+    "stream_options": lambda f: f.obj("stream_options"),
+    "max_completion_tokens": lambda f: f.count("max_completion_tokens"),
+    "max_tokens": lambda f: f.count("max_tokens"),
+    "thinking_budget": lambda f: f.count("thinking_budget", low=0),
+    "presence_penalty": lambda f: f.number("presence_penalty", -2, 2),
+    "frequency_penalty": lambda f: f.number("frequency_penalty", -2, 2),
+    "parallel_tool_calls": lambda f: bool(f.get("parallel_tool_calls", bool, True)),
+    "reasoning_effort": lambda f: f.choice("reasoning_effort", EFFORTS),
+    "stop": _stop,
+    "response_format": _response_format,
+    "temperature": lambda f: f.number("temperature", 0, 2),
+    "top_p": lambda f: f.number("top_p", 0, 1),
+    "seed": lambda f: f.get("seed", int),
+    "prompt_cache_key": lambda f: f.get("prompt_cache_key", str),
+    "user": lambda f: f.get("user", str),
+}
 
 
 # --- response ------------------------------------------------------------------------------------
