@@ -81,6 +81,7 @@ def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default
         usage=_usage(prompt, reply, reasoning, text, calls),
         source=source,
         fault=reply.fault,
+        timing=reply.timing,
     )
 
 

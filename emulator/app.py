@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
 
-from emulator import ids, scenarios
+from emulator import faults, ids, player, scenarios
 from emulator.answer import Answerer
-from emulator.conversation import Prompt, Turn
+from emulator.conversation import Fault, Prompt, Timing, Turn
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.errors import (
     EmulatorError,
@@ -32,15 +32,22 @@ from emulator.errors import (
     PayloadTooLarge,
     UpstreamError,
 )
+from emulator.faults import Pause, Step
 from emulator.generate import Writer
+from emulator.journal import Journal, key_hint
+from emulator.player import Played
 from emulator.sse import encode, loads
 
 DEFAULT_MODELS = ("DeepSeek-V4.1-Flash-1017",)
 MODELS_CREATED = 1760659200  # 2025-10-17, the date in the documented model's name
 JSON = "application/json"
+FAULT_HEADER = "x-emulator-fault"
+TIMING_HEADER = "x-emulator-timing"
 
 
 class Dialect(Protocol):
+    KEEPALIVE: bytes  # what the dialect's upstream sends during a long pause
+
     def parse_request(self, body: Any, headers: Mapping[str, str], fingerprint: str = "") -> Prompt: ...
     def render(self, prompt: Prompt, turn: Turn) -> dict[str, Any]: ...
     def render_stream(self, prompt: Prompt, turn: Turn) -> list[bytes]: ...
@@ -55,42 +62,99 @@ class Settings:
     seed: int = 0
     frozen_time: int | None = None  # `created` for every response; None follows the real clock
     max_body_bytes: int = 32 * 1024 * 1024
+    fault: Fault | None = None  # for every request (`--fault`); a scenario's or a header's wins
+    timing: Timing | None = None  # for every request (`--timing`)
 
 
 def create_app(settings: Settings = Settings()) -> Starlette:
     """The emulator as an ASGI app; scenario files are read and validated once, here."""
     book = scenarios.load(settings.scenarios)
     answerer = Answerer(book, Writer(settings.seed), Counter())
+    journal = Journal()
     models = tuple(dict.fromkeys(DEFAULT_MODELS + book.models))
 
     def clock() -> int:
         return settings.frozen_time if settings.frozen_time is not None else int(time.time())
 
     def endpoint(dialect: Dialect) -> Any:
-        async def handle(request: Request) -> Response:
+        async def handle(request: Request) -> Any:
+            headers: dict[str, str] = {}
+            prompt: Prompt | None = None
             try:
                 raw = await _read_body(request, settings.max_body_bytes)
                 fingerprint = ids.digest(settings.seed, request.scope["path"], raw)
                 headers = dict(request.headers.items())  # ASGI header names are lower-case already
                 prompt = dialect.parse_request(_json(raw), headers, fingerprint)
+                fault, pace = _overrides(headers, settings)
                 turn = answerer(prompt, clock())
+                if fault or pace:  # the request's header wins over the scenario, the scenario over the CLI
+                    turn = replace(turn, fault=fault or turn.fault, timing=pace or turn.timing)
+                elif settings.fault or settings.timing:
+                    turn = replace(turn, fault=turn.fault or settings.fault, timing=turn.timing or settings.timing)
             except EmulatorError as error:
+                _log(request, headers, prompt, None, None, error.status)
                 return _error(dialect, error)
             except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
                 return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
-            headers = _request_id(dialect, fingerprint) | {"x-emulator-source": turn.source}
-            if turn.fault and not prompt.stream:  # nothing streamed yet: the failure is the HTTP answer
-                fault = UpstreamError(turn.fault.status, turn.fault.message, code=turn.fault.code)
-                return _error(dialect, fault, fingerprint)
-            if prompt.stream:
-                return StreamingResponse(
-                    _play(dialect.render_stream(prompt, turn)),
-                    media_type="text/event-stream; charset=utf-8",
-                    headers=headers | {"cache-control": "no-cache"},
-                )
-            return Response(encode(dialect.render(prompt, turn)), media_type=JSON, headers=headers)
+            out = _request_id(dialect, fingerprint) | {"x-emulator-source": turn.source}
+            return _respond(request, dialect, prompt, turn, out, headers)
 
         return handle
+
+    def _respond(
+        request: Request, dialect: Dialect, prompt: Prompt, turn: Turn, out: dict[str, str], headers: dict[str, str]
+    ) -> Any:
+        """The answer, as the turn's fault and timing shape it; journalled before any of it runs."""
+        fault, pace = turn.fault, turn.timing
+        failing = fault and (fault.kind == "status" or (fault.kind == "stream_error" and not prompt.stream))
+        silent = (
+            fault and fault.kind in faults.BEFORE_RESPONSE and (fault.kind != "reset" or fault.after_events is None)
+        )
+        _log(request, headers, prompt, turn, fault, fault.status if fault and failing else None if silent else 200)
+        steps: list[Step]
+        if fault and failing:  # nothing streamed yet: the failure is the HTTP answer
+            error = UpstreamError.of(fault)
+            response = _error(dialect, error, turn.id, _retry_headers(fault))
+            if not pace or not pace.latency_ms:
+                return response
+            steps = [Pause(pace.latency_ms / 1000), bytes(response.body)]
+            return Played(steps, response.status_code, dict(response.headers))
+        if fault and silent:  # no status line at all
+            return player.before_response(fault.kind)
+        transport_fault = fault if fault and fault.kind != "stream_error" else None
+        if prompt.stream:
+            events = dialect.render_stream(prompt, turn)
+            out |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
+        else:
+            events = [encode(dialect.render(prompt, turn))]
+            out |= {"content-type": JSON, "content-length": str(len(events[0]))}
+            if not transport_fault and not pace:
+                return Response(events[0], media_type=JSON, headers=out)
+        steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, ids.number(turn.id))
+        if pace and pace.latency_ms:
+            steps.insert(0, Pause(pace.latency_ms / 1000))
+        return Played(steps, 200, out)
+
+    def _log(
+        request: Request,
+        headers: Mapping[str, str],
+        prompt: Prompt | None,
+        turn: Turn | None,
+        fault: Fault | None,
+        status: int | None,
+    ) -> None:
+        attempt = headers.get("x-stainless-retry-count", "")
+        journal.add(
+            method=request.method,
+            path=request.scope["path"],
+            model=prompt.model if prompt else None,
+            key=key_hint(prompt.api_key) if prompt else "",
+            stream=bool(prompt and prompt.stream),
+            source=turn.source if turn else None,
+            fault=faults.describe(fault) if fault else None,
+            status=status,
+            attempt=int(attempt) if attempt.isdigit() else None,
+        )
 
     async def list_models(request: Request) -> Response:
         if _anthropic(request):  # the Anthropic SDK and Claude Code's model discovery (wire-formats.md §3.5)
@@ -124,7 +188,14 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
     async def reset(request: Request) -> Response:
         answerer.reset()
+        journal.clear()
         return Response(encode({"reset": True}), media_type=JSON)
+
+    async def requests(request: Request) -> Response:
+        if request.method == "DELETE":
+            journal.clear()
+            return Response(encode({"cleared": True}), media_type=JSON)
+        return Response(encode({"requests": journal.find(dict(request.query_params))}), media_type=JSON)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -141,7 +212,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
         Route("/v1/models", list_models, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
-        Route("/emulator/reset", reset, methods=["POST"]),
+        Route("/_emulator/reset", reset, methods=["POST"]),
+        Route("/_emulator/requests", requests, methods=["GET", "DELETE"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.state.book = book
@@ -190,15 +262,32 @@ def _request_id(dialect: Dialect, root: str) -> dict[str, str]:
     return {"x-request-id": ids.make("req_", root)}
 
 
-def _error(dialect: Dialect, error: EmulatorError, root: str = "") -> Response:
-    body = dialect.render_error(error)
+def _overrides(headers: Mapping[str, str], settings: Settings) -> tuple[Fault | None, Timing | None]:
+    """The fault and timing a request asks for in its headers (the same grammar as `--fault`)."""
+    fault_spec, timing_spec = headers.get(FAULT_HEADER), headers.get(TIMING_HEADER)
+    try:
+        fault = faults.fault(faults.split_spec(fault_spec), FAULT_HEADER) if fault_spec else None
+        pace = faults.timing(faults.split_spec(timing_spec), TIMING_HEADER) if timing_spec else None
+    except faults.FaultError as exc:
+        raise InvalidRequest(f"Invalid emulator header: {exc}", code="invalid_emulator_header") from None
+    return fault, pace
+
+
+def _retry_headers(fault: Fault) -> dict[str, str]:
     headers = {}
+    if fault.retry_after is not None:
+        headers["retry-after"] = f"{fault.retry_after:g}"
+    if fault.retry_after_ms is not None:
+        headers["retry-after-ms"] = str(fault.retry_after_ms)
+    if fault.should_retry is not None:
+        headers["x-should-retry"] = "true" if fault.should_retry else "false"
+    return headers
+
+
+def _error(dialect: Dialect, error: EmulatorError, root: str = "", extra: Mapping[str, str] = {}) -> Response:
+    body = dialect.render_error(error)
+    headers = dict(extra)
     if dialect is anthropic_messages:  # Anthropic repeats the request id in the error body
         headers = _request_id(dialect, root or ids.digest(error.status, error.message))
         body["request_id"] = headers["request-id"]
     return Response(encode(body), status_code=error.status, media_type=JSON, headers=headers)
-
-
-async def _play(events: list[bytes]) -> AsyncIterator[bytes]:
-    for event in events:
-        yield event

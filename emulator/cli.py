@@ -7,9 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import uvicorn
-
-from emulator import scenarios
+from emulator import faults, scenarios, server
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -19,7 +17,8 @@ ENDPOINTS = (
     "POST /v1/messages/count_tokens",
     "GET  /v1/models",
     "GET  /health",
-    "POST /emulator/reset",
+    "POST /_emulator/reset",
+    "GET  /_emulator/requests",
 )
 
 
@@ -44,6 +43,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="?",
         const=1767225600,
         help="report this Unix time as `created` (default when given alone: 2026-01-01), for identical bytes",
+    )
+    serve.add_argument(
+        "--fault",
+        metavar="SPEC",
+        help="a fault for every request, in the header grammar, e.g. 'status=503; retry_after=1' (see README)",
+    )
+    serve.add_argument(
+        "--timing",
+        metavar="SPEC",
+        help="pacing for every request, e.g. 'ttft_ms=300; tokens_per_second=60' (default: as fast as possible)",
     )
     serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
@@ -70,7 +79,13 @@ def _check(paths: list[Path]) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     paths = args.scenarios or ([Path("scenarios")] if Path("scenarios").is_dir() else [])
-    settings = Settings(scenarios=tuple(paths), seed=args.seed, frozen_time=args.freeze_time)
+    try:
+        fault = faults.fault(faults.split_spec(args.fault), "--fault") if args.fault else None
+        pace = faults.timing(faults.split_spec(args.timing), "--timing") if args.timing else None
+    except faults.FaultError as exc:
+        print(f"emulator: {exc}", file=sys.stderr)
+        return 2
+    settings = Settings(scenarios=tuple(paths), seed=args.seed, frozen_time=args.freeze_time, fault=fault, timing=pace)
     try:
         app = create_app(settings)
     except scenarios.ScenarioError as exc:
@@ -80,10 +95,11 @@ def _serve(args: argparse.Namespace) -> int:
     book = app.state.book
     lines = [f"emulator on {base}  (seed {args.seed}{', frozen clock' if args.freeze_time is not None else ''})"]
     lines += [f"  {e.split()[0]:<5}{base}{e.split()[1]}" for e in ENDPOINTS]
+    lines += [f"every request: {faults.describe(v)}" for v in (fault, pace) if v]
     lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths)) or 'nowhere'}")
     lines += [f"  {s.name}" for s in book.scenarios]
     print("\n".join(lines), flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, access_log=not args.no_access_log, log_level="info")
+    server.run(app, args.host, args.port, access_log=not args.no_access_log, log_level="info")
     return 0
 
 

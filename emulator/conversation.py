@@ -122,20 +122,43 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
 
+FaultKind = Literal[
+    "status", "stream_error", "truncate", "stall", "malformed", "slice", "drip", "reset", "empty", "garbage", "hang"
+]
+
+
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A failure on purpose. `stream_error`: the stream breaks off after `after_events` events with the
-    dialect's in-band error (a non-streamed request gets the same error as an HTTP status instead).
+    """A failure on purpose, by name (the vocabulary and each kind's parameters: `faults.KINDS`).
 
-    `status` says which error in HTTP terms (429 rate limit, 500 server error, 529 overloaded…); each
-    dialect derives its own error type and code from it unless `code` is given.
+    `status`, `code` and `message` say which error in HTTP terms (429 rate limit, 500 server error,
+    529 overloaded…); each dialect derives its own error type and code from the status unless
+    `code` is given. `after_events` / `after_bytes` say where a stream breaks.
     """
 
-    kind: Literal["stream_error"] = "stream_error"
-    after_events: int = 0
+    kind: FaultKind = "stream_error"
+    after_events: int | None = None
+    after_bytes: int | None = None
     status: int = 500
     code: str | None = None
     message: str | None = None
+    retry_after: float | None = None
+    retry_after_ms: int | None = None
+    should_retry: bool | None = None
+    ms: int = 0
+    size: int = 1
+    event: Literal["failed", "error"] = "failed"  # Responses: `response.failed`, or the flat `error` event
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Pacing: time before the headers, to the first token, per token (from `tokens_per_second`),
+    and a seeded jitter on each pause. All zero by default: fast tests."""
+
+    latency_ms: int = 0
+    ttft_ms: int = 0
+    tokens_per_second: float = 0.0
+    jitter_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +175,7 @@ class Reply:
     finish_reason: FinishReason | None = None
     usage: Mapping[str, int] | None = None
     fault: Fault | None = None
+    timing: Timing | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,3 +192,4 @@ class Turn:
     usage: Usage
     source: str = "default"  # what answered: a scenario's name, or "default"
     fault: Fault | None = None
+    timing: Timing | None = None

@@ -10,7 +10,10 @@ EmulatorError
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from emulator.conversation import Fault
 
 
 class EmulatorError(Exception):
@@ -79,6 +82,14 @@ def openai_body(error: EmulatorError) -> dict[str, Any]:
 
 class UpstreamError(EmulatorError):
     """An error with any status, as the upstream would send it; scripted by a scenario's `fault`."""
+
+    @classmethod
+    def of(cls, fault: Fault) -> UpstreamError:
+        """The error a fault scripts; a 429 with `retry_after` says when to try again, as OpenAI's do."""
+        message = fault.message
+        if message is None and fault.status == 429 and fault.retry_after is not None:
+            message = f"Rate limit reached for requests. Please try again in {fault.retry_after:g}s."
+        return cls(fault.status, message, code=fault.code)
 
     def __init__(self, status: int, message: str | None = None, *, code: str | None = None) -> None:
         kind, default_code = OPENAI_TYPES.get(

@@ -12,14 +12,14 @@ import fnmatch
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from emulator import generate
-from emulator.conversation import FINISH_REASONS, Fault, FinishReason, Prompt, Reply, Tool, ToolCall
+from emulator import faults, generate
+from emulator.conversation import FINISH_REASONS, Fault, FinishReason, Prompt, Reply, Timing, Tool, ToolCall
 from emulator.errors import InvalidRequest
 from emulator.generate import TEXT_KINDS, FakerText, Writer
 
@@ -102,6 +102,7 @@ class Scenario:
     match: Match | None
     steps: tuple[ReplySpec, ...]
     by_call: bool  # `replies`: chosen by call count; otherwise by assistant turns
+    timing: Timing | None = None
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -112,7 +113,8 @@ class Scenario:
     def reply(self, prompt: Prompt, writer: Writer, calls_before: int) -> Reply:
         """The scripted reply: by call count for `replies`, else by assistant turns; the last repeats."""
         index = min(calls_before if self.by_call else prompt.assistant_turns, len(self.steps) - 1)
-        return self.steps[index].resolve(prompt, writer, (self.name, index))
+        reply = self.steps[index].resolve(prompt, writer, (self.name, index))
+        return replace(reply, timing=self.timing) if self.timing else reply
 
 
 class Book:
@@ -230,7 +232,7 @@ def _glob(value: Any, at: str) -> re.Pattern[str]:
 
 def _scenario(entry: Any, at: str) -> Scenario:
     kinds = ("reply", "steps", "replies")
-    data = _mapping(entry, at, ("name", "match", *kinds), ("name",))
+    data = _mapping(entry, at, ("name", "match", "timing", *kinds), ("name",))
     name = _string(data["name"], f"{at}.name")
     given = [k for k in kinds if k in data]
     if len(given) != 1:
@@ -245,7 +247,8 @@ def _scenario(entry: Any, at: str) -> Scenario:
             raise _fail(f"{at}.{kind}", "a non-empty list of replies", items)
         steps = tuple(_reply(item, f"{at}.{kind}[{i}]") for i, item in enumerate(items))
     match = _match(data["match"], f"{at}.match") if "match" in data else None
-    return Scenario(name=name, source=at, match=match, steps=steps, by_call=kind == "replies")
+    timing = _timing(data["timing"], f"{at}.timing") if "timing" in data else None
+    return Scenario(name=name, source=at, match=match, steps=steps, by_call=kind == "replies", timing=timing)
 
 
 def _match(value: Any, at: str) -> Match:
@@ -317,20 +320,21 @@ def _reply(value: Any, at: str) -> ReplySpec:
 
 
 def _fault(value: Any, at: str) -> Fault:
-    data = _mapping(value, at, ("kind", "after_events", "status", "code", "message"), ("kind",))
-    if data["kind"] != "stream_error":
-        raise _fail(f"{at}.kind", "stream_error", data["kind"])
-    for key, low in (("after_events", 0), ("status", 400)):
-        if key in data and (isinstance(data[key], bool) or not isinstance(data[key], int) or data[key] < low):
-            raise _fail(f"{at}.{key}", f"an integer of at least {low}", data[key])
-    if not 400 <= data.get("status", 500) <= 599:
-        raise _fail(f"{at}.status", "an HTTP error status from 400 to 599", data["status"])
-    return Fault(
-        after_events=data.get("after_events", 0),
-        status=data.get("status", 500),
-        code=_string(data["code"], f"{at}.code") if "code" in data else None,
-        message=_string(data["message"], f"{at}.message") if "message" in data else None,
-    )
+    if not isinstance(value, dict):
+        raise _fail(at, "a mapping with a 'kind' (see the faults table in the README)", value)
+    try:
+        return faults.fault(value, at)
+    except faults.FaultError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def _timing(value: Any, at: str) -> Timing:
+    if not isinstance(value, dict):
+        raise _fail(at, "a mapping of latency_ms, ttft_ms, tokens_per_second, jitter_ms", value)
+    try:
+        return faults.timing(value, at)
+    except faults.FaultError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def _call(value: Any, at: str) -> CallSpec:

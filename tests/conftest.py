@@ -13,6 +13,7 @@ import openai
 import pytest
 import uvicorn
 
+from emulator import server as emulator_server
 from emulator.app import Settings, create_app
 
 HERE = Path(__file__).parent
@@ -52,7 +53,7 @@ def serve(settings: Settings) -> Iterator[Server]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     host, port = sock.getsockname()
-    config = uvicorn.Config(create_app(settings), log_level="warning", access_log=False, lifespan="off")
+    config = emulator_server.config(create_app(settings), "127.0.0.1", log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

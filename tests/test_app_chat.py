@@ -211,7 +211,7 @@ def _check_replies(server: Server, a: openai.OpenAI, b: openai.OpenAI) -> None:
     texts = [a.chat.completions.create(model="per-call", messages=USER).choices[0].message.content for _ in range(4)]
     assert texts == ["call one", "call two", "call three and after", "call three and after"]
     assert b.chat.completions.create(model="per-call", messages=USER).choices[0].message.content == "call one"
-    post(server, "/emulator/reset", b"")
+    post(server, "/_emulator/reset", b"")
     assert a.chat.completions.create(model="per-call", messages=USER).choices[0].message.content == "call one"
 
 

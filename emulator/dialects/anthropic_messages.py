@@ -514,13 +514,15 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         )
     )
     events.append(_event({"type": "message_stop"}))
-    if turn.fault:  # the stream breaks off with an error event, and nothing after it
-        error = UpstreamError(turn.fault.status, turn.fault.message, code=turn.fault.code)
-        return events[: turn.fault.after_events] + [render_stream_error(error)]
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":  # the stream breaks off with an error event, and nothing after it
+        error = UpstreamError.of(fault)
+        return events[: fault.after_events or 0] + [render_stream_error(error)]
     return events
 
 
 PING = frame(dumps({"type": "ping"}), "ping")
+KEEPALIVE = PING  # what Anthropic sends during long pauses
 
 
 def error_type(error: EmulatorError) -> str:

@@ -26,10 +26,11 @@ from emulator.conversation import (
 )
 from emulator.errors import EmulatorError, InvalidRequest, UpstreamError, openai_body
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
-from emulator.sse import dumps, frame, quote
+from emulator.sse import comment, dumps, frame, quote
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 DONE = frame("[DONE]")
+KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timers see bytes
 
 
 # --- request -------------------------------------------------------------------------------------
@@ -313,9 +314,10 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     if prompt.include_usage:
         usage_chunk = _head(turn, "chat.completion.chunk") | {"choices": [], "usage": _usage(turn.usage)}
         events.append(frame(dumps(usage_chunk)))
-    if turn.fault:  # the stream breaks off: no finish chunk, no usage, no [DONE]
-        error = UpstreamError(turn.fault.status, turn.fault.message, code=turn.fault.code)
-        return events[: turn.fault.after_events] + [render_stream_error(error)]
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":  # the stream breaks off: no finish chunk, no usage, no [DONE]
+        error = UpstreamError.of(fault)
+        return events[: fault.after_events or 0] + [render_stream_error(error)]
     events.append(DONE)
     return events
 

@@ -24,7 +24,7 @@ from emulator.conversation import (
 )
 from emulator.errors import EmulatorError, InvalidRequest, UpstreamError, openai_body
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
-from emulator.sse import dumps, frame
+from emulator.sse import comment, dumps, frame
 
 ROLES = ("user", "assistant", "system", "developer")
 # Items the model produced: a run of them in `input` is one assistant turn.
@@ -32,6 +32,7 @@ MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call")
 ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call_output")
 # Inferam can't run hosted tools and drops them from the request (seed 001).
 CLIENT_TOOLS = ("function", "custom")
+KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timers see bytes
 
 
 # --- request -------------------------------------------------------------------------------------
@@ -378,12 +379,16 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         emit("response.output_item.done", output_index=index, item=item)
         done.append((len(payloads), item))
 
-    if turn.fault:
-        cut = turn.fault.after_events
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":
+        cut = fault.after_events or 0
         payloads = payloads[:cut]
-        failed = _response(prompt, turn, "failed", [item for end, item in done if end <= cut], usage=False)
-        error = UpstreamError(turn.fault.status, turn.fault.message, code=turn.fault.code)
-        emit("response.failed", response=failed | {"error": {"code": error.code, "message": error.message}})
+        error = UpstreamError.of(fault)
+        if fault.event == "error":  # the flat `error` event of the SDK's type; nothing follows it
+            emit("error", code=error.code, message=error.message, param=None)
+        else:
+            failed = _response(prompt, turn, "failed", [item for end, item in done if end <= cut], usage=False)
+            emit("response.failed", response=failed | {"error": {"code": error.code, "message": error.message}})
     else:
         status, details = _status(turn)
         final = _response(prompt, turn, status, [item for _, item in done]) | {"incomplete_details": details}

@@ -1,0 +1,250 @@
+"""Faults and pacing: one vocabulary for scenario files, request headers and the CLI, and the plan
+that turns a rendered answer into a script of writes, pauses and hang-ups.
+
+Names follow the trusted prior art (WireMock's faults, Toxiproxy's toxics) plus the LLM-specific
+in-band error. The plan is pure: the app plays it against the socket.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from emulator.conversation import Fault, Timing
+
+# kind → (its parameters, one line for the README's table). Every parameter's type is in PARAMETERS.
+KINDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "status": (
+        ("status", "message", "code", "retry_after", "retry_after_ms", "should_retry"),
+        "an HTTP error with the dialect's error body and headers (`retry-after`, `retry-after-ms`, `x-should-retry`)",
+    ),
+    "stream_error": (
+        ("after_events", "status", "code", "message", "retry_after", "event"),
+        'the dialect\'s in-band error after N events: Chat `data: {"error": …}`, Responses `response.failed`'
+        " (or the flat `error` event with `event=error`), Messages `event: error`",
+    ),
+    "truncate": (("after_events", "after_bytes"), "the body stops after N events or bytes, with no terminator"),
+    "stall": (
+        ("after_events", "ms"),
+        "sending stops after N events; the socket stays open `ms` (0: until the client gives up)",
+    ),
+    "malformed": (("after_events",), "a chunk of broken JSON after N events, then the connection closes"),
+    "slice": (("size",), "the same bytes, written in pieces of `size` bytes (frames cut at odd places)"),
+    "drip": (("size", "ms"), "the same bytes, `size` bytes at a time, `ms` apart"),
+    "reset": (("after_events",), "TCP reset (RST): before the response, or after N events"),
+    "empty": ((), "the connection closes with nothing written"),
+    "garbage": ((), "random bytes, no status line, then close"),
+    "hang": ((), "the request is read and never answered"),
+}
+PARAMETERS: dict[str, type] = {
+    "status": int,
+    "message": str,
+    "code": str,
+    "retry_after": float,
+    "retry_after_ms": int,
+    "should_retry": bool,
+    "after_events": int,
+    "after_bytes": int,
+    "ms": int,
+    "size": int,
+    "event": str,
+}
+TIMING: dict[str, type] = {"latency_ms": int, "ttft_ms": int, "tokens_per_second": float, "jitter_ms": int}
+BEFORE_RESPONSE = ("empty", "garbage", "hang", "reset")  # `reset` only without `after_events`
+GARBAGE = b"lskdu018973t09sylgasjkfg1][]'./.sdlv"  # WireMock's RANDOM_DATA_THEN_CLOSE bytes
+MALFORMED = b'data: {"choices": [{"delta": {"content": "unterminated\n\n'
+KEEPALIVE_AFTER = 10.0  # seconds of silence before a keep-alive, so idle watchdogs behave as upstream
+
+
+class FaultError(ValueError):
+    """A fault or timing spec is wrong; the message names the key and what was expected."""
+
+
+# --- reading specs ------------------------------------------------------------------------------------
+
+
+def split_spec(text: str) -> dict[str, str]:
+    """`KIND; key=value; …` (or `kind=…`, or a first `key=value` naming a kind) into a mapping of strings."""
+    items = [part.strip() for part in text.split(";") if part.strip()]
+    spec: dict[str, str] = {}
+    for i, item in enumerate(items):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep:
+            if i or key not in KINDS:
+                raise FaultError(f"'{item}' is not a fault kind or a key=value pair (kinds: {', '.join(KINDS)})")
+            spec["kind"] = key
+        else:
+            spec[key] = value
+            if i == 0 and "kind" not in spec and key in KINDS:
+                spec["kind"] = key  # `status=429; retry_after=2`: the first key names the kind
+    return spec
+
+
+def fault(data: Mapping[str, Any], at: str) -> Fault:
+    """A validated `Fault` from a mapping (YAML, or a split header whose values are strings)."""
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise FaultError(f"{at}.kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+    allowed = KINDS[kind][0]
+    values = {}
+    for key, raw in data.items():
+        if key == "kind":
+            continue
+        if key not in allowed:
+            raise FaultError(f"{at}.{key}: not a parameter of '{kind}'; expected one of {', '.join(allowed) or 'none'}")
+        values[key] = _value(raw, PARAMETERS[key], f"{at}.{key}")
+    if kind == "status" and "status" not in values:
+        raise FaultError(f"{at}.status: missing; a 'status' fault needs the HTTP status, e.g. status=429")
+    if not 400 <= values.get("status", 500) <= 599:
+        raise FaultError(f"{at}.status: expected an HTTP error status from 400 to 599, got {values['status']}")
+    if values.get("event", "failed") not in ("failed", "error"):
+        raise FaultError(f"{at}.event: expected 'failed' (response.failed) or 'error' (the error event)")
+    for key in ("after_events", "after_bytes", "ms", "retry_after_ms"):
+        if values.get(key, 0) < 0:
+            raise FaultError(f"{at}.{key}: expected a number of at least 0, got {values[key]}")
+    if values.get("size", 1) < 1:
+        raise FaultError(f"{at}.size: expected a number of bytes of at least 1, got {values['size']}")
+    if kind == "truncate" and len({"after_events", "after_bytes"} & values.keys()) != 1:
+        raise FaultError(f"{at}: a 'truncate' fault needs exactly one of after_events, after_bytes")
+    return Fault(kind=kind, **values)
+
+
+def timing(data: Mapping[str, Any], at: str) -> Timing:
+    """A validated `Timing` from a mapping (YAML, or a split header)."""
+    values = {}
+    for key, raw in data.items():
+        if key not in TIMING:
+            raise FaultError(f"{at}.{key}: unknown timing key; expected one of {', '.join(TIMING)}")
+        values[key] = _value(raw, TIMING[key], f"{at}.{key}")
+        if values[key] < 0:
+            raise FaultError(f"{at}.{key}: expected a number of at least 0, got {values[key]}")
+    return Timing(**values)
+
+
+def _value(raw: Any, kind: type, at: str) -> Any:
+    if isinstance(raw, str) and kind is not str:  # from a header or the CLI: text to parse
+        try:
+            return {"true": True, "false": False}[raw.lower()] if kind is bool else kind(raw)
+        except (KeyError, ValueError):
+            raise FaultError(f"{at}: expected {_NAMES[kind]}, got {raw!r}") from None
+    if kind is float and isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return float(raw)
+    if isinstance(raw, bool) != (kind is bool) or not isinstance(raw, kind):
+        raise FaultError(f"{at}: expected {_NAMES[kind]}, got {raw!r}")
+    return raw
+
+
+_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+
+
+def describe(value: Fault | Timing) -> str:
+    """The spec in header grammar, for journals and banners: `status; status=429; retry_after=2.0`."""
+    defaults = type(value)()
+    parts: list[str] = [value.kind] if isinstance(value, Fault) else []
+    parts += [
+        f"{f.name}={getattr(value, f.name)}"
+        for f in fields(value)
+        if f.name != "kind" and getattr(value, f.name) != getattr(defaults, f.name)
+    ]
+    return "; ".join(parts)
+
+
+def before_response(fault: Fault | None) -> bool:
+    """Whether the fault answers nothing well-formed: no status line at all."""
+    return fault is not None and fault.kind in BEFORE_RESPONSE and (fault.kind != "reset" or fault.after_events is None)
+
+
+# --- the plan -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Hangup:
+    """Stop writing. `reset`: with a TCP RST; `after`: keep the socket open this long first (None: forever)."""
+
+    reset: bool = False
+    after: float | None = 0.0
+
+
+Step = bytes | Pause | Hangup
+
+
+def plan(events: list[bytes], fault: Fault | None, pace: Timing | None, keepalive: bytes, seed: int = 0) -> list[Step]:
+    """The script that writes `events` (a stream's frames, or a body as one event) with the pacing and the
+    transport fault asked for. The in-band `stream_error` is the dialect's, already in `events`."""
+    steps: list[Step] = []
+    if pace and (pace.ttft_ms or pace.tokens_per_second):
+        rng = random.Random(seed)
+        gap = 1 / pace.tokens_per_second if pace.tokens_per_second else 0.0
+        for i, event in enumerate(events):
+            wait = pace.ttft_ms / 1000 if i == 1 else gap if i > 1 else 0.0  # the first event opens the stream
+            if wait and pace.jitter_ms:
+                wait = max(0.0, wait + rng.uniform(-pace.jitter_ms, pace.jitter_ms) / 1000)
+            steps += _pause(wait, keepalive)
+            steps.append(event)
+    else:
+        steps = list(events)
+    return _break(steps, fault) if fault else steps
+
+
+def _pause(seconds: float, keepalive: bytes) -> list[Step]:
+    """A pause, with a keep-alive every KEEPALIVE_AFTER seconds of it."""
+    steps: list[Step] = []
+    while seconds > KEEPALIVE_AFTER:
+        steps += [Pause(KEEPALIVE_AFTER), keepalive]
+        seconds -= KEEPALIVE_AFTER
+    return [*steps, Pause(seconds)] if seconds > 0 else steps
+
+
+def _break(steps: list[Step], fault: Fault) -> list[Step]:
+    kind = fault.kind
+    if kind in ("slice", "drip"):
+        pieces: list[Step] = []
+        for step in steps:
+            if not isinstance(step, bytes):
+                pieces.append(step)
+                continue
+            for at in range(0, len(step), fault.size):
+                pieces.append(step[at : at + fault.size])
+                if kind == "drip" and fault.ms:
+                    pieces.append(Pause(fault.ms / 1000))
+        return pieces
+    if kind == "truncate" and fault.after_bytes is not None:
+        return [*_first_bytes(steps, fault.after_bytes), Hangup()]
+    if kind in ("truncate", "stall", "malformed", "reset") and fault.after_events is not None:
+        kept = _first_events(steps, fault.after_events)
+        if kind == "stall":
+            return [*kept, Hangup(after=fault.ms / 1000 if fault.ms else None)]
+        if kind == "malformed":
+            return [*kept, MALFORMED, Hangup()]
+        return [*kept, Hangup(reset=kind == "reset")]
+    return steps
+
+
+def _first_events(steps: list[Step], count: int) -> list[Step]:
+    kept: list[Step] = []
+    for step in steps:
+        if isinstance(step, bytes):
+            if count == 0:
+                break
+            count -= 1
+        kept.append(step)
+    return kept
+
+
+def _first_bytes(steps: list[Step], count: int) -> list[Step]:
+    kept: list[Step] = []
+    for step in steps:
+        if isinstance(step, bytes):
+            if count <= 0:
+                break
+            step = step[:count]
+            count -= len(step)
+        kept.append(step)
+    return kept

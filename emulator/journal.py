@@ -1,0 +1,50 @@
+"""The request journal: every request the emulator answered, recorded before any delay or fault runs,
+so that a client that timed out is still visible (WireMock's rule). Bounded; newest last."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+CAPACITY = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: int
+    time: float
+    method: str
+    path: str
+    model: str | None
+    key: str  # the API key's last four characters, never the key
+    stream: bool
+    source: str | None  # the scenario that answered, or "default"; None when the request was refused
+    fault: str | None  # the fault, in header grammar
+    status: int | None  # the HTTP status sent (200 also when a stream then failed); None: no response
+    attempt: int | None  # the SDKs' `x-stainless-retry-count`
+
+
+class Journal:
+    def __init__(self, capacity: int = CAPACITY) -> None:
+        self._entries: deque[Entry] = deque(maxlen=capacity)
+        self._next = 1
+
+    def add(self, **fields: Any) -> Entry:
+        entry = Entry(id=self._next, time=time.time(), **fields)
+        self._next += 1
+        self._entries.append(entry)
+        return entry
+
+    def find(self, where: Mapping[str, str]) -> list[dict[str, Any]]:
+        """Entries whose fields equal the given values (as text), oldest first."""
+        return [asdict(e) for e in self._entries if all(str(getattr(e, k, None)) == v for k, v in where.items())]
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+def key_hint(key: str) -> str:
+    return f"…{key[-4:]}" if key else ""

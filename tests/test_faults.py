@@ -1,0 +1,334 @@
+"""Faults and pacing: the vocabulary, the plan, and what each SDK sees when the server misbehaves.
+
+One row per fault in the parametrized tables: adding a fault is adding a row. Timing is asserted in
+ranges, never exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import httpx2
+import openai
+import pytest
+
+from emulator import faults
+from emulator.conversation import Fault, Timing
+from emulator.faults import FaultError, Hangup, Pause
+from tests.conftest import Server
+
+USER: Any = [{"role": "user", "content": "hi"}]
+TEXT = "Hello from the emulator. It streams in token-sized pieces."  # the `plain-text` scenario
+
+
+def journal(server: Server, **where: str) -> list[dict[str, Any]]:
+    query = "&".join(f"{k}={v}" for k, v in where.items())
+    with urllib.request.urlopen(f"{server.base_url}/_emulator/requests?{query}", timeout=10) as response:
+        return list(json.load(response)["requests"])
+
+
+@pytest.fixture
+def fresh(server: Server) -> Iterator[Server]:
+    """The shared server with its journal and counters cleared before the test."""
+    urllib.request.urlopen(urllib.request.Request(f"{server.base_url}/_emulator/reset", method="POST"), timeout=10)
+    yield server
+
+
+# --- the vocabulary --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("status; status=429; retry_after=2", Fault("status", status=429, retry_after=2.0)),
+        ("status=503", Fault("status", status=503)),
+        ("kind=truncate; after_events=5", Fault("truncate", after_events=5)),
+        ("stall;after_events=3;ms=250", Fault("stall", after_events=3, ms=250)),
+        (
+            "status=429; should_retry=false; retry_after_ms=1500",
+            Fault("status", status=429, should_retry=False, retry_after_ms=1500),
+        ),
+        (
+            "stream_error; after_events=2; event=error; code=server_error",
+            Fault("stream_error", after_events=2, event="error", code="server_error"),
+        ),
+        ("hang", Fault("hang")),
+    ],
+)
+def test_header_grammar(spec: str, expected: Fault) -> None:
+    fault = faults.fault(faults.split_spec(spec), "x-emulator-fault")
+    assert fault == expected
+    assert faults.fault(faults.split_spec(faults.describe(fault)), "again") == fault  # describe reads back
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("teapot", "'teapot' is not a fault kind"),
+        ("status", "h.status: missing"),
+        ("status=200", "h.status: expected an HTTP error status"),
+        ("truncate", "exactly one of after_events, after_bytes"),
+        ("hang; ms=5", "h.ms: not a parameter of 'hang'"),
+        ("stall; after_events=x", "h.after_events: expected an integer, got 'x'"),
+        ("status=429; should_retry=maybe", "h.should_retry: expected true or false"),
+        ("slice; size=0", "h.size: expected a number of bytes of at least 1"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(spec: str, message: str) -> None:
+    with pytest.raises(FaultError, match=message.replace("(", r"\(")):
+        faults.fault(faults.split_spec(spec), "h")
+
+
+def test_timing_grammar() -> None:
+    assert faults.timing(faults.split_spec("ttft_ms=300; tokens_per_second=60"), "t") == Timing(
+        ttft_ms=300, tokens_per_second=60.0
+    )
+    with pytest.raises(FaultError, match="t.speed: unknown timing key"):
+        faults.timing({"speed": 3}, "t")
+
+
+# --- the plan ------------------------------------------------------------------------------------------
+
+EVENTS = [b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n", b"data: [DONE]\n\n"]
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        (Fault("truncate", after_events=2), [*EVENTS[:2], Hangup()]),
+        (Fault("truncate", after_bytes=13), [EVENTS[0], b"data", Hangup()]),
+        (Fault("stall", after_events=1), [EVENTS[0], Hangup(after=None)]),
+        (Fault("stall", after_events=1, ms=500), [EVENTS[0], Hangup(after=0.5)]),
+        (Fault("malformed", after_events=3), [*EVENTS[:3], faults.MALFORMED, Hangup()]),
+        (Fault("reset", after_events=0), [Hangup(reset=True)]),
+        (
+            Fault("slice", size=4),
+            [
+                b"data",
+                b": 1\n",
+                b"\n",
+                b"data",
+                b": 2\n",
+                b"\n",
+                b"data",
+                b": 3\n",
+                b"\n",
+                b"data",
+                b": [D",
+                b"ONE]",
+                b"\n\n",
+            ],
+        ),
+        (
+            Fault("drip", size=9, ms=20),
+            [
+                EVENTS[0],
+                Pause(0.02),
+                EVENTS[1],
+                Pause(0.02),
+                EVENTS[2],
+                Pause(0.02),
+                b"data: [DO",
+                Pause(0.02),
+                b"NE]\n\n",
+                Pause(0.02),
+            ],
+        ),
+        (Fault("stream_error"), EVENTS),  # the dialect renders it into the events
+    ],
+)
+def test_plan_breaks_the_stream(fault: Fault, expected: list[Any]) -> None:
+    assert faults.plan(EVENTS, fault, None, b": ka\n\n") == expected
+
+
+def test_plan_paces_with_keepalives_and_seeded_jitter() -> None:
+    steps = faults.plan(EVENTS, None, Timing(ttft_ms=25_000, tokens_per_second=10), b": ka\n\n")
+    assert steps == [EVENTS[0], Pause(10.0), b": ka\n\n", Pause(10.0), b": ka\n\n", Pause(5.0), EVENTS[1]] + [
+        Pause(0.1),
+        EVENTS[2],
+        Pause(0.1),
+        EVENTS[3],
+    ]
+    jittery = Timing(tokens_per_second=10, jitter_ms=50)
+    first, again = (faults.plan(EVENTS, None, jittery, b"", seed=7) for _ in range(2))
+    assert first == again != faults.plan(EVENTS, None, jittery, b"", seed=8)
+    assert all(0.05 <= s.seconds <= 0.15 for s in first if isinstance(s, Pause))
+
+
+# --- what the clients see --------------------------------------------------------------------------------
+
+OPENAI_STREAM_FAULTS = [
+    ("truncate; after_events=3", openai.APIConnectionError, 3),
+    ("truncate; after_bytes=100", openai.APIConnectionError, 0),
+    ("reset; after_events=2", openai.APIConnectionError, 2),
+    ("malformed; after_events=2", json.JSONDecodeError, 2),
+    ("stall; after_events=2", openai.APITimeoutError, 2),
+    ("reset", openai.APIConnectionError, 0),
+    ("empty", openai.APIConnectionError, 0),
+    ("garbage", openai.APIConnectionError, 0),
+    ("hang", openai.APITimeoutError, 0),
+    ("status=429; retry_after=3", openai.RateLimitError, 0),
+    ("status=503", openai.InternalServerError, 0),
+    ("stream_error; after_events=2", openai.APIError, 2),
+]
+
+
+@pytest.mark.parametrize(("spec", "raised", "received"), OPENAI_STREAM_FAULTS)
+def test_chat_stream_faults(server: Server, spec: str, raised: type[Exception], received: int) -> None:
+    got: list[Any] = []
+    with server.openai(timeout=1.0) as client, pytest.raises(raised):
+        stream = client.chat.completions.create(
+            model="plain-text", messages=USER, stream=True, extra_headers={"x-emulator-fault": spec}
+        )
+        got.extend(stream)
+    assert len(got) == received
+
+
+# Responses' in-band error is an event (`response.failed`), not an exception: test_responses_in_band_errors.
+@pytest.mark.parametrize(
+    ("spec", "raised", "received"), [row for row in OPENAI_STREAM_FAULTS if not row[0].startswith("stream_error")]
+)
+def test_responses_stream_faults(server: Server, spec: str, raised: type[Exception], received: int) -> None:
+    got: list[Any] = []
+    with server.openai(timeout=1.0) as client, pytest.raises(raised):
+        stream = client.responses.create(
+            model="plain-text", input="hi", stream=True, extra_headers={"x-emulator-fault": spec}
+        )
+        got.extend(stream)
+    assert len(got) == received
+
+
+# anthropic 2.14 does not wrap a transport failure once the stream is being read: httpx2's own error escapes
+# (openai 3.57 wraps the same as APIConnectionError / APITimeoutError).
+ANTHROPIC_STREAM_FAULTS = [
+    ("truncate; after_events=3", httpx2.RemoteProtocolError, 2),  # the third event is a ping, which the SDK skips
+    ("reset; after_events=2", httpx2.ReadError, 2),
+    ("stall; after_events=2", httpx2.ReadTimeout, 2),
+    ("empty", anthropic.APIConnectionError, 0),
+    ("garbage", anthropic.APIConnectionError, 0),
+    ("hang", anthropic.APITimeoutError, 0),
+    ("status=429; retry_after=3", anthropic.RateLimitError, 0),
+    ("status=529", anthropic.OverloadedError, 0),
+    ("stream_error; after_events=2; status=529", anthropic.APIStatusError, 2),
+]
+
+
+@pytest.mark.parametrize(("spec", "raised", "received"), ANTHROPIC_STREAM_FAULTS)
+def test_messages_stream_faults(server: Server, spec: str, raised: type[Exception], received: int) -> None:
+    got: list[Any] = []
+    with server.anthropic(timeout=1.0) as client, pytest.raises(raised):
+        stream = client.messages.create(
+            model="plain-text", max_tokens=100, messages=USER, stream=True, extra_headers={"x-emulator-fault": spec}
+        )
+        got.extend(stream)
+    assert len(got) == received
+
+
+def test_slice_and_drip_deliver_everything(server: Server) -> None:
+    with server.openai() as client:
+        for spec in ("slice; size=3", "drip; size=40; ms=5"):
+            with client.chat.completions.stream(
+                model="plain-text", messages=USER, extra_headers={"x-emulator-fault": spec}
+            ) as stream:
+                assert stream.get_final_completion().choices[0].message.content == TEXT
+        with (
+            server.anthropic() as claude,
+            claude.messages.stream(
+                model="plain-text", max_tokens=100, messages=USER, extra_headers={"x-emulator-fault": "slice; size=5"}
+            ) as stream,
+        ):
+            assert stream.get_final_message().content[0].text == TEXT
+
+
+def test_non_stream_truncation_and_status_headers(server: Server) -> None:
+    with server.openai() as client:
+        with pytest.raises(openai.APIConnectionError):
+            client.chat.completions.create(
+                model="plain-text", messages=USER, extra_headers={"x-emulator-fault": "truncate; after_bytes=50"}
+            )
+        raw = client.chat.completions.with_raw_response
+        with pytest.raises(openai.RateLimitError) as caught:
+            raw.create(
+                model="plain-text",
+                messages=USER,
+                extra_headers={
+                    "x-emulator-fault": "status=429; retry_after=7; retry_after_ms=7000; should_retry=false"
+                },
+            )
+    headers = caught.value.response.headers
+    assert (headers["retry-after"], headers["retry-after-ms"], headers["x-should-retry"]) == ("7", "7000", "false")
+    assert caught.value.code == "rate_limit_exceeded" and "try again in 7s" in caught.value.message
+
+
+def test_responses_in_band_errors(server: Server) -> None:
+    with server.openai() as client:
+        failed = list(
+            client.responses.create(
+                model="plain-text",
+                input="hi",
+                stream=True,
+                extra_headers={"x-emulator-fault": "stream_error; after_events=4; status=429; retry_after=2"},
+            )
+        )
+        flat = list(
+            client.responses.create(
+                model="plain-text",
+                input="hi",
+                stream=True,
+                extra_headers={"x-emulator-fault": "stream_error; after_events=4; event=error"},
+            )
+        )
+    assert failed[-1].type == "response.failed" and failed[-1].response.error.code == "rate_limit_exceeded"
+    assert "try again in 2s" in failed[-1].response.error.message  # what Codex parses its delay from
+    assert flat[-1].type == "error" and flat[-1].sequence_number == 4 and flat[-1].code == "server_error"
+
+
+def test_sdk_retries_a_scripted_429_and_the_journal_counts_attempts(fresh: Server) -> None:
+    started = time.monotonic()
+    with fresh.openai(max_retries=2) as client:
+        completion = client.chat.completions.create(model="flaky", messages=USER)
+    elapsed = time.monotonic() - started
+    assert completion.choices[0].message.content == "third time lucky"
+    assert 1.8 <= elapsed < 10  # two waits of `retry-after: 1`
+    attempts = journal(fresh, source="flaky")
+    assert [(a["status"], a["attempt"]) for a in attempts] == [(429, 0), (429, 1), (200, 2)]
+    assert attempts[0]["fault"] == "status; status=429; retry_after=1.0"
+
+
+def test_journal_records_before_the_fault_runs(fresh: Server) -> None:
+    with fresh.openai(timeout=0.5) as client, pytest.raises(openai.APITimeoutError):
+        client.chat.completions.create(model="plain-text", messages=USER, extra_headers={"x-emulator-fault": "hang"})
+    (entry,) = journal(fresh, fault="hang")
+    assert entry["status"] is None and entry["source"] == "plain-text" and entry["key"] == "…test"
+
+
+def test_bad_fault_header_is_a_400(server: Server) -> None:
+    with server.openai() as client, pytest.raises(openai.BadRequestError, match="x-emulator-fault.kind"):
+        client.chat.completions.create(model="m", messages=USER, extra_headers={"x-emulator-fault": "kind=teapot"})
+
+
+# --- pacing ----------------------------------------------------------------------------------------------
+
+
+def test_scenario_timing_paces_the_stream(server: Server) -> None:
+    with server.openai() as client:
+        started = time.monotonic()
+        stream = client.chat.completions.create(model="paced", messages=USER, stream=True)
+        arrivals = [time.monotonic() - started for _ in stream]
+    content = arrivals[1]  # the role chunk opens the stream at once; the first token waits ttft_ms
+    assert 0.25 <= content < 2.0
+    assert arrivals[-1] - content >= 0.8 * (len(arrivals) - 3) / 50  # 50 tokens/s between the rest
+
+
+def test_header_latency_delays_the_headers(server: Server) -> None:
+    with server.openai() as client:
+        started = time.monotonic()
+        client.chat.completions.create(
+            model="plain-text", messages=USER, extra_headers={"x-emulator-timing": "latency_ms=300"}
+        )
+    assert 0.28 <= time.monotonic() - started < 3
