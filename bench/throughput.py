@@ -12,8 +12,9 @@ generator, each non-streamed and streamed with `stream_options.include_usage`):
   captured response;
 * the ratio emulator/baseline of each, printed as a table. The target is at least 70% of the baseline.
 
-Both servers run in their own subprocess under identical `uvicorn.run(app, host="127.0.0.1", port=...,
-access_log=False, log_level="warning")` settings; the load generator is `wrk` (installed with apt-get
+Both servers run in their own subprocess under identical settings, those of `emulator serve`
+(`emulator.server.run(app, "127.0.0.1", port, access_log=False, log_level="warning")`);
+the load generator is `wrk` (installed with apt-get
 when missing and running as root) with bench/post.lua, else a keep-alive asyncio load generator in a
 separate process. Everything stays on 127.0.0.1. Baseline and emulator runs alternate, round after
 round, and the median of each side is reported, because a shared 2-core machine is noisy.
@@ -184,14 +185,15 @@ def _baseline_app(spec: dict[str, Any], stream: bool) -> Any:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from emulator import server
 
     _watch_parent(args.parent)
     if args.serve == "emulator":
         app = _emulator_app()
     else:
         app = _baseline_app(json.loads(Path(args.spec).read_text()), args.stream)
-    uvicorn.run(app, host=HOST, port=args.port, access_log=False, log_level="warning")
+    # Both under `emulator serve`'s uvicorn settings (its protocol class included), as the issue asks.
+    server.run(app, HOST, args.port, access_log=False, log_level="warning")
     return 0
 
 
