@@ -16,6 +16,10 @@ from emulator.conversation import Prompt, Reply, ToolCall, Turn, Usage
 from emulator.generate import Writer, default_reply
 from emulator.scenarios import Book
 
+# A test's own scope: its call counts, journal entries and rate-limit buckets are its own, so parallel
+# test runs against one server never see each other's state.
+TEST_ID = "x-emulator-test-id"
+
 
 @dataclass
 class Answerer:
@@ -26,7 +30,7 @@ class Answerer:
 
     book: Book
     writer: Writer
-    calls: Counter[tuple[str, str]]
+    calls: Counter[tuple[str, str, str]]  # (test id, scenario, API key) → calls so far
 
     def __call__(self, prompt: Prompt, created: int) -> Turn:
         scenario = self.book.pick(prompt)
@@ -34,13 +38,15 @@ class Answerer:
             return finish(prompt, default_reply(prompt, self.writer), created=created)
         before = 0
         if scenario.by_call:
-            key = (scenario.name, prompt.api_key)
+            key = (prompt.headers.get(TEST_ID, ""), scenario.name, prompt.api_key)
             before, self.calls[key] = self.calls[key], self.calls[key] + 1
         reply = scenario.reply(prompt, self.writer, before)
         return finish(prompt, reply, created=created, source=scenario.name, salt=before)
 
-    def reset(self) -> None:
-        self.calls.clear()
+    def reset(self, test_id: str | None = None) -> None:
+        """Forget the call counts: all of them, or one test's (`x-emulator-test-id`)."""
+        for key in [k for k in self.calls if test_id is None or k[0] == test_id]:
+            del self.calls[key]
 
 
 def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default", salt: object = 0) -> Turn:

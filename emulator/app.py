@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator import faults, ids, player, scenarios
-from emulator.answer import Answerer
+from emulator.answer import TEST_ID, Answerer
 from emulator.conversation import Fault, Prompt, Timing, Turn
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.errors import (
@@ -71,6 +71,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     book = scenarios.load(settings.scenarios)
     answerer = Answerer(book, Writer(settings.seed), Counter())
     journal = Journal()
+    repeats: Counter[tuple[str, str, str]] = Counter()  # (test id, key, request) → attempts, for chaos
     models = tuple(dict.fromkeys(DEFAULT_MODELS + book.models))
 
     def clock() -> int:
@@ -87,10 +88,15 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 prompt = dialect.parse_request(_json(raw), headers, fingerprint)
                 fault, pace = _overrides(headers, settings)
                 turn = answerer(prompt, clock())
-                if fault or pace:  # the request's header wins over the scenario, the scenario over the CLI
-                    turn = replace(turn, fault=fault or turn.fault, timing=pace or turn.timing)
-                elif settings.fault or settings.timing:
-                    turn = replace(turn, fault=turn.fault or settings.fault, timing=turn.timing or settings.timing)
+                # The request's header wins over the scenario, the scenario over the CLI.
+                fault = fault or turn.fault or settings.fault
+                if fault and fault.rate < 1:  # chaos: the seed, the request and its attempt decide
+                    scope = (headers.get(TEST_ID, ""), prompt.api_key, fingerprint)
+                    attempt, repeats[scope] = repeats[scope], repeats[scope] + 1
+                    fault = fault if faults.strikes(fault, settings.seed, fingerprint, attempt) else None
+                pace = pace or turn.timing or settings.timing
+                if fault is not turn.fault or pace is not turn.timing:
+                    turn = replace(turn, fault=fault, timing=pace)
             except EmulatorError as error:
                 _log(request, headers, prompt, None, None, error.status)
                 return _error(dialect, error)
@@ -154,6 +160,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             fault=faults.describe(fault) if fault else None,
             status=status,
             attempt=int(attempt) if attempt.isdigit() else None,
+            test_id=headers.get(TEST_ID, ""),
         )
 
     async def list_models(request: Request) -> Response:
@@ -187,13 +194,15 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return Response(encode({"status": "ok", "scenarios": len(book.scenarios)}), media_type=JSON)
 
     async def reset(request: Request) -> Response:
-        answerer.reset()
-        journal.clear()
-        return Response(encode({"reset": True}), media_type=JSON)
+        test_id = _test_id(request)
+        answerer.reset(test_id)
+        journal.clear(test_id)
+        repeats.clear()
+        return Response(encode({"reset": True, "test_id": test_id}), media_type=JSON)
 
     async def requests(request: Request) -> Response:
         if request.method == "DELETE":
-            journal.clear()
+            journal.clear(_test_id(request))
             return Response(encode({"cleared": True}), media_type=JSON)
         return Response(encode({"requests": journal.find(dict(request.query_params))}), media_type=JSON)
 
@@ -260,6 +269,11 @@ def _request_id(dialect: Dialect, root: str) -> dict[str, str]:
     if dialect is anthropic_messages:
         return {"request-id": ids.make("req_011", root, length=21)}
     return {"x-request-id": ids.make("req_", root)}
+
+
+def _test_id(request: Request) -> str | None:
+    """The test scope an admin call names: `x-emulator-test-id`, or `?test_id=`; None for everything."""
+    return request.headers.get(TEST_ID) or request.query_params.get("test_id")
 
 
 def _overrides(headers: Mapping[str, str], settings: Settings) -> tuple[Fault | None, Timing | None]:

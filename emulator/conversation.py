@@ -148,6 +148,7 @@ class Fault:
     ms: int = 0
     size: int = 1
     event: Literal["failed", "error"] = "failed"  # Responses: `response.failed`, or the flat `error` event
+    rate: float = 1.0  # the share of requests it strikes (Toxiproxy's toxicity), chosen by the seed
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from emulator import ids
 from emulator.conversation import Fault, Timing
 
 # kind → (its parameters, one line for the README's table). Every parameter's type is in PARAMETERS.
@@ -50,7 +51,9 @@ PARAMETERS: dict[str, type] = {
     "ms": int,
     "size": int,
     "event": str,
+    "rate": float,
 }
+COMMON = ("rate",)  # parameters every kind takes
 TIMING: dict[str, type] = {"latency_ms": int, "ttft_ms": int, "tokens_per_second": float, "jitter_ms": int}
 BEFORE_RESPONSE = ("empty", "garbage", "hang", "reset")  # `reset` only without `after_events`
 GARBAGE = b"lskdu018973t09sylgasjkfg1][]'./.sdlv"  # WireMock's RANDOM_DATA_THEN_CLOSE bytes
@@ -87,7 +90,7 @@ def fault(data: Mapping[str, Any], at: str) -> Fault:
     kind = data.get("kind")
     if kind not in KINDS:
         raise FaultError(f"{at}.kind: expected one of {', '.join(KINDS)}, got {kind!r}")
-    allowed = KINDS[kind][0]
+    allowed = KINDS[kind][0] + COMMON
     values = {}
     for key, raw in data.items():
         if key == "kind":
@@ -104,6 +107,8 @@ def fault(data: Mapping[str, Any], at: str) -> Fault:
     for key in ("after_events", "after_bytes", "ms", "retry_after_ms"):
         if values.get(key, 0) < 0:
             raise FaultError(f"{at}.{key}: expected a number of at least 0, got {values[key]}")
+    if not 0 <= values.get("rate", 1.0) <= 1:
+        raise FaultError(f"{at}.rate: expected a share from 0 to 1, got {values['rate']}")
     if values.get("size", 1) < 1:
         raise FaultError(f"{at}.size: expected a number of bytes of at least 1, got {values['size']}")
     if kind == "truncate" and len({"after_events", "after_bytes"} & values.keys()) != 1:
@@ -149,6 +154,14 @@ def describe(value: Fault | Timing) -> str:
         if f.name != "kind" and getattr(value, f.name) != getattr(defaults, f.name)
     ]
     return "; ".join(parts)
+
+
+def strikes(fault: Fault, seed: int, request: str, attempt: int) -> bool:
+    """Whether a fault with a `rate` strikes this attempt of this request: chaos that repeats exactly on every
+    run with the same seed, and lets a retry (the next attempt) come through."""
+    if fault.rate >= 1:
+        return True
+    return ids.number(request, seed, attempt, "chaos") % 1_000_000 < fault.rate * 1_000_000
 
 
 def before_response(fault: Fault | None) -> bool:

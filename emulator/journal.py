@@ -25,6 +25,7 @@ class Entry:
     fault: str | None  # the fault, in header grammar
     status: int | None  # the HTTP status sent (200 also when a stream then failed); None: no response
     attempt: int | None  # the SDKs' `x-stainless-retry-count`
+    test_id: str  # `x-emulator-test-id`, or ""
 
 
 class Journal:
@@ -42,8 +43,12 @@ class Journal:
         """Entries whose fields equal the given values (as text), oldest first."""
         return [asdict(e) for e in self._entries if all(str(getattr(e, k, None)) == v for k, v in where.items())]
 
-    def clear(self) -> None:
-        self._entries.clear()
+    def clear(self, test_id: str | None = None) -> None:
+        """Forget every entry, or one test's."""
+        if test_id is None:
+            self._entries.clear()
+        else:
+            self._entries = deque((e for e in self._entries if e.test_id != test_id), maxlen=self._entries.maxlen)
 
 
 def key_hint(key: str) -> str:

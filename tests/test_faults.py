@@ -18,6 +18,7 @@ import openai
 import pytest
 
 from emulator import faults
+from emulator.app import Settings
 from emulator.conversation import Fault, Timing
 from emulator.faults import FaultError, Hangup, Pause
 from tests.conftest import Server
@@ -332,3 +333,52 @@ def test_header_latency_delays_the_headers(server: Server) -> None:
             model="plain-text", messages=USER, extra_headers={"x-emulator-timing": "latency_ms=300"}
         )
     assert 0.28 <= time.monotonic() - started < 3
+
+
+# --- chaos and isolation -----------------------------------------------------------------------------------
+
+
+def _chaos_run(server: Server, count: int = 30) -> list[int]:
+    statuses = []
+    with server.openai() as client:
+        for i in range(count):
+            try:
+                client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"question {i}"}])
+                statuses.append(200)
+            except openai.APIStatusError as exc:
+                statuses.append(exc.status_code)
+    return statuses
+
+
+def test_chaos_is_seeded_and_repeats_exactly(make_server: Any) -> None:
+    chaos = Fault("status", status=503, rate=0.3)
+    first = _chaos_run(make_server(Settings(seed=5, fault=chaos)))
+    again = _chaos_run(make_server(Settings(seed=5, fault=chaos)))
+    other = _chaos_run(make_server(Settings(seed=6, fault=chaos)))
+    assert first == again != other
+    assert 3 <= first.count(503) <= 18  # about 30% of 30, give or take what chance allows
+    assert set(first) == {200, 503}
+
+
+def test_chaos_lets_a_retry_through(make_server: Any) -> None:
+    server = make_server(Settings(seed=1, fault=Fault("status", status=503, rate=0.5, retry_after_ms=20)))
+    with server.openai(max_retries=6) as client:
+        for i in range(10):  # each struck attempt is rolled again: the retries get through
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"q{i}"}])
+    assert any(entry["attempt"] for entry in journal(server, status="503"))
+
+
+def test_test_id_scopes_counters_and_journal(fresh: Server) -> None:
+    def ask(test_id: str) -> str | None:
+        with fresh.openai() as client:
+            completion = client.chat.completions.create(
+                model="per-call", messages=USER, extra_headers={"x-emulator-test-id": test_id}
+            )
+        return completion.choices[0].message.content
+
+    assert [ask("a"), ask("a"), ask("b"), ask("a")] == ["call one", "call two", "call one", "call three and after"]
+    assert len(journal(fresh, test_id="a")) == 3 and len(journal(fresh, test_id="b")) == 1
+    request = urllib.request.Request(f"{fresh.base_url}/_emulator/reset?test_id=a", method="POST")
+    urllib.request.urlopen(request, timeout=10)
+    assert journal(fresh, test_id="a") == [] and len(journal(fresh, test_id="b")) == 1
+    assert [ask("a"), ask("b")] == ["call one", "call two"]
