@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from emulator import faults, ids, player, scenarios
+from emulator import faults, ids, limits, player, scenarios
 from emulator.answer import TEST_ID, Answerer
 from emulator.conversation import Fault, Prompt, Timing, Turn
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
@@ -64,6 +64,7 @@ class Settings:
     max_body_bytes: int = 32 * 1024 * 1024
     fault: Fault | None = None  # for every request (`--fault`); a scenario's or a header's wins
     timing: Timing | None = None  # for every request (`--timing`)
+    limits: limits.Limits = limits.Limits()  # per API key; none by default: no 429s unless asked
 
 
 def create_app(settings: Settings = Settings()) -> Starlette:
@@ -72,6 +73,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     answerer = Answerer(book, Writer(settings.seed), Counter())
     journal = Journal()
     repeats: Counter[tuple[str, str, str]] = Counter()  # (test id, key, request) → attempts, for chaos
+    limiter = limits.Limiter(settings.limits) if settings.limits else None
     models = tuple(dict.fromkeys(DEFAULT_MODELS + book.models))
 
     def clock() -> int:
@@ -97,12 +99,21 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 pace = pace or turn.timing or settings.timing
                 if fault is not turn.fault or pace is not turn.timing:
                     turn = replace(turn, fault=fault, timing=pace)
+                rate_headers: dict[str, str] = {}
+                if limiter:  # every response reports the buckets; a spent one answers 429
+                    now = time.time()
+                    verdict = limiter.take((headers.get(TEST_ID, ""), prompt.api_key), turn.usage.total_tokens, now)
+                    rate_headers = limits.anthropic_headers(verdict, now) if dialect is anthropic_messages else {}
+                    rate_headers = rate_headers or limits.openai_headers(verdict)
+                    if not verdict.allowed:
+                        rate_headers |= limits.retry_headers(verdict)
+                        turn = replace(turn, fault=Fault("status", status=429, message=verdict.message))
             except EmulatorError as error:
                 _log(request, headers, prompt, None, None, error.status)
                 return _error(dialect, error)
             except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
                 return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
-            out = _request_id(dialect, fingerprint) | {"x-emulator-source": turn.source}
+            out = _request_id(dialect, fingerprint) | {"x-emulator-source": turn.source} | rate_headers
             return _respond(request, dialect, prompt, turn, out, headers)
 
         return handle
@@ -120,7 +131,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         steps: list[Step]
         if fault and failing:  # nothing streamed yet: the failure is the HTTP answer
             error = UpstreamError.of(fault)
-            response = _error(dialect, error, turn.id, _retry_headers(fault))
+            response = _error(dialect, error, turn.id, out | _retry_headers(fault))
             if not pace or not pace.latency_ms:
                 return response
             steps = [Pause(pace.latency_ms / 1000), bytes(response.body)]
@@ -197,6 +208,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         test_id = _test_id(request)
         answerer.reset(test_id)
         journal.clear(test_id)
+        if limiter:
+            limiter.reset(test_id)
         repeats.clear()
         return Response(encode({"reset": True, "test_id": test_id}), media_type=JSON)
 
@@ -302,6 +315,8 @@ def _error(dialect: Dialect, error: EmulatorError, root: str = "", extra: Mappin
     body = dialect.render_error(error)
     headers = dict(extra)
     if dialect is anthropic_messages:  # Anthropic repeats the request id in the error body
-        headers = _request_id(dialect, root or ids.digest(error.status, error.message))
+        headers.setdefault(
+            "request-id", _request_id(dialect, root or ids.digest(error.status, error.message))["request-id"]
+        )
         body["request_id"] = headers["request-id"]
     return Response(encode(body), status_code=error.status, media_type=JSON, headers=headers)

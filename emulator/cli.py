@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from emulator import faults, scenarios, server
+from emulator import faults, limits, scenarios, server
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -54,6 +54,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="SPEC",
         help="pacing for every request, e.g. 'ttft_ms=300; tokens_per_second=60' (default: as fast as possible)",
     )
+    serve.add_argument(
+        "--limits",
+        metavar="SPEC",
+        help="rate limits per API key, e.g. 'requests_per_minute=60; tokens_per_minute=40000; requests_per_day=1000'",
+    )
     serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
     check = commands.add_parser("check", help="validate scenario files and exit non-zero on a mistake")
@@ -82,10 +87,13 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         fault = faults.fault(faults.split_spec(args.fault), "--fault") if args.fault else None
         pace = faults.timing(faults.split_spec(args.timing), "--timing") if args.timing else None
-    except faults.FaultError as exc:
+        quota = limits.parse(faults.split_spec(args.limits), "--limits") if args.limits else limits.Limits()
+    except ValueError as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
-    settings = Settings(scenarios=tuple(paths), seed=args.seed, frozen_time=args.freeze_time, fault=fault, timing=pace)
+    settings = Settings(
+        scenarios=tuple(paths), seed=args.seed, frozen_time=args.freeze_time, fault=fault, timing=pace, limits=quota
+    )
     try:
         app = create_app(settings)
     except scenarios.ScenarioError as exc:
@@ -96,6 +104,7 @@ def _serve(args: argparse.Namespace) -> int:
     lines = [f"emulator on {base}  (seed {args.seed}{', frozen clock' if args.freeze_time is not None else ''})"]
     lines += [f"  {e.split()[0]:<5}{base}{e.split()[1]}" for e in ENDPOINTS]
     lines += [f"every request: {faults.describe(v)}" for v in (fault, pace) if v]
+    lines += [f"rate limits per key: {quota}"] if quota else []
     lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths)) or 'nowhere'}")
     lines += [f"  {s.name}" for s in book.scenarios]
     print("\n".join(lines), flush=True)

@@ -1,0 +1,89 @@
+"""Rate limits: the token buckets, the headers that count down, and the 429 when a bucket is spent."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from emulator import limits
+from emulator.app import Settings
+from emulator.limits import Limiter, Limits
+
+USER: Any = [{"role": "user", "content": "hi"}]
+
+
+def test_buckets_count_down_and_refill() -> None:
+    limiter = Limiter(Limits(requests_per_minute=3, tokens_per_minute=100))
+    scope = ("", "key")
+    verdicts = [limiter.take(scope, 30, now=1000.0) for _ in range(4)]
+    assert [v.allowed for v in verdicts] == [True, True, True, False]
+    assert [v.buckets["requests_per_minute"].remaining for v in verdicts[:3]] == [2, 1, 0]
+    assert verdicts[2].buckets["tokens_per_minute"].remaining == 10
+    refused = verdicts[3]
+    assert refused.spent == "requests_per_minute" and refused.retry_after == pytest.approx(20.0)  # 1 of 3 a minute
+    assert "Please try again in 20s" in refused.message
+    assert limiter.take(scope, 30, now=1020.0).allowed  # refilled enough for one more
+    assert limiter.take(("", "other"), 30, now=1000.0).allowed  # another key has its own buckets
+
+
+def test_tokens_limit_and_requests_larger_than_the_bucket() -> None:
+    limiter = Limiter(Limits(tokens_per_minute=60))
+    assert limiter.take(("", "k"), 100, now=0.0).allowed  # a full bucket lets a large request through, in debt
+    refused = limiter.take(("", "k"), 10, now=1.0)
+    assert not refused.allowed and refused.spent == "tokens_per_minute"
+    assert refused.retry_after == pytest.approx(49.0)  # from -39 back to 10 at one token a second
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"), [(0.012, "12ms"), (1.5, "1.5s"), (360.0, "6m0s"), (90.5, "1m30.5s"), (3723.0, "1h2m3s")]
+)
+def test_go_durations(seconds: float, text: str) -> None:
+    assert limits.go_duration(seconds) == text
+
+
+def test_openai_headers_count_down_then_429(make_server: Any) -> None:
+    server = make_server(Settings(limits=Limits(requests_per_minute=2, tokens_per_minute=100_000)))
+    with server.openai() as client:
+        raw = client.chat.completions.with_raw_response
+        first = raw.create(model="m", messages=USER).headers
+        second = raw.create(model="m", messages=USER).headers
+        with pytest.raises(openai.RateLimitError) as caught:
+            client.chat.completions.create(model="m", messages=USER)
+    assert (first["x-ratelimit-limit-requests"], first["x-ratelimit-remaining-requests"]) == ("2", "1")
+    assert second["x-ratelimit-remaining-requests"] == "0"
+    assert int(first["x-ratelimit-remaining-tokens"]) > int(second["x-ratelimit-remaining-tokens"])
+    assert second["x-ratelimit-reset-requests"].endswith("s")
+    headers = caught.value.response.headers
+    assert 1 <= int(headers["retry-after"]) <= 30 and headers["x-ratelimit-remaining-requests"] == "0"
+    assert caught.value.code == "rate_limit_exceeded" and "try again in" in caught.value.message
+
+
+def test_anthropic_headers_use_rfc_3339_resets(make_server: Any) -> None:
+    server = make_server(Settings(limits=Limits(requests_per_minute=1)))
+    with server.anthropic() as client:
+        ok = client.messages.with_raw_response.create(model="m", max_tokens=50, messages=USER).headers
+        with pytest.raises(anthropic.RateLimitError) as caught:
+            client.messages.create(model="m", max_tokens=50, messages=USER)
+    assert (ok["anthropic-ratelimit-requests-limit"], ok["anthropic-ratelimit-requests-remaining"]) == ("1", "0")
+    reset = ok["anthropic-ratelimit-requests-reset"]
+    assert (
+        reset.endswith("Z")
+        and 0
+        < email.utils.parsedate_to_datetime(
+            time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.strptime(reset, "%Y-%m-%dT%H:%M:%SZ"))
+        ).timestamp()
+        - time.time()
+        <= 61
+    )
+    assert caught.value.type == "rate_limit_error" and int(caught.value.response.headers["retry-after"]) >= 1
+
+
+def test_no_limits_no_headers(server: Any) -> None:
+    with server.openai() as client:
+        headers = client.chat.completions.with_raw_response.create(model="m", messages=USER).headers
+    assert not any(name.startswith("x-ratelimit") for name in headers)
