@@ -6,6 +6,7 @@ data: the dialect parses and renders, the answerer picks and shapes the answer.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -19,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from emulator import faults, ids, limits, player, scenarios
+from emulator import faults, ids, limits, player, report, scenarios
 from emulator.answer import TEST_ID, Answerer
 from emulator.conversation import Fault, Prompt, Timing, Turn
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
@@ -34,7 +35,7 @@ from emulator.errors import (
 )
 from emulator.faults import Pause, Step
 from emulator.generate import Writer
-from emulator.journal import Journal, key_hint
+from emulator.journal import Entry, Journal, key_hint
 from emulator.player import Played
 from emulator.sse import encode, loads
 
@@ -106,8 +107,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                     rate_headers = limits.anthropic_headers(verdict, now) if dialect is anthropic_messages else {}
                     rate_headers = rate_headers or limits.openai_headers(verdict)
                     if not verdict.allowed:
-                        rate_headers |= limits.retry_headers(verdict)
-                        turn = replace(turn, fault=Fault("status", status=429, message=verdict.message))
+                        wait = verdict.retry_after
+                        spent = Fault("status", status=429, message=verdict.message, retry_after=math.ceil(wait))
+                        turn = replace(turn, fault=replace(spent, retry_after_ms=math.ceil(wait * 1000)))
             except EmulatorError as error:
                 _log(request, headers, prompt, None, None, error.status)
                 return _error(dialect, error)
@@ -124,10 +126,13 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         """The answer, as the turn's fault and timing shape it; journalled before any of it runs."""
         fault, pace = turn.fault, turn.timing
         failing = fault and (fault.kind == "status" or (fault.kind == "stream_error" and not prompt.stream))
-        silent = (
-            fault and fault.kind in faults.BEFORE_RESPONSE and (fault.kind != "reset" or fault.after_events is None)
-        )
-        _log(request, headers, prompt, turn, fault, fault.status if fault and failing else None if silent else 200)
+        silent = faults.before_response(fault)
+        status = fault.status if fault and failing else None if silent else 200
+        entry = _log(request, headers, prompt, turn, fault, status)
+
+        def ended(who: str) -> None:
+            journal.end(entry.id, who)
+
         steps: list[Step]
         if fault and failing:  # nothing streamed yet: the failure is the HTTP answer
             error = UpstreamError.of(fault)
@@ -137,7 +142,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             steps = [Pause(pace.latency_ms / 1000), bytes(response.body)]
             return Played(steps, response.status_code, dict(response.headers))
         if fault and silent:  # no status line at all
-            return player.before_response(fault.kind)
+            return player.before_response(fault.kind, ended)
         transport_fault = fault if fault and fault.kind != "stream_error" else None
         if prompt.stream:
             events = dialect.render_stream(prompt, turn)
@@ -150,7 +155,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, ids.number(turn.id))
         if pace and pace.latency_ms:
             steps.insert(0, Pause(pace.latency_ms / 1000))
-        return Played(steps, 200, out)
+        return Played(steps, 200, out, on_end=ended)
 
     def _log(
         request: Request,
@@ -159,9 +164,12 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         turn: Turn | None,
         fault: Fault | None,
         status: int | None,
-    ) -> None:
+    ) -> Entry:
         attempt = headers.get("x-stainless-retry-count", "")
-        journal.add(
+        retry_after = None
+        if fault and fault.kind == "status":  # what the client is told to wait: retry-after-ms, else retry-after
+            retry_after = fault.retry_after_ms / 1000 if fault.retry_after_ms is not None else fault.retry_after
+        return journal.add(
             method=request.method,
             path=request.scope["path"],
             model=prompt.model if prompt else None,
@@ -172,6 +180,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             status=status,
             attempt=int(attempt) if attempt.isdigit() else None,
             test_id=headers.get(TEST_ID, ""),
+            request=prompt.fingerprint[:16] if prompt else "",
+            kind=fault.kind if fault else None,
+            retry_after=retry_after,
+            retryable=report.retryable(fault.status, fault.should_retry) if fault and fault.kind == "status" else None,
         )
 
     async def list_models(request: Request) -> Response:
@@ -213,6 +225,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         repeats.clear()
         return Response(encode({"reset": True, "test_id": test_id}), media_type=JSON)
 
+    async def client_report(request: Request) -> Response:
+        return Response(encode(report.grade(journal.entries(_test_id(request)))), media_type=JSON)
+
     async def requests(request: Request) -> Response:
         if request.method == "DELETE":
             journal.clear(_test_id(request))
@@ -236,6 +251,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         Route("/health", health, methods=["GET"]),
         Route("/_emulator/reset", reset, methods=["POST"]),
         Route("/_emulator/requests", requests, methods=["GET", "DELETE"]),
+        Route("/_emulator/report", client_report, methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.state.book = book

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import urllib.parse
+import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +22,7 @@ ENDPOINTS = (
     "GET  /health",
     "POST /_emulator/reset",
     "GET  /_emulator/requests",
+    "GET  /_emulator/report",
 )
 
 
@@ -61,12 +65,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
+    grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
+    grade.add_argument("--url", default="http://127.0.0.1:8000", help="the emulator (default: http://127.0.0.1:8000)")
+    grade.add_argument("--test-id", help="only this test's requests (x-emulator-test-id)")
+
     check = commands.add_parser("check", help="validate scenario files and exit non-zero on a mistake")
     check.add_argument("paths", type=Path, nargs="+", metavar="PATH")
 
     args = parser.parse_args(argv)
     if args.command == "check":
         return _check(args.paths)
+    if args.command == "report":
+        return _report(args.url, args.test_id)
     return _serve(args)
 
 
@@ -80,6 +90,21 @@ def _check(paths: list[Path]) -> int:
     for s in book.scenarios:
         print(f"  {s.name}  ({s.source})")
     return 0
+
+
+def _report(url: str, test_id: str | None) -> int:
+    """Print the client report; exit 1 when it has findings, 2 when the emulator cannot be reached."""
+    query = f"?{urllib.parse.urlencode({'test_id': test_id})}" if test_id else ""
+    try:
+        with urllib.request.urlopen(f"{url.rstrip('/')}/_emulator/report{query}", timeout=10) as response:
+            graded = json.load(response)
+    except (OSError, ValueError) as exc:
+        print(f"emulator: could not read the report from {url}: {exc}", file=sys.stderr)
+        return 2
+    print(f"{graded['verdict']}: {len(graded['findings'])} findings over {graded['faulted_requests']} faulted requests")
+    for f in graded["findings"]:
+        print(f"  {f['rule']}: {f['detail']} (requests {', '.join(map(str, f['requests']))}): {f['means']}")
+    return 1 if graded["findings"] else 0
 
 
 def _serve(args: argparse.Namespace) -> int:

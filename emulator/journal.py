@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 CAPACITY = 10_000
@@ -26,6 +26,11 @@ class Entry:
     status: int | None  # the HTTP status sent (200 also when a stream then failed); None: no response
     attempt: int | None  # the SDKs' `x-stainless-retry-count`
     test_id: str  # `x-emulator-test-id`, or ""
+    request: str = ""  # the request's identity: a retry of it has the same
+    kind: str | None = None  # the fault's kind
+    retry_after: float | None = None  # what the answer told the client to wait, in seconds
+    retryable: bool | None = None  # whether an error status should be retried (`x-should-retry`, else the status)
+    ended: str | None = None  # who ended a broken connection first: "client" or "server"
 
 
 class Journal:
@@ -38,6 +43,16 @@ class Journal:
         self._next += 1
         self._entries.append(entry)
         return entry
+
+    def end(self, entry_id: int, ended: str) -> None:
+        """Note who ended a request's connection: the client (it gave up) or the server (the fault ran out)."""
+        for i in range(len(self._entries) - 1, -1, -1):
+            if self._entries[i].id == entry_id:
+                self._entries[i] = replace(self._entries[i], ended=ended)
+                return
+
+    def entries(self, test_id: str | None = None) -> list[Entry]:
+        return [e for e in self._entries if test_id is None or e.test_id == test_id]
 
     def find(self, where: Mapping[str, str]) -> list[dict[str, Any]]:
         """Entries whose fields equal the given values (as text), oldest first."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from emulator.faults import GARBAGE, Hangup, Pause, Step
@@ -23,8 +23,17 @@ Scope = Mapping[str, Any]
 class Played:
     """An ASGI response: the status line and headers, then `steps` in order."""
 
-    def __init__(self, steps: Iterable[Step], status: int, headers: Mapping[str, str], *, started: bool = True) -> None:
+    def __init__(
+        self,
+        steps: Iterable[Step],
+        status: int,
+        headers: Mapping[str, str],
+        *,
+        started: bool = True,
+        on_end: Callable[[str], None] | None = None,
+    ) -> None:
         self.steps = steps
+        self.on_end = on_end  # told who ended a hang-up first: "client" or "server"
         self.status = status
         self.headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
         self.started = started  # False: hang up before any response (empty, garbage, hang, reset)
@@ -41,7 +50,9 @@ class Played:
                 elif isinstance(step, Pause):
                     await asyncio.sleep(step.seconds)
                 else:
-                    await _hang_up(scope, receive, step)
+                    ended = await _hang_up(scope, receive, step)
+                    if self.on_end:
+                        self.on_end(ended)
                     return
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:  # the client went away first
@@ -55,12 +66,18 @@ def _transport(scope: Scope) -> Any:
     return transport
 
 
-async def _hang_up(scope: Scope, receive: Any, step: Hangup) -> None:
+async def _hang_up(scope: Scope, receive: Any, step: Hangup) -> str:
+    """Stop, and say who ended the connection first: "client" (it gave up) or "server"."""
     transport = _transport(scope)
     if step.after is None:  # stall until the client gives up
         await _until_disconnect(receive)
-        return
-    await asyncio.sleep(step.after)
+        return "client"
+    if step.after:
+        try:
+            await asyncio.wait_for(_until_disconnect(receive), step.after)
+            return "client"
+        except TimeoutError:
+            pass
     while transport.get_write_buffer_size() and not transport.is_closing():  # what was written, arrives
         await asyncio.sleep(0.001)
     if step.reset:
@@ -71,6 +88,7 @@ async def _hang_up(scope: Scope, receive: Any, step: Hangup) -> None:
     else:
         transport.close()
     await _until_disconnect(receive)
+    return "server"
 
 
 async def _until_disconnect(receive: Any) -> None:
@@ -78,13 +96,13 @@ async def _until_disconnect(receive: Any) -> None:
         pass
 
 
-def before_response(kind: str) -> Played:
+def before_response(kind: str, on_end: Callable[[str], None] | None = None) -> Played:
     """Faults that answer nothing well-formed: `empty`, `garbage`, `hang`, `reset`."""
     if kind == "hang":
-        return Played([Hangup(after=None)], 0, {}, started=False)
+        return Played([Hangup(after=None)], 0, {}, started=False, on_end=on_end)
     if kind == "garbage":
-        return Played([_Raw(GARBAGE), Hangup()], 0, {}, started=False)
-    return Played([Hangup(reset=kind == "reset")], 0, {}, started=False)
+        return Played([_Raw(GARBAGE), Hangup()], 0, {}, started=False, on_end=on_end)
+    return Played([Hangup(reset=kind == "reset")], 0, {}, started=False, on_end=on_end)
 
 
 class _Raw(bytes):
