@@ -48,6 +48,7 @@ TIMING_HEADER = "x-emulator-timing"
 
 class Dialect(Protocol):
     KEEPALIVE: bytes  # what the dialect's upstream sends during a long pause
+    MALFORMED: bytes  # a frame its clients parse, with broken JSON in it
 
     def parse_request(self, body: Any, headers: Mapping[str, str], fingerprint: str = "") -> Prompt: ...
     def render(self, prompt: Prompt, turn: Turn) -> dict[str, Any]: ...
@@ -152,7 +153,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             out |= {"content-type": JSON, "content-length": str(len(events[0]))}
             if not transport_fault and not pace:
                 return Response(events[0], media_type=JSON, headers=out)
-        steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, ids.number(turn.id))
+        steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
         if pace and pace.latency_ms:
             steps.insert(0, Pause(pace.latency_ms / 1000))
         return Played(steps, 200, out, on_end=ended)

@@ -57,7 +57,6 @@ COMMON = ("rate",)  # parameters every kind takes
 TIMING: dict[str, type] = {"latency_ms": int, "ttft_ms": int, "tokens_per_second": float, "jitter_ms": int}
 BEFORE_RESPONSE = ("empty", "garbage", "hang", "reset")  # `reset` only without `after_events`
 GARBAGE = b"lskdu018973t09sylgasjkfg1][]'./.sdlv"  # WireMock's RANDOM_DATA_THEN_CLOSE bytes
-MALFORMED = b'data: {"choices": [{"delta": {"content": "unterminated\n\n'
 KEEPALIVE_AFTER = 10.0  # seconds of silence before a keep-alive, so idle watchdogs behave as upstream
 
 
@@ -188,9 +187,17 @@ class Hangup:
 Step = bytes | Pause | Hangup
 
 
-def plan(events: list[bytes], fault: Fault | None, pace: Timing | None, keepalive: bytes, seed: int = 0) -> list[Step]:
+def plan(
+    events: list[bytes],
+    fault: Fault | None,
+    pace: Timing | None,
+    keepalive: bytes = b": keep-alive\n\n",
+    malformed: bytes = b'data: {"unterminated\n\n',
+    seed: int = 0,
+) -> list[Step]:
     """The script that writes `events` (a stream's frames, or a body as one event) with the pacing and the
-    transport fault asked for. The in-band `stream_error` is the dialect's, already in `events`."""
+    transport fault asked for. The in-band `stream_error` is the dialect's, already in `events`; so are its
+    keep-alive and its malformed chunk (framed as its clients parse, or they would skip it)."""
     steps: list[Step] = []
     if pace and (pace.ttft_ms or pace.tokens_per_second):
         rng = random.Random(seed)
@@ -203,7 +210,7 @@ def plan(events: list[bytes], fault: Fault | None, pace: Timing | None, keepaliv
             steps.append(event)
     else:
         steps = list(events)
-    return _break(steps, fault) if fault else steps
+    return _break(steps, fault, malformed) if fault else steps
 
 
 def _pause(seconds: float, keepalive: bytes) -> list[Step]:
@@ -215,7 +222,7 @@ def _pause(seconds: float, keepalive: bytes) -> list[Step]:
     return [*steps, Pause(seconds)] if seconds > 0 else steps
 
 
-def _break(steps: list[Step], fault: Fault) -> list[Step]:
+def _break(steps: list[Step], fault: Fault, malformed: bytes) -> list[Step]:
     kind = fault.kind
     if kind in ("slice", "drip"):
         pieces: list[Step] = []
@@ -235,7 +242,7 @@ def _break(steps: list[Step], fault: Fault) -> list[Step]:
         if kind == "stall":
             return [*kept, Hangup(after=fault.ms / 1000 if fault.ms else None)]
         if kind == "malformed":
-            return [*kept, MALFORMED, Hangup()]
+            return [*kept, malformed, Hangup()]
         return [*kept, Hangup(reset=kind == "reset")]
     return steps
 

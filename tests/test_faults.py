@@ -105,7 +105,7 @@ EVENTS = [b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n", b"data: [DONE]\n\n"]
         (Fault("truncate", after_bytes=13), [EVENTS[0], b"data", Hangup()]),
         (Fault("stall", after_events=1), [EVENTS[0], Hangup(after=None)]),
         (Fault("stall", after_events=1, ms=500), [EVENTS[0], Hangup(after=0.5)]),
-        (Fault("malformed", after_events=3), [*EVENTS[:3], faults.MALFORMED, Hangup()]),
+        (Fault("malformed", after_events=3), [*EVENTS[:3], b'data: {"unterminated\n\n', Hangup()]),
         (Fault("reset", after_events=0), [Hangup(reset=True)]),
         (
             Fault("slice", size=4),
@@ -144,11 +144,11 @@ EVENTS = [b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n", b"data: [DONE]\n\n"]
     ],
 )
 def test_plan_breaks_the_stream(fault: Fault, expected: list[Any]) -> None:
-    assert faults.plan(EVENTS, fault, None, b": ka\n\n") == expected
+    assert faults.plan(EVENTS, fault, None) == expected
 
 
 def test_plan_paces_with_keepalives_and_seeded_jitter() -> None:
-    steps = faults.plan(EVENTS, None, Timing(ttft_ms=25_000, tokens_per_second=10), b": ka\n\n")
+    steps = faults.plan(EVENTS, None, Timing(ttft_ms=25_000, tokens_per_second=10), keepalive=b": ka\n\n")
     assert steps == [EVENTS[0], Pause(10.0), b": ka\n\n", Pause(10.0), b": ka\n\n", Pause(5.0), EVENTS[1]] + [
         Pause(0.1),
         EVENTS[2],
@@ -156,8 +156,8 @@ def test_plan_paces_with_keepalives_and_seeded_jitter() -> None:
         EVENTS[3],
     ]
     jittery = Timing(tokens_per_second=10, jitter_ms=50)
-    first, again = (faults.plan(EVENTS, None, jittery, b"", seed=7) for _ in range(2))
-    assert first == again != faults.plan(EVENTS, None, jittery, b"", seed=8)
+    first, again = (faults.plan(EVENTS, None, jittery, seed=7) for _ in range(2))
+    assert first == again != faults.plan(EVENTS, None, jittery, seed=8)
     assert all(0.05 <= s.seconds <= 0.15 for s in first if isinstance(s, Pause))
 
 
@@ -210,11 +210,15 @@ ANTHROPIC_STREAM_FAULTS = [
     ("truncate; after_events=3", httpx2.RemoteProtocolError, 2),  # the third event is a ping, which the SDK skips
     ("reset; after_events=2", httpx2.ReadError, 2),
     ("stall; after_events=2", httpx2.ReadTimeout, 2),
+    ("truncate; after_bytes=100", httpx2.RemoteProtocolError, 0),
+    ("malformed; after_events=4", json.JSONDecodeError, 3),
+    ("reset", anthropic.APIConnectionError, 0),
     ("empty", anthropic.APIConnectionError, 0),
     ("garbage", anthropic.APIConnectionError, 0),
     ("hang", anthropic.APITimeoutError, 0),
     ("status=429; retry_after=3", anthropic.RateLimitError, 0),
     ("status=529", anthropic.OverloadedError, 0),
+    ("status=503", anthropic.ServiceUnavailableError, 0),
     ("stream_error; after_events=2; status=529", anthropic.APIStatusError, 2),
 ]
 
@@ -382,3 +386,12 @@ def test_test_id_scopes_counters_and_journal(fresh: Server) -> None:
     urllib.request.urlopen(request, timeout=10)
     assert journal(fresh, test_id="a") == [] and len(journal(fresh, test_id="b")) == 1
     assert [ask("a"), ask("b")] == ["call one", "call two"]
+
+
+def test_faults_from_a_scenario_file(server: Server) -> None:
+    got: list[Any] = []
+    with server.openai() as client, pytest.raises(openai.APIConnectionError):
+        got.extend(client.chat.completions.create(model="cut-short", messages=USER, stream=True))
+    assert len(got) == 3
+    with server.anthropic() as claude, pytest.raises(anthropic.APITimeoutError):
+        claude.with_options(timeout=0.5).messages.create(model="silent", max_tokens=10, messages=USER)

@@ -522,6 +522,8 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
 
 
 PING = frame(dumps({"type": "ping"}), "ping")
+# A frame cut short, as its clients parse it: broken JSON.
+MALFORMED = b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"te\n\n'
 KEEPALIVE = PING  # what Anthropic sends during long pauses
 
 

@@ -30,6 +30,8 @@ from emulator.sse import comment, dumps, frame, quote
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 DONE = frame("[DONE]")
+# A frame cut short, as its clients parse it: broken JSON.
+MALFORMED = b'data: {"id": "chatcmpl-", "object": "chat.completion.chunk", "choices": [{"delta": {"content": "unt\n\n'
 KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timers see bytes
 
 

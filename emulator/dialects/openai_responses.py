@@ -32,6 +32,8 @@ MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call")
 ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call_output")
 # Inferam can't run hosted tools and drops them from the request (seed 001).
 CLIENT_TOOLS = ("function", "custom")
+# A frame cut short, as its clients parse it: broken JSON.
+MALFORMED = b'event: response.output_text.delta\ndata: {"type": "response.output_text.delta", "delta": "unt\n\n'
 KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timers see bytes
 
 
