@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -73,6 +74,14 @@ def serve(settings: Settings) -> Iterator[Server]:
 def server() -> Iterator[Server]:
     """The emulator with the test scenarios and the bundled ones, a frozen clock and seed 0."""
     yield from serve(Settings(scenarios=(SCENARIOS, BUNDLED), frozen_time=FROZEN))
+
+
+@pytest.fixture(scope="module")
+def connection(server: Server) -> Iterator[http.client.HTTPConnection]:
+    """One keep-alive connection to the shared server, for raw requests in property tests."""
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    yield conn
+    conn.close()
 
 
 @pytest.fixture

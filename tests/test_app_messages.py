@@ -377,13 +377,6 @@ bodies = st.fixed_dictionaries(
 )
 
 
-@pytest.fixture(scope="module")
-def connection(server: Server) -> Iterator[http.client.HTTPConnection]:
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
-    yield conn
-    conn.close()
-
-
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )

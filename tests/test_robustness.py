@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import http.client
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from tests.conftest import Server
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -45,13 +41,6 @@ bodies = st.one_of(
     ),
 )
 PATHS = ["/v1/chat/completions", "/v1/responses"]
-
-
-@pytest.fixture(scope="module")
-def connection(server: Server) -> Iterator[http.client.HTTPConnection]:
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
-    yield conn
-    conn.close()
 
 
 @settings(
