@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -28,7 +29,7 @@ TEXT = "Hello from the emulator. It streams in token-sized pieces."  # the `plai
 
 
 def journal(server: Server, **where: str) -> list[dict[str, Any]]:
-    query = "&".join(f"{k}={v}" for k, v in where.items())
+    query = urllib.parse.urlencode(where)
     with urllib.request.urlopen(f"{server.base_url}/_emulator/requests?{query}", timeout=10) as response:
         return list(json.load(response)["requests"])
 
@@ -395,3 +396,34 @@ def test_faults_from_a_scenario_file(server: Server) -> None:
     assert len(got) == 3
     with server.anthropic() as claude, pytest.raises(anthropic.APITimeoutError):
         claude.with_options(timeout=0.5).messages.create(model="silent", max_tokens=10, messages=USER)
+
+
+RETRIED = [
+    ("chat", "status=503; retry_after_ms=10"),
+    ("chat", "reset"),
+    ("responses", "status=429; retry_after_ms=10"),
+    ("responses", "empty"),
+    ("messages", "status=529; retry_after_ms=10"),
+    ("messages", "garbage"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "spec"), RETRIED)
+def test_sdk_retry_attempts_show_in_the_journal(fresh: Server, dialect: str, spec: str) -> None:
+    """Each SDK makes three attempts (max_retries=2) at a retryable failure: the journal counts them."""
+    headers = {"x-emulator-fault": spec, "x-emulator-test-id": f"retry-{dialect}-{spec}"}
+    with pytest.raises((openai.APIError, anthropic.APIError)):
+        if dialect == "messages":
+            with fresh.anthropic(max_retries=2) as claude:
+                claude.messages.create(model="m", max_tokens=10, messages=USER, extra_headers=headers)
+        else:
+            with fresh.openai(max_retries=2) as client:
+                if dialect == "chat":
+                    client.chat.completions.create(model="m", messages=USER, extra_headers=headers)
+                else:
+                    client.responses.create(model="m", input="hi", extra_headers=headers)
+    attempts = journal(
+        fresh, test_id=headers["x-emulator-test-id"].replace(";", "%3B").replace(" ", "%20").replace("=", "%3D")
+    )
+    assert [a["attempt"] for a in attempts] == [0, 1, 2]
+    assert {a["kind"] for a in attempts} == {spec.split(";")[0].split("=")[0]}
