@@ -33,7 +33,7 @@ from emulator.errors import (
     PayloadTooLarge,
     UpstreamError,
 )
-from emulator.faults import Pause, Step
+from emulator.faults import Step
 from emulator.generate import Writer
 from emulator.journal import Entry, Journal, key_hint
 from emulator.player import Played
@@ -140,8 +140,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             response = _error(dialect, error, turn.id, out | _retry_headers(fault))
             if not pace or not pace.latency_ms:
                 return response
-            steps = [Pause(pace.latency_ms / 1000), bytes(response.body)]
-            return Played(steps, response.status_code, dict(response.headers))
+            return Played(
+                [bytes(response.body)], response.status_code, response.headers, latency=pace.latency_ms / 1000
+            )
         if fault and silent:  # no status line at all
             return player.before_response(fault.kind, ended)
         transport_fault = fault if fault and fault.kind != "stream_error" else None
@@ -154,9 +155,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             if not transport_fault and not pace:
                 return Response(events[0], media_type=JSON, headers=out)
         steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
-        if pace and pace.latency_ms:
-            steps.insert(0, Pause(pace.latency_ms / 1000))
-        return Played(steps, 200, out, on_end=ended)
+        return Played(steps, 200, out, latency=pace.latency_ms / 1000 if pace else 0.0, on_end=ended)
 
     def _log(
         request: Request,

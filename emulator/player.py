@@ -30,9 +30,11 @@ class Played:
         headers: Mapping[str, str],
         *,
         started: bool = True,
+        latency: float = 0.0,
         on_end: Callable[[str], None] | None = None,
     ) -> None:
         self.steps = steps
+        self.latency = latency  # seconds before the status line
         self.on_end = on_end  # told who ended a hang-up first: "client" or "server"
         self.status = status
         self.headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
@@ -40,6 +42,8 @@ class Played:
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         try:
+            if self.latency:
+                await asyncio.sleep(self.latency)
             if self.started:
                 await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
             for step in self.steps:

@@ -235,20 +235,23 @@ def test_messages_stream_faults(server: Server, spec: str, raised: type[Exceptio
     assert len(got) == received
 
 
-def test_slice_and_drip_deliver_everything(server: Server) -> None:
-    with server.openai() as client:
-        for spec in ("slice; size=3", "drip; size=40; ms=5"):
-            with client.chat.completions.stream(
-                model="plain-text", messages=USER, extra_headers={"x-emulator-fault": spec}
-            ) as stream:
-                assert stream.get_final_completion().choices[0].message.content == TEXT
-        with (
-            server.anthropic() as claude,
-            claude.messages.stream(
-                model="plain-text", max_tokens=100, messages=USER, extra_headers={"x-emulator-fault": "slice; size=5"}
-            ) as stream,
-        ):
-            assert stream.get_final_message().content[0].text == TEXT
+@pytest.mark.parametrize("spec", ["slice; size=3", "drip; size=40; ms=5"])
+@pytest.mark.parametrize("dialect", ["chat", "responses", "messages"])
+def test_slice_and_drip_deliver_everything(server: Server, dialect: str, spec: str) -> None:
+    headers = {"x-emulator-fault": spec}
+    with server.openai() as client, server.anthropic() as claude:
+        if dialect == "chat":
+            with client.chat.completions.stream(model="plain-text", messages=USER, extra_headers=headers) as chat:
+                text = chat.get_final_completion().choices[0].message.content
+        elif dialect == "responses":
+            with client.responses.stream(model="plain-text", input="hi", extra_headers=headers) as responses:
+                text = responses.get_final_response().output_text
+        else:
+            with claude.messages.stream(
+                model="plain-text", max_tokens=100, messages=USER, extra_headers=headers
+            ) as messages:
+                text = messages.get_final_message().content[0].text
+    assert text == TEXT
 
 
 def test_non_stream_truncation_and_status_headers(server: Server) -> None:
@@ -331,13 +334,25 @@ def test_scenario_timing_paces_the_stream(server: Server) -> None:
     assert arrivals[-1] - content >= 0.8 * (len(arrivals) - 3) / 50  # 50 tokens/s between the rest
 
 
-def test_header_latency_delays_the_headers(server: Server) -> None:
-    with server.openai() as client:
+@pytest.mark.parametrize("dialect", ["chat", "responses", "messages"])
+def test_header_timing_delays_headers_and_first_token(server: Server, dialect: str) -> None:
+    headers = {"x-emulator-timing": "latency_ms=200; ttft_ms=200; tokens_per_second=200"}
+    with server.openai() as client, server.anthropic() as claude:
         started = time.monotonic()
-        client.chat.completions.create(
-            model="plain-text", messages=USER, extra_headers={"x-emulator-timing": "latency_ms=300"}
-        )
-    assert 0.28 <= time.monotonic() - started < 3
+        if dialect == "chat":
+            stream: Any = client.chat.completions.create(
+                model="plain-text", messages=USER, stream=True, extra_headers=headers
+            )
+        elif dialect == "responses":
+            stream = client.responses.create(model="plain-text", input="hi", stream=True, extra_headers=headers)
+        else:
+            stream = claude.messages.create(
+                model="plain-text", max_tokens=100, messages=USER, stream=True, extra_headers=headers
+            )
+        headers_at = time.monotonic() - started
+        arrivals = [time.monotonic() - started for _ in stream]
+    assert 0.18 <= headers_at < 3  # latency before the status line
+    assert arrivals[-1] >= 0.18 + 0.18 + 0.8 * 14 / 200  # then the first token, then 15 tokens at 200/s
 
 
 # --- chaos and isolation -----------------------------------------------------------------------------------
