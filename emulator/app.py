@@ -91,26 +91,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 headers = dict(request.headers.items())  # ASGI header names are lower-case already
                 prompt = dialect.parse_request(_json(raw), headers, fingerprint)
                 fault, pace = _overrides(headers, settings)
-                turn = answerer(prompt, clock())
-                # The request's header wins over the scenario, the scenario over the CLI.
-                fault = fault or turn.fault or settings.fault
-                if fault and fault.rate < 1:  # chaos: the seed, the request and its attempt decide
-                    scope = (headers.get(TEST_ID, ""), prompt.api_key, fingerprint)
-                    attempt, repeats[scope] = repeats[scope], repeats[scope] + 1
-                    fault = fault if faults.strikes(fault, settings.seed, fingerprint, attempt) else None
-                pace = pace or turn.timing or settings.timing
-                if fault is not turn.fault or pace is not turn.timing:
-                    turn = replace(turn, fault=fault, timing=pace)
-                rate_headers: dict[str, str] = {}
-                if limiter:  # every response reports the buckets; a spent one answers 429
-                    now = time.time()
-                    verdict = limiter.take((headers.get(TEST_ID, ""), prompt.api_key), turn.usage.total_tokens, now)
-                    rate_headers = limits.anthropic_headers(verdict, now) if dialect is anthropic_messages else {}
-                    rate_headers = rate_headers or limits.openai_headers(verdict)
-                    if not verdict.allowed:
-                        wait = verdict.retry_after
-                        spent = Fault("status", status=429, message=verdict.message, retry_after=math.ceil(wait))
-                        turn = replace(turn, fault=replace(spent, retry_after_ms=math.ceil(wait * 1000)))
+                turn, rate_headers = _shape(dialect, prompt, answerer(prompt, clock()), fault, pace)
             except EmulatorError as error:
                 _log(request, headers, prompt, None, None, error.status)
                 return _error(dialect, error)
@@ -120,6 +101,37 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             return _respond(request, dialect, prompt, turn, out, headers)
 
         return handle
+
+    def _shape(
+        dialect: Dialect, prompt: Prompt, turn: Turn, fault: Fault | None, pace: Timing | None
+    ) -> tuple[Turn, dict[str, str]]:
+        """The turn with its fault and pacing decided, and the rate-limit headers to send.
+
+        The request's header wins over the scenario, the scenario over the CLI; a fault with a `rate`
+        strikes as the seed, the request and its attempt decide; a spent rate limit answers 429.
+        """
+        test_id = prompt.headers.get(TEST_ID, "")
+        fault = fault or turn.fault or settings.fault
+        if fault and fault.rate < 1:
+            scope = (test_id, prompt.api_key, prompt.fingerprint)
+            attempt, repeats[scope] = repeats[scope], repeats[scope] + 1
+            fault = fault if faults.strikes(fault, settings.seed, prompt.fingerprint, attempt) else None
+        pace = pace or turn.timing or settings.timing
+        if fault is not turn.fault or pace is not turn.timing:
+            turn = replace(turn, fault=fault, timing=pace)
+        if not limiter:
+            return turn, {}
+        now = time.time()
+        verdict = limiter.take((test_id, prompt.api_key), turn.usage.total_tokens, now)
+        if dialect is anthropic_messages:
+            rate_headers = limits.anthropic_headers(verdict, now)
+        else:
+            rate_headers = limits.openai_headers(verdict)
+        if not verdict.allowed:
+            wait = verdict.retry_after
+            spent = Fault("status", status=429, message=verdict.message, retry_after=math.ceil(wait))
+            turn = replace(turn, fault=replace(spent, retry_after_ms=math.ceil(wait * 1000)))
+        return turn, rate_headers
 
     def _respond(
         request: Request, dialect: Dialect, prompt: Prompt, turn: Turn, out: dict[str, str], headers: dict[str, str]
