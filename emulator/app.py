@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from emulator import faults, ids, limits, player, report, scenarios
+from emulator import faults, ids, limits, player, profiles, report, scenarios
 from emulator.answer import TEST_ID, Answerer
 from emulator.conversation import Fault, Prompt, Timing, Turn
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
@@ -39,7 +39,6 @@ from emulator.journal import Entry, Journal, key_hint
 from emulator.player import Played
 from emulator.sse import encode, loads
 
-DEFAULT_MODELS = ("DeepSeek-V4.1-Flash-1017",)
 MODELS_CREATED = 1760659200  # 2025-10-17, the date in the documented model's name
 JSON = "application/json"
 FAULT_HEADER = "x-emulator-fault"
@@ -47,6 +46,7 @@ TIMING_HEADER = "x-emulator-timing"
 
 
 class Dialect(Protocol):
+    NAME: str
     KEEPALIVE: bytes  # what the dialect's upstream sends during a long pause
     MALFORMED: bytes  # a frame its clients parse, with broken JSON in it
 
@@ -67,6 +67,7 @@ class Settings:
     fault: Fault | None = None  # for every request (`--fault`); a scenario's or a header's wins
     timing: Timing | None = None  # for every request (`--timing`)
     limits: limits.Limits = limits.Limits()  # per API key; none by default: no 429s unless asked
+    profile: str = profiles.DEFAULT  # the upstream plain /v1 stands in for; /NAME/v1 picks another
 
 
 def create_app(settings: Settings = Settings()) -> Starlette:
@@ -76,22 +77,32 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     journal = Journal()
     repeats: Counter[tuple[str, str, str]] = Counter()  # (test id, key, request) → attempts, for chaos
     limiter = limits.Limiter(settings.limits) if settings.limits else None
-    models = tuple(dict.fromkeys(DEFAULT_MODELS + book.models))
+    caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
+    default = profiles.PROFILES[settings.profile]
 
     def clock() -> int:
         return settings.frozen_time if settings.frozen_time is not None else int(time.time())
 
-    def endpoint(dialect: Dialect) -> Any:
+    def endpoint(dialect: Dialect, profile: profiles.Profile) -> Any:
+        cache = caches.get(profile.name)
+
         async def handle(request: Request) -> Any:
             headers: dict[str, str] = {}
             prompt: Prompt | None = None
             try:
+                profiles.serves(profile, dialect.NAME, request.scope["path"])
                 raw = await _read_body(request, settings.max_body_bytes)
                 fingerprint = ids.digest(settings.seed, request.scope["path"], raw)
                 headers = dict(request.headers.items())  # ASGI header names are lower-case already
                 prompt = dialect.parse_request(_json(raw), headers, fingerprint)
+                if profile.pools:  # `model:pool` routes to a resource group; the model is the part before
+                    prompt = replace(prompt, model=profiles.base_model(profile, prompt.model))
                 fault, pace = _overrides(headers, settings)
-                turn, rate_headers = _shape(dialect, prompt, answerer(prompt, clock()), fault, pace)
+                turn = answerer(prompt, clock())
+                if cache:  # the profile's prompt cache decides how much of the input was cached
+                    cached = min(cache.cached_tokens(prompt, time.time()), turn.usage.input_tokens)
+                    turn = replace(turn, usage=replace(turn.usage, cached_tokens=max(cached, turn.usage.cached_tokens)))
+                turn, rate_headers = _shape(dialect, prompt, turn, fault, pace)
             except EmulatorError as error:
                 _log(request, headers, prompt, None, None, error.status)
                 return _error(dialect, error)
@@ -198,7 +209,15 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             retryable=report.retryable(fault.status, fault.should_retry) if fault and fault.kind == "status" else None,
         )
 
-    async def list_models(request: Request) -> Response:
+    def list_models(profile: profiles.Profile) -> Any:
+        models = tuple(dict.fromkeys(profile.models + book.models))
+
+        async def handle(request: Request) -> Response:
+            return _models(request, models)
+
+        return handle
+
+    def _models(request: Request, models: tuple[str, ...]) -> Response:
         if _anthropic(request):  # the Anthropic SDK and Claude Code's model discovery (wire-formats.md §3.5)
             created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(MODELS_CREATED))
             listed = [
@@ -215,6 +234,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     async def count_tokens(request: Request) -> Response:
         dialect = anthropic_messages
         try:
+            profile = profiles.PROFILES.get(request.scope["path"].split("/")[1], default)
+            profiles.serves(profile, profiles.MESSAGES, request.scope["path"])
             raw = await _read_body(request, settings.max_body_bytes)
             headers = {k.lower(): v for k, v in request.headers.items()}
             counted = dialect.count_tokens(_json(raw), headers)
@@ -232,6 +253,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         test_id = _test_id(request)
         answerer.reset(test_id)
         journal.clear(test_id)
+        for cache in caches.values():
+            cache.reset()
         if limiter:
             limiter.reset(test_id)
         repeats.clear()
@@ -254,12 +277,17 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             return _error(dialect, MethodNotAllowed(f"Method {method} is not allowed for {path}."))
         return _error(dialect, NotFound(f"Invalid URL ({method} {path}).", code="unknown_url"))
 
-    routes = [
-        Route("/v1/chat/completions", endpoint(openai_chat), methods=["POST"]),
-        Route("/v1/responses", endpoint(openai_responses), methods=["POST"]),
-        Route("/v1/messages", endpoint(anthropic_messages), methods=["POST"]),  # `?beta=true` too: a query
-        Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
-        Route("/v1/models", list_models, methods=["GET"]),
+    routes = []
+    for prefix, profile in [("", default), *((f"/{p.name}", p) for p in profiles.PROFILES.values())]:
+        routes += [
+            Route(f"{prefix}/v1/chat/completions", endpoint(openai_chat, profile), methods=["POST"]),
+            Route(f"{prefix}/v1/responses", endpoint(openai_responses, profile), methods=["POST"]),
+            # `?beta=true` too: a query string
+            Route(f"{prefix}/v1/messages", endpoint(anthropic_messages, profile), methods=["POST"]),
+            Route(f"{prefix}/v1/messages/count_tokens", count_tokens, methods=["POST"]),
+            Route(f"{prefix}/v1/models", list_models(profile), methods=["GET"]),
+        ]
+    routes += [
         Route("/health", health, methods=["GET"]),
         Route("/_emulator/reset", reset, methods=["POST"]),
         Route("/_emulator/requests", requests, methods=["GET", "DELETE"]),

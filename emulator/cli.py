@@ -10,7 +10,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from emulator import faults, limits, scenarios, server
+from emulator import faults, limits, profiles, scenarios, server
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -38,6 +38,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         action="append",
         help="scenario file or directory, repeatable (default: ./scenarios if it exists)",
+    )
+    serve.add_argument(
+        "--profile",
+        choices=sorted(profiles.PROFILES),
+        default=profiles.DEFAULT,
+        help="the upstream plain /v1 stands in for (default: inferam); /NAME/v1 serves each profile too",
     )
     serve.add_argument("--seed", type=int, default=0, help="seed of generated ids and text (default: 0)")
     serve.add_argument(
@@ -117,7 +123,13 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
     settings = Settings(
-        scenarios=tuple(paths), seed=args.seed, frozen_time=args.freeze_time, fault=fault, timing=pace, limits=quota
+        scenarios=tuple(paths),
+        seed=args.seed,
+        frozen_time=args.freeze_time,
+        fault=fault,
+        timing=pace,
+        limits=quota,
+        profile=args.profile,
     )
     try:
         app = create_app(settings)
@@ -126,7 +138,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     base = f"http://{args.host}:{args.port}"
     book = app.state.book
-    lines = [f"emulator on {base}  (seed {args.seed}{', frozen clock' if args.freeze_time is not None else ''})"]
+    frozen = ", frozen clock" if args.freeze_time is not None else ""
+    lines = [f"emulator on {base}  (profile {args.profile}, seed {args.seed}{frozen})"]
     lines += [f"  {e.split()[0]:<5}{base}{e.split()[1]}" for e in ENDPOINTS]
     lines += [f"every request: {faults.describe(v)}" for v in (fault, pace) if v]
     lines += [f"rate limits per key: {quota}"] if quota else []

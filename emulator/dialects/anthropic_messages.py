@@ -92,7 +92,7 @@ def _prompt(body: Any, headers: Mapping[str, str], fingerprint: str, *, counting
     tool_choice, parallel = _tool_choice(f, tools)
     effort, budget = _thinking(f, max_tokens)
     return Prompt(
-        dialect="anthropic_messages",
+        dialect=NAME,
         model=model,
         messages=system + messages,
         tools=tools,
@@ -522,6 +522,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
 
 
 PING = frame(dumps({"type": "ping"}), "ping")
+NAME = "anthropic_messages"  # as `Prompt.dialect` and profiles name it
 # A frame cut short, as its clients parse it: broken JSON.
 MALFORMED = b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"te\n\n'
 KEEPALIVE = PING  # what Anthropic sends during long pauses

@@ -30,6 +30,7 @@ from emulator.sse import comment, dumps, frame, quote
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 DONE = frame("[DONE]")
+NAME = "openai_chat"  # as `Prompt.dialect` and profiles name it
 # A frame cut short, as its clients parse it: broken JSON.
 MALFORMED = b'data: {"id": "chatcmpl-", "object": "chat.completion.chunk", "choices": [{"delta": {"content": "unt\n\n'
 KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timers see bytes
@@ -68,7 +69,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
     if budget is not None and max_tokens is not None:
         budget = min(budget, max_tokens)  # "no larger than the output limit": capped, not refused
     return Prompt(
-        dialect="openai_chat",
+        dialect=NAME,
         model=model,
         messages=messages,
         tools=tools,

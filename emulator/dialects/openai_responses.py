@@ -32,6 +32,7 @@ MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call")
 ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call_output")
 # Inferam can't run hosted tools and drops them from the request (seed 001).
 CLIENT_TOOLS = ("function", "custom")
+NAME = "openai_responses"  # as `Prompt.dialect` and profiles name it
 # A frame cut short, as its clients parse it: broken JSON.
 MALFORMED = b'event: response.output_text.delta\ndata: {"type": "response.output_text.delta", "delta": "unt\n\n'
 KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timers see bytes
@@ -78,7 +79,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
         "user": f.get("user", str),
     }
     return Prompt(
-        dialect="openai_responses",
+        dialect=NAME,
         model=model,
         messages=tuple(messages),
         tools=tools,
