@@ -7,11 +7,11 @@ client receives are exactly the tokens it is billed for.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from math import ceil
 
 from emulator.conversation import Message, Prompt, Tool, ToolCall
+from emulator.sse import dumps
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD = 4  # role and separators, as chat templates add per message
@@ -66,7 +66,8 @@ def _message_tokens(message: Message) -> int:
 
 
 def _tool_tokens(tool: Tool) -> int:
-    schema = json.dumps(tool.parameters, separators=(",", ":")) if tool.parameters else ""
+    # Compact JSON, through orjson: agents send two dozen tools with every request (Claude Code, Codex).
+    schema = dumps(tool.parameters) if tool.parameters else ""
     return count(tool.name) + count(tool.description) + count(schema)
 
 
