@@ -102,7 +102,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 if cache:  # the profile's prompt cache decides how much of the input was cached
                     cached = min(cache.cached_tokens(prompt, time.time()), turn.usage.input_tokens)
                     turn = replace(turn, usage=replace(turn.usage, cached_tokens=max(cached, turn.usage.cached_tokens)))
-                turn, rate_headers = _shape(dialect, prompt, turn, fault, pace)
+                turn, rate_headers = _shape(dialect, profile, prompt, turn, fault, pace)
             except EmulatorError as error:
                 _log(request, headers, prompt, None, None, error.status)
                 return _error(dialect, error)
@@ -114,20 +114,35 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return handle
 
     def _shape(
-        dialect: Dialect, prompt: Prompt, turn: Turn, fault: Fault | None, pace: Timing | None
+        dialect: Dialect,
+        profile: profiles.Profile,
+        prompt: Prompt,
+        turn: Turn,
+        fault: Fault | None,
+        pace: Timing | None,
     ) -> tuple[Turn, dict[str, str]]:
         """The turn with its fault and pacing decided, and the rate-limit headers to send.
 
         The request's header wins over the scenario, the scenario over the CLI; a fault with a `rate`
-        strikes as the seed, the request and its attempt decide; a spent rate limit answers 429.
+        strikes as the seed, the request and its attempt decide; a profile that retries upstream failures
+        (Inferel) may absorb one, at the cost of latency; a spent rate limit answers 429.
         """
         test_id = prompt.headers.get(TEST_ID, "")
         fault = fault or turn.fault or settings.fault
-        if fault and fault.rate < 1:
+        pace = pace or turn.timing or settings.timing
+        if fault and (fault.rate < 1 or (fault.at == "upstream" and profile.upstream_retries)):
             scope = (test_id, prompt.api_key, prompt.fingerprint)
             attempt, repeats[scope] = repeats[scope], repeats[scope] + 1
-            fault = fault if faults.strikes(fault, settings.seed, prompt.fingerprint, attempt) else None
-        pace = pace or turn.timing or settings.timing
+            if not faults.strikes(fault, settings.seed, prompt.fingerprint, attempt):
+                fault = None
+            else:
+                saved, retries = faults.absorbed(
+                    fault, profile.upstream_retries, settings.seed, prompt.fingerprint, attempt
+                )
+                if retries:  # the client waits while the provider retries
+                    late = (pace.latency_ms if pace else 0) + retries * profiles.RETRY_MS
+                    pace = replace(pace or Timing(), latency_ms=late)
+                fault = None if saved else fault
         if fault is not turn.fault or pace is not turn.timing:
             turn = replace(turn, fault=fault, timing=pace)
         if not limiter:

@@ -149,6 +149,7 @@ class Fault:
     size: int = 1
     event: Literal["failed", "error"] = "failed"  # Responses: `response.failed`, or the flat `error` event
     rate: float = 1.0  # the share of requests it strikes (Toxiproxy's toxicity), chosen by the seed
+    at: Literal["edge", "upstream"] = "edge"  # upstream: a profile that retries upstream failures may absorb it
 
 
 @dataclass(frozen=True, slots=True)

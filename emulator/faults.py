@@ -52,8 +52,9 @@ PARAMETERS: dict[str, type] = {
     "size": int,
     "event": str,
     "rate": float,
+    "at": str,
 }
-COMMON = ("rate",)  # parameters every kind takes
+COMMON = ("rate", "at")  # parameters every kind takes
 TIMING: dict[str, type] = {"latency_ms": int, "ttft_ms": int, "tokens_per_second": float, "jitter_ms": int}
 BEFORE_RESPONSE = ("empty", "garbage", "hang", "reset")  # `reset` only without `after_events`
 GARBAGE = b"lskdu018973t09sylgasjkfg1][]'./.sdlv"  # WireMock's RANDOM_DATA_THEN_CLOSE bytes
@@ -106,6 +107,8 @@ def fault(data: Mapping[str, Any], at: str) -> Fault:
     for key in ("after_events", "after_bytes", "ms", "retry_after_ms"):
         if values.get(key, 0) < 0:
             raise FaultError(f"{at}.{key}: expected a number of at least 0, got {values[key]}")
+    if values.get("at", "edge") not in ("edge", "upstream"):
+        raise FaultError(f"{at}.at: expected 'edge' (the client sees it) or 'upstream' (behind the provider)")
     if not 0 <= values.get("rate", 1.0) <= 1:
         raise FaultError(f"{at}.rate: expected a share from 0 to 1, got {values['rate']}")
     if values.get("size", 1) < 1:
@@ -155,12 +158,23 @@ def describe(value: Fault | Timing) -> str:
     return "; ".join(parts)
 
 
-def strikes(fault: Fault, seed: int, request: str, attempt: int) -> bool:
-    """Whether a fault with a `rate` strikes this attempt of this request: chaos that repeats exactly on every
-    run with the same seed, and lets a retry (the next attempt) come through."""
+def strikes(fault: Fault, seed: int, request: str, attempt: int, retry: int = 0) -> bool:
+    """Whether a fault with a `rate` strikes this attempt of this request (and this upstream `retry` of it):
+    chaos that repeats exactly on every run with the same seed, and lets a retry come through."""
     if fault.rate >= 1:
         return True
-    return ids.number(request, seed, attempt, "chaos") % 1_000_000 < fault.rate * 1_000_000
+    return ids.number(request, seed, attempt, retry, "chaos") % 1_000_000 < fault.rate * 1_000_000
+
+
+def absorbed(fault: Fault, retries: int, seed: int, request: str, attempt: int) -> tuple[bool, int]:
+    """A provider's own retries of an upstream failure (Inferel: "on alternative capacity"): whether one of
+    them got through, and how many were made. Only rate limits and 5xx are retried."""
+    if fault.at != "upstream" or fault.kind != "status" or not (fault.status == 429 or fault.status >= 500):
+        return False, 0
+    for retry in range(1, retries + 1):
+        if not strikes(fault, seed, request, attempt, retry):
+            return True, retry
+    return False, retries
 
 
 def before_response(fault: Fault | None) -> bool:

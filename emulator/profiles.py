@@ -17,6 +17,7 @@ from emulator.conversation import Prompt
 from emulator.errors import NotFound
 
 CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
+RETRY_MS = 250  # what each upstream retry adds to the answer's latency
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,7 @@ class Profile:
     models: tuple[str, ...]
     pools: bool = False  # Inferel: a `model:pool` suffix picks a resource group
     cache: CacheModel | None = None  # Inferel: `prompt_cache_key` (else `user`) groups requests for caching
+    upstream_retries: int = 0  # Inferel: transient upstream failures retried on alternative capacity
     doc: str = ""  # which seed documents it
 
 
@@ -52,6 +54,7 @@ PROFILES = {
         ("claude-sonnet-4.6",),
         pools=True,
         cache=CacheModel(),
+        upstream_retries=2,
         doc="seed 002 (Chat Completions with prompt caching and pools)",
     ),
     "openai": Profile("openai", (CHAT, RESPONSES), ("gpt-4.1", "gpt-5"), doc="the public OpenAI API"),

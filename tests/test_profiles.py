@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import openai
@@ -101,3 +102,26 @@ def test_server_profile_applies_to_plain_v1(make_server: Any) -> None:
         with pytest.raises(openai.NotFoundError):
             client.responses.create(model="m", input="hi")
     assert first.model == "x" and again.usage is not None and again.usage.prompt_tokens_details.cached_tokens == 128
+
+
+def test_inferel_retries_upstream_failures_before_the_client_sees_them(server: Server) -> None:
+    def ask(prefix: str, spec: str, i: int = 0) -> tuple[int, float]:
+        with openai.OpenAI(base_url=f"{server.base_url}{prefix}/v1", api_key="k", max_retries=0) as client:
+            started = time.monotonic()
+            try:
+                client.chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": f"q{i}"}], extra_headers={"x-emulator-fault": spec}
+                )
+                return 200, time.monotonic() - started
+            except openai.APIStatusError as exc:
+                return exc.status_code, time.monotonic() - started
+
+    status, took = ask("/inferel", "status=503; at=upstream")  # every upstream try fails: the error, later
+    assert status == 503 and took >= 2 * profiles.RETRY_MS / 1000 * 0.9
+    status, took = ask("/inferam", "status=503; at=upstream")  # no retries behind Inferam: at once
+    assert status == 503 and took < 0.4
+    status, _ = ask("/inferel", "status=503")  # at the edge: the client gets it
+    assert status == 503
+    upstream = [ask("/inferel", "status=503; at=upstream; rate=0.5", i)[0] for i in range(16)]
+    edge = [ask("/inferel", "status=503; rate=0.5", i)[0] for i in range(16)]
+    assert upstream.count(503) < edge.count(503)  # most upstream failures are absorbed by the retries
