@@ -50,7 +50,9 @@ class Dialect(Protocol):
     KEEPALIVE: bytes  # what the dialect's upstream sends during a long pause
     MALFORMED: bytes  # a frame its clients parse, with broken JSON in it
 
-    def parse_request(self, body: Any, headers: Mapping[str, str], fingerprint: str = "") -> Prompt: ...
+    def parse_request(
+        self, body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = profiles.DEFAULT
+    ) -> Prompt: ...
     def render(self, prompt: Prompt, turn: Turn) -> dict[str, Any]: ...
     def render_stream(self, prompt: Prompt, turn: Turn) -> list[bytes]: ...
     def render_error(self, error: EmulatorError) -> dict[str, Any]: ...
@@ -94,7 +96,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 raw = await _read_body(request, settings.max_body_bytes)
                 fingerprint = ids.digest(settings.seed, request.scope["path"], raw)
                 headers = dict(request.headers.items())  # ASGI header names are lower-case already
-                prompt = dialect.parse_request(_json(raw), headers, fingerprint)
+                prompt = dialect.parse_request(_json(raw), headers, fingerprint, profile.name)
                 if profile.pools:  # `model:pool` routes to a resource group; the model is the part before
                     prompt = replace(prompt, model=profiles.base_model(profile, prompt.model))
                 fault, pace = _overrides(headers, settings)
@@ -105,11 +107,12 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 turn, rate_headers = _shape(dialect, profile, prompt, turn, fault, pace)
             except EmulatorError as error:
                 _log(request, headers, prompt, None, None, error.status)
-                return _error(dialect, error)
+                return _error(dialect, error, profile=profile)
             except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
-                return _error(dialect, InternalError(f"The emulator failed: {type(exc).__name__}: {exc}"))
-            out = _request_id(dialect, fingerprint) | {"x-emulator-source": turn.source} | rate_headers
-            return _respond(request, dialect, prompt, turn, out, headers)
+                failed = InternalError(f"The emulator failed: {type(exc).__name__}: {exc}")
+                return _error(dialect, failed, profile=profile)
+            out = _request_id(dialect, fingerprint, profile) | {"x-emulator-source": turn.source} | rate_headers
+            return _respond(request, dialect, profile, prompt, turn, out, headers)
 
         return handle
 
@@ -151,6 +154,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         verdict = limiter.take((test_id, prompt.api_key), turn.usage.total_tokens, now)
         if dialect is anthropic_messages:
             rate_headers = limits.anthropic_headers(verdict, now)
+        elif profile.rate_headers == "infercom":
+            rate_headers = limits.infercom_headers(verdict, now)
         else:
             rate_headers = limits.openai_headers(verdict)
         if not verdict.allowed:
@@ -160,7 +165,13 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return turn, rate_headers
 
     def _respond(
-        request: Request, dialect: Dialect, prompt: Prompt, turn: Turn, out: dict[str, str], headers: dict[str, str]
+        request: Request,
+        dialect: Dialect,
+        profile: profiles.Profile,
+        prompt: Prompt,
+        turn: Turn,
+        out: dict[str, str],
+        headers: dict[str, str],
     ) -> Any:
         """The answer, as the turn's fault and timing shape it; journalled before any of it runs."""
         fault, pace = turn.fault, turn.timing
@@ -174,8 +185,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
         steps: list[Step]
         if fault and failing:  # nothing streamed yet: the failure is the HTTP answer
+            if fault.message is None and fault.status in profile.error_messages:  # the profile's own wording
+                fault = replace(fault, message=profile.error_messages[fault.status])
             error = UpstreamError.of(fault)
-            response = _error(dialect, error, turn.id, out | _retry_headers(fault))
+            response = _error(dialect, error, turn.id, out | _retry_headers(fault), profile)
             if not pace or not pace.latency_ms:
                 return response
             return Played(
@@ -228,7 +241,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         models = tuple(dict.fromkeys(profile.models + book.models))
 
         async def handle(request: Request) -> Response:
-            return _models(request, models)
+            response = _models(request, models)
+            if profile.request_id != "x-request-id":  # a profile that names every response (Infercom)
+                response.headers[profile.request_id] = ids.uuid(ids.digest(settings.seed, str(request.url)))
+            return response
 
         return handle
 
@@ -288,9 +304,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         assert isinstance(exc, HTTPException)
         method, path = request.method, request.url.path
         dialect: Dialect = anthropic_messages if _anthropic(request) else openai_chat
+        profile = profiles.PROFILES.get(path.split("/")[1])  # `/infercom/v1/…`: that profile's error shapes
         if exc.status_code == 405:
-            return _error(dialect, MethodNotAllowed(f"Method {method} is not allowed for {path}."))
-        return _error(dialect, NotFound(f"Invalid URL ({method} {path}).", code="unknown_url"))
+            return _error(dialect, MethodNotAllowed(f"Method {method} is not allowed for {path}."), profile=profile)
+        return _error(dialect, NotFound(f"Invalid URL ({method} {path}).", code="unknown_url"), profile=profile)
 
     routes = []
     for prefix, profile in [("", default), *((f"/{p.name}", p) for p in profiles.PROFILES.values())]:
@@ -348,10 +365,13 @@ def _anthropic(request: Request) -> bool:
     return request.url.path.startswith("/v1/messages") or "anthropic-version" in headers or "x-api-key" in headers
 
 
-def _request_id(dialect: Dialect, root: str) -> dict[str, str]:
-    """The request id header: Anthropic's `request-id: req_011…` (what its SDK reads), else `x-request-id`."""
+def _request_id(dialect: Dialect, root: str, profile: profiles.Profile | None = None) -> dict[str, str]:
+    """The request id header: Anthropic's `request-id: req_011…` (what its SDK reads), a profile's own
+    (Infercom's `inference-id`, a UUID), else `x-request-id`."""
     if dialect is anthropic_messages:
         return {"request-id": ids.make("req_011", root, length=21)}
+    if profile and profile.request_id != "x-request-id":
+        return {profile.request_id: ids.uuid(root, profile.request_id)}
     return {"x-request-id": ids.make("req_", root)}
 
 
@@ -382,9 +402,24 @@ def _retry_headers(fault: Fault) -> dict[str, str]:
     return headers
 
 
-def _error(dialect: Dialect, error: EmulatorError, root: str = "", extra: Mapping[str, str] = {}) -> Response:
-    body = dialect.render_error(error)
+def _error(
+    dialect: Dialect,
+    error: EmulatorError,
+    root: str = "",
+    extra: Mapping[str, str] = {},
+    profile: profiles.Profile | None = None,
+) -> Response:
     headers = dict(extra)
+    if profile and profile.request_id != "x-request-id":  # a profile that names every response (Infercom)
+        headers.setdefault(
+            profile.request_id, ids.uuid(root or ids.digest(error.status, error.message), profile.request_id)
+        )
+    shape = profile.errors.get(error.status) if profile else None
+    if shape == "text":  # Infercom: 400, 401, 500 and 503 answer in plain text
+        return Response(error.message, status_code=error.status, media_type="text/plain", headers=headers)
+    if shape == "simple":  # Infercom's SimpleError: 404, 408 and 410
+        return Response(encode({"error": error.message}), status_code=error.status, media_type=JSON, headers=headers)
+    body = dialect.render_error(error)
     if dialect is anthropic_messages:  # Anthropic repeats the request id in the error body
         headers.setdefault(
             "request-id", _request_id(dialect, root or ids.digest(error.status, error.message))["request-id"]

@@ -93,6 +93,8 @@ class Prompt:
     headers: Mapping[str, str] = field(default_factory=dict)  # lower-cased names
     fingerprint: str = ""  # a digest of the raw request: the seed of its ids and generated text
     echo: Mapping[str, Any] = field(default_factory=dict)  # request fields the dialect reflects back as given
+    profile: str = "inferam"  # the upstream it was sent to (`profiles.PROFILES`), whose shapes the answer takes
+    choices: int = 1  # Chat Completions' `n`, where the profile honours it
 
     @property
     def thinking(self) -> bool:

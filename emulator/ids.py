@@ -48,3 +48,9 @@ def draws(root: str, *salt: object, count: int) -> memoryview:
 def number(root: str, *salt: object) -> int:
     """A stable non-negative integer derived from `root` and `salt`: a seed for generators."""
     return int(digest(root, *salt)[:15], 16)
+
+
+def uuid(root: str, *salt: object) -> str:
+    """A UUID-shaped id (version 4 layout) derived from `root` and `salt`, where an upstream's ids are UUIDs."""
+    h = digest(root, "uuid", *salt)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"

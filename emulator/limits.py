@@ -142,6 +142,17 @@ def anthropic_headers(verdict: Verdict, now: float) -> dict[str, str]:
     return headers
 
 
+def infercom_headers(verdict: Verdict, now: float) -> dict[str, str]:
+    """Infercom's `x-ratelimit-*` (seed 003): requests per minute and per day, resets as Unix timestamps."""
+    headers = {}
+    for suffix, name in (("requests", "requests_per_minute"), ("requests-day", "requests_per_day")):
+        if bucket := verdict.buckets.get(name):
+            headers[f"x-ratelimit-limit-{suffix}"] = str(bucket.limit)
+            headers[f"x-ratelimit-remaining-{suffix}"] = str(bucket.remaining)
+            headers[f"x-ratelimit-reset-{suffix}"] = str(math.ceil(now + bucket.reset))
+    return headers
+
+
 def retry_headers(verdict: Verdict) -> dict[str, str]:
     return {
         "retry-after": str(math.ceil(verdict.retry_after)),

@@ -1,20 +1,22 @@
 """Provider profiles: what differs between the upstreams the seeds document, as data and a few functions.
 
 A profile is chosen for the whole server (`emulator serve --profile inferel`) or per request by path
-prefix (`/inferel/v1/chat/completions`); plain `/v1` uses the server's profile. So far the profiles
-differ in the endpoints they serve, their documented models, Inferel's `model:pool` suffix and its
-prompt cache; the other differences of issue 7 (Infercom's shapes, headers and validation) are to come.
+prefix (`/inferel/v1/chat/completions`); plain `/v1` uses the server's profile. The profiles differ
+in the endpoints they serve, their documented models, Inferel's `model:pool` suffix and its prompt
+cache, and Infercom's Chat Completions shapes, validation and error bodies (seed 003). The dialects
+read these fields to render; this module knows no dialect.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from emulator import tokens
-from emulator.conversation import Prompt
-from emulator.errors import NotFound
+from emulator.conversation import Prompt, Timing
+from emulator.errors import InvalidRequest, NotFound
 
 CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
@@ -39,6 +41,35 @@ class Profile:
     cache: CacheModel | None = None  # Inferel: `prompt_cache_key` (else `user`) groups requests for caching
     upstream_retries: int = 0  # Inferel: transient upstream failures retried on alternative capacity
     doc: str = ""  # which seed documents it
+    # --- Chat Completions shapes (Infercom, seed 003) ---
+    reasoning_field: str = "reasoning_content"  # Infercom: `message.reasoning` / `delta.reasoning`
+    system_fingerprint: str | None = None  # one backend name for every model (Infercom: `fastcoe`), else `fp_…`
+    uuid_ids: bool = False  # completion ids as UUIDs (Infercom), not `chatcmpl-…`
+    float_created: bool = False  # `created` with a fraction of a second (Infercom)
+    whole_tool_calls: bool = False  # each streamed tool call in one chunk with id, type, name and arguments
+    timing_usage: bool = False  # Infercom's usage: time to first token, tokens per second, start and end…
+    stream_usage: bool = False  # the `choices: []` usage chunk ends every stream, asked for or not
+    refusal: bool = True  # `refusal: null` in messages and the first delta, as OpenAI sends (Infercom: none)
+    finish_content: bool = False  # the chunk with `finish_reason` says `content: ""` (Infercom), not `{}`
+    request_id: str = "x-request-id"  # the response header naming the request (Infercom: `inference-id`)
+    rate_headers: str = "openai"  # how rate limits are reported: "openai", or "infercom" (per minute and per day)
+    nominal: Timing = Timing()  # the speed usage reports when a request sets no pacing
+    # --- validation ---
+    efforts: tuple[str, ...] | None = None  # the `reasoning_effort` values accepted; None: the dialect's own
+    max_tools: int | None = None
+    max_choices: int = 1  # `n` up to this many; 1: `n` is ignored
+    top_k: tuple[int, int] | None = None  # the accepted range of `top_k`; None: ignored
+    # model → how it thinks: "flag" (only with `chat_template_kwargs.enable_thinking`), "effort" (honours
+    # `reasoning_effort`, default medium); other models reason by default and ignore the effort.
+    thinking: Mapping[str, str] | None = None
+    # --- errors: status → "text" (text/plain body) or "simple" (`{"error": "…"}`); others the dialect's JSON ---
+    errors: Mapping[int, str] = field(default_factory=dict)
+    error_messages: Mapping[int, str] = field(default_factory=dict)  # what a scripted error says by default
+
+    @property
+    def own(self) -> tuple[str, ...]:
+        """Request fields this profile validates itself rather than as the dialect does."""
+        return ("reasoning_effort",) if self.efforts is not None else ()
 
 
 PROFILES = {
@@ -57,6 +88,31 @@ PROFILES = {
         upstream_retries=2,
         doc="seed 002 (Chat Completions with prompt caching and pools)",
     ),
+    "infercom": Profile(
+        "infercom",
+        (CHAT,),
+        ("MiniMax-M2.7", "gpt-oss-120b", "gemma-4-31B-it"),
+        doc="seed 003 (Chat Completions, an OpenAPI document)",
+        reasoning_field="reasoning",
+        system_fingerprint="fastcoe",
+        uuid_ids=True,
+        float_created=True,
+        whole_tool_calls=True,
+        timing_usage=True,
+        stream_usage=True,
+        refusal=False,
+        finish_content=True,
+        request_id="inference-id",
+        rate_headers="infercom",
+        nominal=Timing(ttft_ms=63, tokens_per_second=248.0),  # the seed's example response
+        efforts=("low", "medium", "high"),
+        max_tools=128,
+        max_choices=8,
+        top_k=(1, 100),
+        thinking={"gemma-4-31B-it": "flag", "gpt-oss-120b": "effort"},
+        errors={400: "text", 401: "text", 500: "text", 503: "text", 404: "simple", 408: "simple", 410: "simple"},
+        error_messages={401: "unauthorized", 503: "Service Temporarily Unavailable"},
+    ),
     "openai": Profile("openai", (CHAT, RESPONSES), ("gpt-4.1", "gpt-5"), doc="the public OpenAI API"),
     "anthropic": Profile("anthropic", (MESSAGES,), ("claude-sonnet-4-5",), doc="the public Anthropic API"),
 }
@@ -67,6 +123,32 @@ def serves(profile: Profile, dialect: str, path: str) -> None:
     """Raise the profile's 404 when it does not serve this endpoint."""
     if dialect not in profile.dialects:
         raise NotFound(f"Invalid URL (POST {path}): the {profile.name} profile does not serve it.", code="unknown_url")
+
+
+def effort(profile: Profile, model: str, asked: str | None, enable_thinking: bool | None) -> str | None:
+    """The reasoning effort the model runs with, "none" for no thinking; a profile without per-model
+    rules takes what was asked. Infercom: reasoning cannot be switched off on `gpt-oss-120b` (`none`
+    and `off` are refused), Gemma thinks only when asked through its chat template."""
+    if profile.efforts is not None and asked is not None and asked not in profile.efforts:
+        if asked in ("none", "off"):
+            raise InvalidRequest(
+                f"Invalid 'reasoning_effort': '{asked}'. Reasoning cannot be switched off; 'low' is the minimum.",
+                param="reasoning_effort",
+                code="invalid_value",
+            )
+        raise InvalidRequest(
+            f"Invalid 'reasoning_effort': '{asked}'. Allowed values are {', '.join(profile.efforts)}.",
+            param="reasoning_effort",
+            code="invalid_value",
+        )
+    if profile.thinking is None:
+        return asked
+    rule = profile.thinking.get(model)
+    if rule == "flag":
+        return None if enable_thinking else "none"
+    if rule == "effort":
+        return asked or "medium"
+    return None  # reasons by default; the effort is accepted for compatibility and ignored
 
 
 def base_model(profile: Profile, model: str) -> str:

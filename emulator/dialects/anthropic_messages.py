@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from emulator import ids, tokens
@@ -59,13 +60,13 @@ ERROR_TYPES = {
 # --- request -------------------------------------------------------------------------------------
 
 
-def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") -> Prompt:
+def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = "inferam") -> Prompt:
     """Validate a Messages body into a `Prompt`; any bad field raises `InvalidRequest` naming it.
 
     Unknown top-level fields (metadata, context_management, top_k…) and `cache_control` markers are
     accepted and ignored: Claude Code sends all of them on every request (agent-clients.md).
     """
-    return _prompt(body, headers, fingerprint, counting=False)
+    return replace(_prompt(body, headers, fingerprint, counting=False), profile=profile)
 
 
 def count_tokens(body: Any, headers: Mapping[str, str]) -> dict[str, int]:

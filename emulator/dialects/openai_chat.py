@@ -4,6 +4,8 @@ Parse and validate the request into a `Prompt`; render a `Turn` as a `chat.compl
 stream of `chat.completion.chunk`s (reference wire-formats.md §1.2): a role chunk, `reasoning_content`
 deltas, content deltas, tool-call deltas (index, id and name first, argument fragments after), the
 chunk that carries `finish_reason`, the usage chunk with `choices: []` when asked for, `[DONE]`.
+The request's profile (`Prompt.profile`) reshapes it: Infercom's (seed 003) `reasoning` field, UUID ids,
+float `created`, timing-rich usage, whole tool calls, `n` choices and its extra validation.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from emulator import ids, tokens
+from emulator import ids, profiles, tokens
 from emulator.conversation import (
     EFFORTS,
     Message,
@@ -39,11 +41,15 @@ KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timer
 # --- request -------------------------------------------------------------------------------------
 
 
-def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") -> Prompt:
+def parse_request(
+    body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = profiles.DEFAULT
+) -> Prompt:
     """Validate a request body into a `Prompt`; any bad field raises `InvalidRequest` naming it.
 
-    Fields Inferam ignores (n, logprobs, best_of, logit_bias, engine-specific sampling) are ignored.
+    Fields Inferam ignores (n, logprobs, best_of, logit_bias, engine-specific sampling) are ignored;
+    a profile may check more of them (Infercom: `top_k`, `n`, at most 128 tools, its efforts).
     """
+    rules = profiles.PROFILES[profile]
     f = Fields(body)
     model = f.need("model", str)
     messages = tuple(_message(m) for m in f.objects("messages", required=True))
@@ -54,7 +60,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
             code="empty_array",
         )
     # Only the optional fields the body has are read: most requests send few of them.
-    given = {key: _OPTIONAL[key](f) for key in f.data if key in _OPTIONAL}
+    given = {key: _OPTIONAL[key](f) for key in f.data if key in _OPTIONAL and key not in rules.own}
     tools = given.get("tools", ())
     stream = given.get("stream", False)
     options = given.get("stream_options")
@@ -64,6 +70,26 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
             param="stream_options",
             code="invalid_value",
         )
+    if rules.max_tools is not None and len(tools) > rules.max_tools:
+        raise InvalidRequest(
+            f"Invalid 'tools': array too long. Expected an array with maximum length {rules.max_tools}, "
+            f"but got an array with length {len(tools)} instead.",
+            param="tools",
+            code="array_above_max_length",
+        )
+    choices = f.count("n") or 1 if rules.max_choices > 1 else 1
+    if choices > rules.max_choices:
+        raise wrong_value("n", choices, f"an integer from 1 to {rules.max_choices}")
+    if rules.top_k is not None and (top_k := f.get("top_k", int)) is not None:
+        low, high = rules.top_k
+        if not low <= top_k <= high:
+            raise wrong_value("top_k", top_k, f"an integer from {low} to {high}")
+    effort = given.get("reasoning_effort")
+    if rules.thinking is not None or rules.efforts is not None:  # the profile's efforts and thinking rules
+        effort = f.get("reasoning_effort", str) if rules.efforts is not None else effort
+        kwargs = f.obj("chat_template_kwargs")
+        flag = kwargs.get("enable_thinking", bool) if kwargs else None
+        effort = profiles.effort(rules, model, effort, flag)
     max_tokens = given.get("max_completion_tokens") or given.get("max_tokens")
     budget = given.get("thinking_budget")
     if budget is not None and max_tokens is not None:
@@ -76,7 +102,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
         tool_choice=_tool_choice(f, tools) if "tool_choice" in given else ToolChoice(),
         parallel_tool_calls=given.get("parallel_tool_calls", True),
         max_tokens=max_tokens,
-        effort=given.get("reasoning_effort"),
+        effort=effort,
         reasoning_budget=budget,
         stop=given.get("stop", ()),
         stream=stream,
@@ -89,6 +115,8 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
         api_key=bearer(headers),
         headers=headers,
         fingerprint=fingerprint,
+        profile=profile,
+        choices=choices,
     )
 
 
@@ -101,11 +129,16 @@ def _message(m: Fields) -> Message:
     return Message(
         role=role,  # type: ignore[arg-type]
         text=text,
-        reasoning=m.get("reasoning_content", str, "") or "",
+        reasoning=m.get("reasoning_content", str, "") or _string(m.data.get("reasoning")),
         tool_calls=calls,
         tool_call_id=m.need("tool_call_id", str) if role == "tool" else None,
         images=images,
     )
+
+
+def _string(value: Any) -> str:
+    """Infercom's assistant messages carry their reasoning as `reasoning`, a string; other shapes are ignored."""
+    return value if isinstance(value, str) else ""
 
 
 def _content(m: Fields, *, required: bool) -> tuple[str, int]:
@@ -245,18 +278,69 @@ def _usage(usage: Usage) -> dict[str, Any]:
     }
 
 
+def _start(turn: Turn) -> float:
+    """When generation started, with a seeded fraction of a second: `created` is whole seconds."""
+    return turn.created + ids.number(turn.id, "start") % 1_000_000 / 1_000_000
+
+
+def _ttft(profile: profiles.Profile, turn: Turn) -> float:
+    """Seconds to the first token: the turn's pacing, else the profile's nominal speed."""
+    return ((turn.timing and turn.timing.ttft_ms) or profile.nominal.ttft_ms) / 1000
+
+
+def _timing_usage(profile: profiles.Profile, turn: Turn, choices: int) -> dict[str, Any]:
+    """Infercom's usage (seed 003's `Usage`): token counts and the timings of a generation paced as the
+    turn's timing says (else at the profile's nominal speed), so the figures agree with one another."""
+    usage = turn.usage
+    completion = usage.output_tokens * choices
+    ttft = _ttft(profile, turn)
+    rate = (turn.timing and turn.timing.tokens_per_second) or profile.nominal.tokens_per_second
+    after_first = max(0, usage.output_tokens - 1)
+    latency = ttft + after_first / rate
+    start = _start(turn)
+    total = usage.input_tokens + completion
+    return {
+        "acceptance_rate": 1 + ids.number(turn.id, "acceptance") % 3_000_000 / 1_000_000,
+        "completion_tokens": completion,
+        "completion_tokens_after_first_per_sec": rate if after_first else 0.0,
+        "completion_tokens_after_first_per_sec_first_ten": rate if after_first else 0.0,
+        "completion_tokens_after_first_per_sec_graph": rate if after_first else 0.0,
+        "completion_tokens_per_sec": completion / latency,
+        "end_time": start + latency,
+        "is_last_response": True,
+        "prompt_tokens": usage.input_tokens,
+        "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+        "start_time": start,
+        "stop_reason": turn.finish_reason,
+        "time_to_first_token": ttft,
+        "time_to_first_token_graph": ttft,
+        "total_latency": latency,
+        "total_tokens": total,
+        "total_tokens_per_sec": total / latency,
+    }
+
+
+def _usage_for(profile: profiles.Profile, turn: Turn, choices: int) -> dict[str, Any]:
+    if profile.timing_usage:
+        return _timing_usage(profile, turn, choices)
+    return _usage(turn.usage)
+
+
 @lru_cache(maxsize=256)
 def _system_fingerprint(model: str) -> str:
     return ids.make("fp_", model, length=10)
 
 
-def _head(turn: Turn, kind: str) -> dict[str, Any]:
+def _head(profile: profiles.Profile, turn: Turn, kind: str) -> dict[str, Any]:
+    created: float = turn.created
+    if profile.float_created:  # the first token's time: after the generation started
+        created = _start(turn) + _ttft(profile, turn)
     return {
-        "id": ids.make("chatcmpl-", turn.id, length=29),
+        "id": ids.uuid(turn.id) if profile.uuid_ids else ids.make("chatcmpl-", turn.id, length=29),
         "object": kind,
-        "created": turn.created,
+        "created": created,
         "model": turn.model,
-        "system_fingerprint": _system_fingerprint(turn.model),
+        "system_fingerprint": profile.system_fingerprint or _system_fingerprint(turn.model),
     }
 
 
@@ -270,24 +354,48 @@ def _no_content(turn: Turn) -> str | None:
 
 
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
-    """The `chat.completion` object for a non-streamed request."""
-    message: dict[str, Any] = {"role": "assistant", "content": turn.text or _no_content(turn), "refusal": None}
+    """The `chat.completion` object for a non-streamed request, in the profile's shape."""
+    profile = profiles.PROFILES[prompt.profile]
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text or _no_content(turn)}
+    if profile.refusal:
+        message["refusal"] = None
     if turn.reasoning:
-        message["reasoning_content"] = turn.reasoning
+        message[profile.reasoning_field] = turn.reasoning
     if turn.tool_calls:
         message["tool_calls"] = [_call(c) for c in turn.tool_calls]
-    return _head(turn, "chat.completion") | {
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": turn.finish_reason}],
-        "usage": _usage(turn.usage),
+    choice = {"message": message, "logprobs": None, "finish_reason": turn.finish_reason}
+    return _head(profile, turn, "chat.completion") | {
+        "choices": [{"index": i} | choice for i in range(prompt.choices)],
+        "usage": _usage_for(profile, turn, prompt.choices),
     }
 
 
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     """Every SSE event of the streamed answer, `[DONE]` included, in order."""
-    # Every chunk shares its head and tail, so they are encoded once and each delta is spliced in.
-    head = dumps(_head(turn, "chat.completion.chunk"))[:-1] + ',"choices":[{"index":0,"delta":'
-    tail = ',"logprobs":null,"finish_reason":%s}]' + (',"usage":null}' if prompt.include_usage else "}")
+    profile = profiles.PROFILES[prompt.profile]
+    include_usage = prompt.include_usage or profile.stream_usage
+    # Infercom's chunks carry no `usage` key until the last one (seed 003's examples).
+    null_usage = include_usage and not profile.stream_usage
+    head_fields = dumps(_head(profile, turn, "chat.completion.chunk"))[:-1]
+    tail = ',"logprobs":null,"finish_reason":%s}]' + (',"usage":null}' if null_usage else "}")
     open_tail = tail % "null"
+    events = []
+    for index in range(prompt.choices):  # `n`: each choice streamed whole, one after another
+        head = head_fields + f',"choices":[{{"index":{index},"delta":'
+        events += _choice_events(profile, turn, head, tail, open_tail)
+    if include_usage:
+        usage = {"choices": [], "usage": _usage_for(profile, turn, prompt.choices)}
+        events.append(frame(dumps(_head(profile, turn, "chat.completion.chunk") | usage)))
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":  # the stream breaks off: no finish chunk, no usage, no [DONE]
+        error = UpstreamError.of(fault)
+        return events[: fault.after_events or 0] + [render_stream_error(error)]
+    events.append(DONE)
+    return events
+
+
+def _choice_events(profile: profiles.Profile, turn: Turn, head: str, tail: str, open_tail: str) -> list[bytes]:
+    """The chunks of one choice: role, reasoning, content, tool calls, and the one with `finish_reason`."""
 
     def chunk(delta: dict[str, Any]) -> bytes:
         return frame(head + dumps(delta) + open_tail)
@@ -299,13 +407,16 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
 
     first: dict[str, Any] = {"role": "assistant", "content": _no_content(turn)}
     if turn.reasoning:
-        first["reasoning_content"] = ""
-    else:
+        first[profile.reasoning_field] = ""
+    elif profile.refusal:
         first["refusal"] = None
     events = [chunk(first)]
-    events += text_chunks("reasoning_content", turn.reasoning)
+    events += text_chunks(profile.reasoning_field, turn.reasoning)
     events += text_chunks("content", turn.text)
     for index, call in enumerate(turn.tool_calls):
+        if profile.whole_tool_calls:  # id, type and function on every entry: the call in one chunk
+            events.append(chunk({"tool_calls": [{"index": index} | _call(call)]}))
+            continue
         opening = {"index": index} | _call(call)
         opening["function"] = {"name": call.name, "arguments": ""}
         events.append(chunk({"tool_calls": [opening]}))
@@ -313,15 +424,9 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
             chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
             for piece in tokens.split(call.arguments)
         ]
-    events.append(frame(head + "{}" + tail % dumps(turn.finish_reason)))
-    if prompt.include_usage:
-        usage_chunk = _head(turn, "chat.completion.chunk") | {"choices": [], "usage": _usage(turn.usage)}
-        events.append(frame(dumps(usage_chunk)))
-    fault = turn.fault
-    if fault and fault.kind == "stream_error":  # the stream breaks off: no finish chunk, no usage, no [DONE]
-        error = UpstreamError.of(fault)
-        return events[: fault.after_events or 0] + [render_stream_error(error)]
-    events.append(DONE)
+    # Infercom's last content chunk says `content: ""` beside the finish reason (seed 003's example).
+    last = '{"content":""}' if profile.finish_content else "{}"
+    events.append(frame(head + last + tail % dumps(turn.finish_reason)))
     return events
 
 

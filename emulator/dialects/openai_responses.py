@@ -41,7 +41,7 @@ KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timer
 # --- request -------------------------------------------------------------------------------------
 
 
-def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") -> Prompt:
+def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = "inferam") -> Prompt:
     """Validate a request body into a `Prompt`; any bad field raises `InvalidRequest` naming it."""
     f = Fields(body)
     model = f.need("model", str)
@@ -80,6 +80,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "") 
     }
     return Prompt(
         dialect=NAME,
+        profile=profile,
         model=model,
         messages=tuple(messages),
         tools=tools,
