@@ -52,17 +52,28 @@ class ReplySpec:
     usage: Mapping[str, int] | None = None
     fault: Fault | None = None
 
-    def resolve(self, prompt: Prompt, writer: Writer, salt: object) -> Reply:
-        """The `Reply` this spec scripts for `prompt`, faker text and missing arguments filled in."""
+    @property
+    def fixed(self) -> bool:
+        """Whether the reply is the same for every request: no faker text, no generated arguments."""
+        texts = (self.reasoning, self.text)
+        return all(isinstance(t, str) for t in texts) and all(c.arguments is not None for c in self.tool_calls)
+
+    def resolve(self, prompt: Prompt, writer: Writer | None, salt: object) -> Reply:
+        """The `Reply` this spec scripts for `prompt`, faker text and missing arguments filled in (a fixed
+        spec needs no writer)."""
         root = prompt.fingerprint
 
         def fill(text: Text, part: str) -> str:
-            return text if isinstance(text, str) else writer.text(text, root, salt, part)
+            if isinstance(text, str):
+                return text
+            assert writer is not None, "faker text needs a writer"
+            return writer.text(text, root, salt, part)
 
         calls = []
         for i, spec in enumerate(self.tool_calls):
             arguments = spec.arguments
             if arguments is None:  # generated from the offered tool: schema-valid JSON, or text for a custom tool
+                assert writer is not None, "generated arguments need a writer"
                 tool = next((t for t in prompt.tools if t.name == spec.name), Tool(spec.name))
                 arguments = generate.tool_call(tool, writer, root, (salt, i)).arguments
             calls.append(ToolCall(id=spec.id or "", name=spec.name, arguments=arguments))
@@ -103,6 +114,12 @@ class Scenario:
     steps: tuple[ReplySpec, ...]
     by_call: bool  # `replies`: chosen by call count; otherwise by assistant turns
     timing: Timing | None = None
+    # Each step's reply when it is the same for every request, resolved once at load: the hot path.
+    fixed: tuple[Reply | None, ...] = ()
+
+    def __post_init__(self) -> None:
+        empty = Prompt(dialect="", model="", messages=())
+        object.__setattr__(self, "fixed", tuple(s.resolve(empty, None, None) if s.fixed else None for s in self.steps))
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -113,7 +130,8 @@ class Scenario:
     def reply(self, prompt: Prompt, writer: Writer, calls_before: int) -> Reply:
         """The scripted reply: by call count for `replies`, else by assistant turns; the last repeats."""
         index = min(calls_before if self.by_call else prompt.assistant_turns, len(self.steps) - 1)
-        reply = self.steps[index].resolve(prompt, writer, (self.name, index))
+        spec = self.steps[index]
+        reply = self.fixed[index] or spec.resolve(prompt, writer, (self.name, index))
         return replace(reply, timing=self.timing) if self.timing else reply
 
 
