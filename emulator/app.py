@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from emulator import faults, ids, limits, player, profiles, report, scenarios
+from emulator import faults, ids, limits, player, profiles, recordings, report, scenarios
 from emulator.answer import TEST_ID, Answerer
 from emulator.conversation import Fault, Prompt, Timing, Turn
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
@@ -70,11 +70,14 @@ class Settings:
     timing: Timing | None = None  # for every request (`--timing`)
     limits: limits.Limits = limits.Limits()  # per API key; none by default: no 429s unless asked
     profile: str = profiles.DEFAULT  # the upstream plain /v1 stands in for; /NAME/v1 picks another
+    recordings: Sequence[Path] = field(default_factory=tuple)  # cassettes (files or directories) to replay
+    replay_speed: float = 1.0  # scales the recorded gaps: 0 replays as fast as possible
 
 
 def create_app(settings: Settings = Settings()) -> Starlette:
     """The emulator as an ASGI app; scenario files are read and validated once, here."""
     book = scenarios.load(settings.scenarios)
+    library = recordings.load(settings.recordings) if settings.recordings else None
     answerer = Answerer(book, Writer(settings.seed), Counter())
     journal = Journal()
     repeats: Counter[tuple[str, str, str]] = Counter()  # (test id, key, request) → attempts, for chaos
@@ -100,6 +103,11 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 if profile.pools:  # `model:pool` routes to a resource group; the model is the part before
                     prompt = replace(prompt, model=profiles.base_model(profile, prompt.model))
                 fault, pace = _overrides(headers, settings)
+                if library and not book.named(prompt):  # an explicit scenario, then a recording, then the rest
+                    hit = library.find(request.method, request.scope["path"], raw)
+                    if hit:
+                        _log(request, headers, prompt, None, None, hit.status)
+                        return _replay(hit)
                 turn = answerer(prompt, clock())
                 if cache:  # the profile's prompt cache decides how much of the input was cached
                     cached = min(cache.cached_tokens(prompt, time.time()), turn.usage.input_tokens)
@@ -208,6 +216,14 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
         return Played(steps, 200, out, latency=pace.latency_ms / 1000 if pace else 0.0, on_end=ended)
 
+    def _replay(hit: recordings.Recording) -> Played:
+        """A recorded answer: its status and kept headers, its events at the recorded pace."""
+        latency, steps = recordings.script(hit, settings.replay_speed)
+        out = hit.headers | {"x-emulator-source": f"recording {hit.source}"}
+        if "text/event-stream" not in out.get("content-type", ""):
+            out["content-length"] = str(len(hit.body))
+        return Played(steps, hit.status, out, latency=latency)
+
     def _log(
         request: Request,
         headers: Mapping[str, str],
@@ -240,7 +256,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     def list_models(profile: profiles.Profile) -> Any:
         models = tuple(dict.fromkeys(profile.models + book.models))
 
-        async def handle(request: Request) -> Response:
+        async def handle(request: Request) -> Any:
+            hit = library.find("GET", request.scope["path"], b"") if library else None
+            if hit:
+                return _replay(hit)
             response = _models(request, models)
             if profile.request_id != "x-request-id":  # a profile that names every response (Infercom)
                 response.headers[profile.request_id] = ids.uuid(ids.digest(settings.seed, str(request.url)))
@@ -262,12 +281,15 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         data = [{"id": m, "object": "model", "created": MODELS_CREATED, "owned_by": "emulator"} for m in models]
         return Response(encode({"object": "list", "data": data}), media_type=JSON)
 
-    async def count_tokens(request: Request) -> Response:
+    async def count_tokens(request: Request) -> Any:
         dialect = anthropic_messages
         try:
             profile = profiles.PROFILES.get(request.scope["path"].split("/")[1], default)
             profiles.serves(profile, profiles.MESSAGES, request.scope["path"])
             raw = await _read_body(request, settings.max_body_bytes)
+            hit = library.find("POST", request.scope["path"], raw) if library else None
+            if hit:
+                return _replay(hit)
             headers = {k.lower(): v for k, v in request.headers.items()}
             counted = dialect.count_tokens(_json(raw), headers)
         except EmulatorError as error:
@@ -328,6 +350,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.state.book = book
     app.state.answerer = answerer
+    app.state.library = library
     return app
 
 

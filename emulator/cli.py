@@ -10,7 +10,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from emulator import faults, limits, profiles, scenarios, server
+from emulator import faults, limits, profiles, recordings, scenarios, server
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -69,7 +69,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="SPEC",
         help="rate limits per API key, e.g. 'requests_per_minute=60; tokens_per_minute=40000; requests_per_day=1000'",
     )
+    serve.add_argument(
+        "--recordings",
+        type=Path,
+        action="append",
+        help="cassette file or directory to replay, repeatable (an explicit scenario still wins)",
+    )
+    serve.add_argument(
+        "--replay-speed",
+        type=float,
+        default=1.0,
+        metavar="FACTOR",
+        help="scale the recorded gaps between events (default: 1.0; 0: as fast as possible)",
+    )
     serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
+
+    record = commands.add_parser("record", help="proxy to a real upstream and record each interaction to a cassette")
+    record.add_argument("--upstream", required=True, metavar="URL", help="e.g. https://api.openai.com")
+    record.add_argument(
+        "--out", type=Path, default=Path("recordings/recorded.yaml"), help="the cassette (default: %(default)s)"
+    )
+    record.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
+    record.add_argument("--port", type=int, default=8000)
+    record.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
     grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
     grade.add_argument("--url", default="http://127.0.0.1:8000", help="the emulator (default: http://127.0.0.1:8000)")
@@ -83,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args.paths)
     if args.command == "report":
         return _report(args.url, args.test_id)
+    if args.command == "record":
+        return _record(args)
     return _serve(args)
 
 
@@ -119,6 +143,8 @@ def _serve(args: argparse.Namespace) -> int:
         fault = faults.fault(faults.split_spec(args.fault), "--fault") if args.fault else None
         pace = faults.timing(faults.split_spec(args.timing), "--timing") if args.timing else None
         quota = limits.parse(faults.split_spec(args.limits), "--limits") if args.limits else limits.Limits()
+        if args.replay_speed < 0:
+            raise ValueError(f"--replay-speed must be 0 or more, not {args.replay_speed:g}")
     except ValueError as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
@@ -130,11 +156,16 @@ def _serve(args: argparse.Namespace) -> int:
         timing=pace,
         limits=quota,
         profile=args.profile,
+        recordings=tuple(args.recordings or ()),
+        replay_speed=args.replay_speed,
     )
     try:
         app = create_app(settings)
     except scenarios.ScenarioError as exc:
         print(f"emulator: the scenarios are invalid:\n{exc}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"emulator: the recordings cannot be read: {exc}", file=sys.stderr)
         return 1
     base = f"http://{args.host}:{args.port}"
     book = app.state.book
@@ -145,8 +176,21 @@ def _serve(args: argparse.Namespace) -> int:
     lines += [f"rate limits per key: {quota}"] if quota else []
     lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths)) or 'nowhere'}")
     lines += [f"  {s.name}" for s in book.scenarios]
+    if app.state.library is not None:
+        lines.append(f"recordings: {len(app.state.library)} from {', '.join(map(str, settings.recordings))}")
     print("\n".join(lines), flush=True)
     server.run(app, args.host, args.port, access_log=not args.no_access_log, log_level="info")
+    return 0
+
+
+def _record(args: argparse.Namespace) -> int:
+    try:
+        recorder = recordings.Recorder(args.upstream, args.out)
+    except (OSError, ValueError) as exc:
+        print(f"emulator: the cassette {args.out} cannot be read: {exc}", file=sys.stderr)
+        return 1
+    print(f"recording http://{args.host}:{args.port}/v1/… → {args.upstream}, into {args.out}", flush=True)
+    server.run(recorder, args.host, args.port, access_log=not args.no_access_log, log_level="info", lifespan="on")
     return 0
 
 

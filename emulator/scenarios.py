@@ -158,6 +158,10 @@ class Book:
             return by_name[prompt.model]
         return next((s for s in self.scenarios if s.match and s.match(prompt)), None)
 
+    def named(self, prompt: Prompt) -> bool:
+        """Whether the request picks a scenario explicitly: the header, or a model named like one."""
+        return bool(prompt.headers.get(SCENARIO_HEADER)) or prompt.model in self._by_name
+
     @property
     def models(self) -> tuple[str, ...]:
         """Model ids the scenarios name: literal `match.model` values, and the scenario names."""

@@ -30,8 +30,9 @@ class FaultableH11Protocol(H11Protocol):
 
 
 def config(app: Any, host: str, port: int = 0, **options: Any) -> uvicorn.Config:
-    """uvicorn's configuration for the emulator: our protocol, no lifespan."""
-    return uvicorn.Config(app, host=host, port=port, http=FaultableH11Protocol, lifespan="off", **options)
+    """uvicorn's configuration for the emulator: our protocol, no lifespan unless asked (the recorder)."""
+    options = {"lifespan": "off"} | options
+    return uvicorn.Config(app, host=host, port=port, http=FaultableH11Protocol, **options)
 
 
 def run(app: Any, host: str, port: int, **options: Any) -> None:

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import openai
@@ -49,12 +50,19 @@ class Server:
 
 
 def serve(settings: Settings) -> Iterator[Server]:
-    """Run the app under uvicorn in a thread, on a socket bound to a free loopback port."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    """Run the emulator under uvicorn in a thread, on a socket bound to a free loopback port."""
+    yield from serve_app(create_app(settings))
+
+
+def serve_app(app: Any, **options: Any) -> Iterator[Server]:
+    """Run any ASGI app under uvicorn in a thread, on a socket bound to a free loopback port."""
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
+    # Nagle holds the first body write of a keep-alive response for the peer's delayed ACK (~40 ms).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     host, port = sock.getsockname()
-    config = emulator_server.config(create_app(settings), "127.0.0.1", log_level="warning", access_log=False)
+    config = emulator_server.config(app, "127.0.0.1", log_level="warning", access_log=False, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

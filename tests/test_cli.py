@@ -71,3 +71,16 @@ def test_serve_refuses_invalid_scenarios(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "scenarios[0]: expected exactly one of reply, steps, replies" in result.stderr
+
+
+def test_serve_refuses_a_missing_cassette_and_a_negative_replay_speed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--recordings", "/nonexistent/cassette.yaml"]) == 1
+    assert "no cassette or directory at /nonexistent/cassette.yaml" in capsys.readouterr().err
+    assert main(["serve", "--replay-speed", "-1"]) == 2
+    assert "--replay-speed must be 0 or more" in capsys.readouterr().err
+
+
+def test_record_needs_an_upstream(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["record"])
+    assert "--upstream" in capsys.readouterr().err

@@ -1,0 +1,333 @@
+"""Record a real upstream into vcrpy cassettes, and replay them with the recorded pacing.
+
+The home of httpx and vcrpy. vcrpy's own httpx patch buffers whole responses, so it is only the
+cassette library here (format, safe YAML, `Cassette` API): `Recorder` is an ASGI app that forwards
+each request with one `httpx.AsyncClient`, hands the upstream's chunks to the client as they arrive
+and appends the complete interaction to the cassette when it ends (reference: faults-and-recording.md
+§B.8). Credentials never reach disk: only allowlisted headers are kept and the client's keys are
+scrubbed everywhere (§C.4). The gaps between SSE events live in the cassette's metadata.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from vcr.cassette import Cassette
+from vcr.matchers import method as same_method
+from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
+from vcr.record_mode import RecordMode
+from vcr.request import Request as VcrRequest
+from vcr.serialize import serialize
+from vcr.serializers import yamlserializer
+
+from emulator.faults import Pause, Step
+
+# Request and response headers a cassette keeps (case-insensitive); every other one is dropped.
+ALLOWED_HEADERS = frozenset(
+    {
+        "content-type",
+        "accept",
+        "anthropic-version",
+        "anthropic-beta",
+        "openai-beta",
+        "openai-version",
+        "openai-model",
+        "openai-processing-ms",
+        "user-agent",
+        "request-id",
+        "x-request-id",
+        "retry-after",
+        "retry-after-ms",
+        "x-should-retry",
+        "cache-control",
+    }
+)
+ALLOWED_PREFIXES = ("x-stainless-", "x-ratelimit-", "anthropic-ratelimit-")
+# Top-level request fields that do not change the answer, so matching ignores them.
+VOLATILE_FIELDS = ("user", "metadata", "prompt_cache_key", "client_metadata", "safety_identifier")
+KEY_HEADERS = ("authorization", "x-api-key", "api-key")
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+REDACTED = "REDACTED"
+PACING = "emulator_pacing"  # metadata key: per interaction, {headers_after, event_gaps} in seconds
+# Not forwarded either way: hop-by-hop, or recomputed by the side that sends.
+_HOP = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "accept-encoding"})
+
+
+def allowed(name: str) -> bool:
+    name = name.lower()
+    return name in ALLOWED_HEADERS or name.startswith(ALLOWED_PREFIXES)
+
+
+def match_key(body: bytes | str | None) -> str:
+    """What matching compares of a body: its JSON with the volatile fields removed (and `stream: false`,
+    which is the default), keys sorted; a body that is not JSON, as it is."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body or ""
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(parsed, dict):
+        parsed = {k: v for k, v in parsed.items() if k not in VOLATILE_FIELDS and (k, v) != ("stream", False)}
+    return json.dumps(parsed, sort_keys=True, separators=(",", ":"))
+
+
+def api_path(uri: str) -> str:
+    """The path from `/v1/` on, without query: a profile prefix or an upstream base path aside."""
+    path = httpx.URL(uri).path
+    at = path.find("/v1/")
+    return path[at:] if at >= 0 else path
+
+
+def _same_request(r1: VcrRequest, r2: VcrRequest) -> None:
+    """vcrpy matcher: same path from /v1/ on, and the same body as `match_key` sees it."""
+    assert api_path(r1.uri) == api_path(r2.uri)
+    assert match_key(r1.body) == match_key(r2.body)
+
+
+MATCH_ON = (same_method, _same_request)
+
+
+class _AtomicPersister:
+    """vcrpy's file persister, but a reader never sees half a cassette: temp file, then `os.replace`."""
+
+    load_cassette = FilesystemPersister.load_cassette
+
+    @staticmethod
+    def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+        path = Path(cassette_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644  # mkstemp's 0600 would hide it
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            os.fchmod(fd, mode)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(serialize(cassette_dict, serializer))
+            os.replace(temp, path)
+        except BaseException:
+            os.unlink(temp)
+            raise
+
+
+def _scrub(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def _secrets(headers: Mapping[str, str]) -> set[str]:
+    """The client's own key values, and the keys in the recorder's environment."""
+    found = {os.environ.get(v, "") for v in KEY_VARIABLES}
+    for name in KEY_HEADERS:
+        value = headers.get(name, "")
+        found |= {value, value.removeprefix("Bearer ").strip()}
+    return {s for s in found if len(s) >= 4}
+
+
+def _kept(headers: Iterable[tuple[str, str]], secrets: set[str]) -> dict[str, list[str]]:
+    kept: dict[str, list[str]] = {}
+    for name, value in headers:
+        if allowed(name):
+            kept.setdefault(name.lower(), []).append(_scrub(value, secrets))
+    return kept
+
+
+class Recorder:
+    """An ASGI app: forwards every `/v1/…` request to `upstream`, streams the answer back as it arrives,
+    and appends each complete interaction to the cassette at `out` (vcrpy's `new_episodes`: what the
+    file holds stays, new interactions are added), saved atomically under one lock."""
+
+    def __init__(self, upstream: str, out: Path) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.out = out
+        self.cassette = Cassette.load(
+            path=str(out), record_mode=RecordMode.NEW_EPISODES, persister=_AtomicPersister, match_on=MATCH_ON
+        )
+        self.lock = threading.Lock()
+        self.client: httpx.AsyncClient | None = None
+
+    async def __call__(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            await self._proxy(scope, receive, send)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.client = self.client or _client()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if self.client:
+                    await self.client.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _proxy(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        path = scope["path"] + (f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else "")
+        if "/v1/" not in scope["path"]:
+            error = json.dumps({"error": {"message": f"The recorder forwards /v1/ paths only, not {path}."}})
+            await _send_whole(send, 404, error.encode())
+            return
+        self.client = self.client or _client()
+        forwarded = [(k, v) for k, v in headers if k.lower() not in _HOP] + [("accept-encoding", "identity")]
+        started = time.monotonic()
+        upstream = self.client.build_request(scope["method"], self.upstream + path, headers=forwarded, content=body)
+        try:
+            response = await self.client.send(upstream, stream=True)
+        except httpx.HTTPError as exc:
+            error = json.dumps({"error": {"message": f"The upstream failed: {type(exc).__name__}: {exc}"}})
+            await _send_whole(send, 502, error.encode())
+            return
+        arrived = time.monotonic()
+        chunks: list[bytes] = []
+        events: list[float] = []  # when each SSE event (ended by a blank line) was complete
+        try:
+            out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()]
+            out = [(k, v) for k, v in out if k.lower().decode() not in _HOP and k.lower() != b"content-encoding"]
+            await send({"type": "http.response.start", "status": response.status_code, "headers": out})
+            last = b""  # the previous chunk's last byte: a blank line may straddle two chunks
+            async for chunk in response.aiter_raw():
+                now = time.monotonic()
+                chunks.append(chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                events += [now] * (last + chunk).count(b"\n\n")
+                last = chunk[-1:]
+        finally:
+            await response.aclose()
+        secrets = _secrets({k.lower(): v for k, v in headers})
+        request = VcrRequest(
+            scope["method"],
+            _scrub(self.upstream + path, secrets),
+            _scrub(body.decode("utf-8", "replace"), secrets),
+            {k: v[0] for k, v in _kept(headers, secrets).items()},
+        )
+        recorded = {
+            "status": {"code": response.status_code, "message": response.reason_phrase},
+            "headers": _kept(response.headers.multi_items(), secrets),
+            "body": {"string": _scrub(b"".join(chunks).decode("utf-8", "replace"), secrets)},
+        }
+        marks = [arrived, *events]
+        pacing = {
+            "headers_after": round(arrived - started, 4),
+            "event_gaps": [round(b - a, 4) for a, b in zip(marks, marks[1:], strict=False)],
+        }
+        await asyncio.to_thread(self._save, request, recorded, pacing)
+        # The body ends once the cassette holds it: a client that saw the end can replay it at once.
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    def _save(self, request: VcrRequest, response: dict[str, Any], pacing: dict[str, Any]) -> None:
+        with self.lock:
+            gaps: list[dict[str, Any] | None] = self.cassette.get_metadata(PACING, [])
+            gaps += [None] * (len(self.cassette) - len(gaps))  # interactions recorded without pacing
+            self.cassette.append(request, response)
+            gaps.append(pacing)
+            self.cassette._save()  # vcrpy's only way to save before the cassette is closed
+
+
+def _client() -> httpx.AsyncClient:
+    return httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0), follow_redirects=False)
+
+
+async def _send_whole(send: Any, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+# --- replay -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """One recorded interaction, as replay needs it."""
+
+    source: str  # file name and index, for `x-emulator-source`
+    method: str
+    path: str  # from /v1/ on
+    key: str  # `match_key` of the request body
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    headers_after: float  # seconds from the request to the status line
+    event_gaps: tuple[float, ...]  # seconds before each SSE event
+
+
+class Library:
+    """Recordings by (method, path, body); the first recording of a request answers it, every time."""
+
+    def __init__(self, recordings: Iterable[Recording]) -> None:
+        self.recordings: dict[tuple[str, str, str], Recording] = {}
+        for r in recordings:
+            self.recordings.setdefault((r.method, r.path, r.key), r)
+
+    def __len__(self) -> int:
+        return len(self.recordings)
+
+    def find(self, method: str, path: str, body: bytes) -> Recording | None:
+        return self.recordings.get((method.upper(), api_path(path), match_key(body)))
+
+
+def load(paths: Sequence[Path]) -> Library:
+    """Read cassettes (files, or `*.yaml`/`*.yml` in directories, sorted) with vcrpy's safe loader; an empty
+    file holds nothing, a missing path is an error."""
+    files: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise FileNotFoundError(f"no cassette or directory at {path}")
+        files += sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")) if path.is_dir() else [path]
+    found: list[Recording] = []
+    for file in files:
+        try:
+            requests, responses, *metadata = FilesystemPersister.load_cassette(file, yamlserializer)
+        except CassetteNotFoundError:
+            continue
+        pacing = (metadata[0] if metadata else {}).get(PACING) or []
+        for i, (request, response) in enumerate(zip(requests, responses, strict=True)):
+            paced = (pacing[i] if i < len(pacing) else None) or {}
+            body = response["body"]["string"]
+            found.append(
+                Recording(
+                    source=f"{file.name}#{i}",
+                    method=request.method.upper(),
+                    path=api_path(request.uri),
+                    key=match_key(request.body),
+                    status=int(response["status"]["code"]),
+                    headers={k.lower(): v[0] for k, v in response["headers"].items() if allowed(k) and v},
+                    body=body.encode() if isinstance(body, str) else body,
+                    headers_after=float(paced.get("headers_after", 0.0)),
+                    event_gaps=tuple(float(g) for g in paced.get("event_gaps", ())),
+                )
+            )
+    return Library(found)
+
+
+def script(recording: Recording, speed: float) -> tuple[float, list[Step]]:
+    """The latency before the status line, and the body as steps: SSE events with the recorded gaps
+    scaled by `speed` (0: no pauses), or the whole body at once."""
+    if "text/event-stream" not in recording.headers.get("content-type", ""):
+        return recording.headers_after * speed, [recording.body]
+    pieces = [p + b"\n\n" for p in recording.body.split(b"\n\n")]
+    pieces[-1] = pieces[-1][:-2]
+    steps: list[Step] = []
+    for i, piece in enumerate(p for p in pieces if p):
+        gap = recording.event_gaps[i] * speed if i < len(recording.event_gaps) else 0.0
+        steps += [Pause(gap), piece] if gap > 0 else [piece]
+    return recording.headers_after * speed, steps

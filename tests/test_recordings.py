@@ -1,0 +1,251 @@
+"""Record through the recorder with the official SDKs, then replay from the cassette with the upstream gone.
+
+The "real" upstream is the emulator itself, on loopback, with paced scenarios. Timing is asserted in
+generous ranges, never exactly.
+"""
+
+from __future__ import annotations
+
+import http.client
+import re
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from vcr.cassette import Cassette
+
+from emulator import recordings
+from emulator.app import Settings
+from tests.conftest import FROZEN, SCENARIOS, Server, serve, serve_app
+
+REPO = Path(__file__).parent.parent
+SECRET = "sk-proj-" + "Zq7" * 12  # a key-shaped value the cassette must never hold
+KEY_LIKE = re.compile(r"sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]+|Bearer [A-Za-z0-9._-]{20,}|set-cookie", re.I)
+TIMING = {"x-emulator-timing": "ttft_ms=150; tokens_per_second=80"}
+TOOLS: Any = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+
+
+class Chain:
+    """An upstream emulator, a recorder in front of it and the cassette it writes; `stop_upstream` ends the first."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.cassette = tmp / "recorded.yaml"
+        self._upstream = serve(Settings(scenarios=(SCENARIOS,), frozen_time=FROZEN))
+        self.upstream = next(self._upstream)
+        self._recorder = serve_app(recordings.Recorder(self.upstream.base_url, self.cassette), lifespan="on")
+        self.recorder = next(self._recorder)
+
+    def stop_upstream(self) -> None:
+        next(self._upstream, None)
+
+    def close(self) -> None:
+        next(self._recorder, None)
+        next(self._upstream, None)
+
+
+@pytest.fixture
+def chain(tmp_path: Path) -> Iterator[Chain]:
+    running = Chain(tmp_path)
+    yield running
+    running.close()
+
+
+def call(server: Server, dialect: str, model: str, stream: bool) -> tuple[list[Any], list[float]]:
+    """What the SDK saw (each event, or the one response, dumped) and when each arrived."""
+    started = time.monotonic()
+    seen: list[Any] = []
+    arrivals: list[float] = []
+    headers = TIMING if model != "paced" else {}
+    with server.openai(api_key=SECRET) as client, server.anthropic(api_key=SECRET) as claude:
+        if dialect == "chat":
+            options: dict[str, Any] = {"stream_options": {"include_usage": True}} if stream else {}
+            options |= {"model": model, "messages": [{"role": "user", "content": "hi"}], "tools": TOOLS}
+            answer: Any = client.chat.completions.create(
+                stream=stream, extra_headers=headers, user="volatile", **options
+            )
+        elif dialect == "responses":
+            answer = client.responses.create(model=model, input="hi", stream=stream, extra_headers=headers)
+        else:
+            answer = claude.messages.create(
+                model=model,
+                max_tokens=100,
+                messages=[{"role": "user", "content": "hi"}],
+                stream=stream,
+                extra_headers=headers,
+            )
+        for item in answer if stream else [answer]:
+            seen.append(item.model_dump())
+            arrivals.append(time.monotonic() - started)
+        if stream:
+            answer.close()
+    return seen, arrivals
+
+
+def scan(path: Path) -> list[str]:
+    return KEY_LIKE.findall(path.read_text(encoding="utf-8", errors="replace"))
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize("model", ["paced", "two-calls"])
+@pytest.mark.parametrize("dialect", ["chat", "responses", "messages"])
+def test_record_then_replay_gives_the_same_answer_at_the_same_pace(
+    chain: Chain, make_server: Callable[[Settings], Server], dialect: str, model: str, stream: bool
+) -> None:
+    direct, _ = call(chain.upstream, dialect, model, stream)  # first: it warms the SDK's lazy imports up
+    recorded, recorded_at = call(chain.recorder, dialect, model, stream)
+    assert recorded == direct  # the recorder is transparent
+    chain.stop_upstream()
+    assert chain.cassette.is_file() and not scan(chain.cassette)
+    assert SECRET not in chain.cassette.read_text()
+
+    replayer = make_server(Settings(recordings=(chain.cassette,)))
+    replayed, replayed_at = call(replayer, dialect, model, stream)
+    assert replayed == recorded  # text, tool calls, usage and ids: all of it
+    assert len(replayed_at) == len(recorded_at)
+    if stream:
+        assert recorded_at[-1] > 0.1  # the upstream did pace it
+        for then, now in zip(recorded_at, replayed_at, strict=True):
+            assert abs(now - then) < 0.1 + 0.3 * then, (recorded_at, replayed_at)
+
+
+def test_replay_speed_zero_plays_at_once_and_volatile_fields_are_ignored(
+    chain: Chain, make_server: Callable[[Settings], Server]
+) -> None:
+    recorded, recorded_at = call(chain.recorder, "chat", "paced", True)
+    chain.stop_upstream()
+    replayer = make_server(Settings(recordings=(chain.cassette,), replay_speed=0))
+    with replayer.openai() as client:
+        started = time.monotonic()
+        chunks = client.chat.completions.create(
+            model="paced",
+            messages=[{"role": "user", "content": "hi"}],
+            tools=TOOLS,
+            stream=True,
+            stream_options={"include_usage": True},
+            user="someone-else",
+        )
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        elapsed = time.monotonic() - started
+    assert text == "Twenty characters!! and twenty more...."
+    assert elapsed < recorded_at[-1] / 2
+
+
+def test_an_explicit_scenario_wins_over_a_recording_and_a_miss_falls_through(
+    chain: Chain, make_server: Callable[[Settings], Server]
+) -> None:
+    call(chain.recorder, "chat", "paced", False)
+    chain.stop_upstream()
+    replayer = make_server(Settings(scenarios=(SCENARIOS,), recordings=(chain.cassette,)))
+    with replayer.openai() as client:
+        hit = client.chat.completions.with_raw_response.create(
+            model="other", messages=[{"role": "user", "content": "hi"}], tools=TOOLS, user="x"
+        )
+        assert hit.headers["x-emulator-source"] == "default"  # another model: no recording matches
+        named = client.chat.completions.with_raw_response.create(
+            model="paced", messages=[{"role": "user", "content": "hi"}], tools=TOOLS, user="x"
+        )
+        assert named.headers["x-emulator-source"] == "paced"  # the scenario of that name is loaded: it wins
+    replayer = make_server(Settings(recordings=(chain.cassette,)))
+    with replayer.openai() as client:
+        replayed = client.chat.completions.with_raw_response.create(
+            model="paced", messages=[{"role": "user", "content": "hi"}], tools=TOOLS, user="x"
+        )
+        assert replayed.headers["x-emulator-source"].startswith("recording recorded.yaml#0")
+        assert replayed.parse().choices[0].message.content == "Twenty characters!! and twenty more...."
+
+
+def test_twenty_parallel_streams_are_all_recorded(chain: Chain) -> None:
+    failures: list[BaseException] = []
+
+    def one(i: int) -> None:
+        try:
+            with chain.recorder.openai(api_key=SECRET) as client:
+                stream = client.chat.completions.create(
+                    model="paced", messages=[{"role": "user", "content": f"hi {i}"}], stream=True
+                )
+                assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+        except BaseException as exc:  # reported below, from the test's thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(20)]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not failures
+    assert time.monotonic() - started < 5  # in parallel: one stream takes ~0.5 s
+    # The SDK stops reading at `[DONE]`, before the recorder's save: wait a little for the last ones.
+    library = recordings.load([chain.cassette])
+    deadline = time.monotonic() + 5
+    while len(library) < 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        library = recordings.load([chain.cassette])
+    assert len(library) == 20
+    assert {r.key for r in library.recordings.values()} == {
+        recordings.match_key(
+            f'{{"messages":[{{"role":"user","content":"hi {i}"}}],"model":"paced","stream":true}}'.encode()
+        )
+        for i in range(20)
+    }
+    assert all(len(r.event_gaps) > 3 for r in library.recordings.values())
+    assert not scan(chain.cassette)
+
+
+def _first_byte(server: Server) -> float:
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    body = b'{"model":"plain-text","messages":[{"role":"user","content":"hi"}],"stream":true}'
+    try:
+        started = time.perf_counter()
+        conn.request("POST", "/v1/chat/completions", body, {"content-type": "application/json"})
+        response = conn.getresponse()
+        response.read(1)
+        elapsed = time.perf_counter() - started
+        response.read()
+        return elapsed
+    finally:
+        conn.close()
+
+
+def test_time_to_first_byte_through_the_recorder_is_close_to_direct(chain: Chain) -> None:
+    for server in (chain.upstream, chain.recorder):  # warm up both
+        _first_byte(server)
+    direct = statistics.median(_first_byte(chain.upstream) for _ in range(15))
+    recorded = statistics.median(_first_byte(chain.recorder) for _ in range(15))
+    print(f"time to first byte: direct {direct * 1000:.1f} ms, through the recorder {recorded * 1000:.1f} ms")
+    assert -0.005 < recorded - direct < 0.03
+
+
+def test_a_recording_streams_as_the_upstream_sends(chain: Chain) -> None:
+    """The first events arrive through the recorder long before the upstream's stream ends."""
+    _, at = call(chain.recorder, "chat", "paced", True)
+    assert at[-1] - at[1] > 0.1
+    assert at[0] < 0.1
+
+
+def test_only_allowed_headers_are_kept() -> None:
+    assert recordings.allowed("X-Stainless-Retry-Count") and recordings.allowed("anthropic-ratelimit-tokens-limit")
+    for name in ("authorization", "x-api-key", "cookie", "set-cookie", "openai-organization", "openai-project"):
+        assert not recordings.allowed(name)
+
+
+@pytest.mark.parametrize("path", sorted(p for p in (REPO / "recordings").rglob("*") if p.is_file()), ids=str)
+def test_committed_recordings_hold_no_secrets(path: Path) -> None:
+    assert not scan(path), f"{path} holds something key-like"
+
+
+def test_committed_recordings_replay(make_server: Callable[[Settings], Server]) -> None:
+    library = recordings.load([REPO / "recordings"])
+    assert len(library) >= 2
+    make_server(Settings(recordings=(REPO / "recordings",)))  # loads
+
+
+def test_vcrpy_reads_the_cassettes_the_recorder_writes() -> None:
+    for path in sorted((REPO / "recordings").glob("*.yaml")):
+        cassette = Cassette.load(path=str(path), record_mode="none")
+        assert len(cassette) >= 1
+        assert cassette.get_metadata(recordings.PACING, None)
