@@ -217,7 +217,7 @@ def test_time_to_first_byte_through_the_recorder_is_close_to_direct(chain: Chain
     direct = statistics.median(_first_byte(chain.upstream) for _ in range(15))
     recorded = statistics.median(_first_byte(chain.recorder) for _ in range(15))
     print(f"time to first byte: direct {direct * 1000:.1f} ms, through the recorder {recorded * 1000:.1f} ms")
-    assert -0.005 < recorded - direct < 0.03
+    assert -0.005 < recorded - direct < 0.05  # measured 1.5-2 ms; the range leaves room for a loaded machine
 
 
 def test_a_recording_streams_as_the_upstream_sends(chain: Chain) -> None:
