@@ -72,6 +72,7 @@ class Settings:
     profile: str = profiles.DEFAULT  # the upstream plain /v1 stands in for; /NAME/v1 picks another
     recordings: Sequence[Path] = field(default_factory=tuple)  # cassettes (files or directories) to replay
     replay_speed: float = 1.0  # scales the recorded gaps: 0 replays as fast as possible
+    strict: bool = False  # replay only: a request no recording matches is an error naming the nearest one
 
 
 def create_app(settings: Settings = Settings()) -> Starlette:
@@ -108,6 +109,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                     if hit:
                         _log(request, headers, prompt, None, None, hit.status)
                         return _replay(hit)
+                    if settings.strict:
+                        raise _miss(library, request.method, request.scope["path"], raw)
                 turn = answerer(prompt, clock())
                 if cache:  # the profile's prompt cache decides how much of the input was cached
                     cached = min(cache.cached_tokens(prompt, time.time()), turn.usage.input_tokens)
@@ -396,6 +399,19 @@ def _request_id(dialect: Dialect, root: str, profile: profiles.Profile | None = 
     if profile and profile.request_id != "x-request-id":
         return {profile.request_id: ids.uuid(root, profile.request_id)}
     return {"x-request-id": ids.make("req_", root)}
+
+
+def _miss(library: recordings.Library, method: str, path: str, raw: bytes) -> NotFound:
+    """Replay only, and no recording matched: say which one came closest and where it differs."""
+    nearest = library.nearest(method, path, raw)
+    if nearest is None:
+        return NotFound("No recording matches this request, and none are loaded.", code="recording_not_found")
+    recording, differs = nearest
+    where = ", ".join(differs[:6]) + (f" and {len(differs) - 6} more" if len(differs) > 6 else "")
+    return NotFound(
+        f"No recording matches this request (--strict). The nearest is {recording.source}, which differs in {where}.",
+        code="recording_not_found",
+    )
 
 
 def _test_id(request: Request) -> str | None:

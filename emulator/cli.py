@@ -82,6 +82,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="FACTOR",
         help="scale the recorded gaps between events (default: 1.0; 0: as fast as possible)",
     )
+    serve.add_argument(
+        "--strict",
+        action="store_true",
+        help="replay only: a request no recording matches gets an error naming the nearest recording",
+    )
     serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
     record = commands.add_parser("record", help="proxy to a real upstream and record each interaction to a cassette")
@@ -158,6 +163,7 @@ def _serve(args: argparse.Namespace) -> int:
         profile=args.profile,
         recordings=tuple(args.recordings or ()),
         replay_speed=args.replay_speed,
+        strict=args.strict,
     )
     try:
         app = create_app(settings)

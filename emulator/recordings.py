@@ -284,6 +284,43 @@ class Library:
     def find(self, method: str, path: str, body: bytes) -> Recording | None:
         return self.recordings.get((method.upper(), api_path(path), match_key(body)))
 
+    def nearest(self, method: str, path: str, body: bytes) -> tuple[Recording, list[str]] | None:
+        """The recording closest to a request that matched none (vcrpy's best-match idea), and what differs:
+        the method and path first, then the fewest differing fields of the body."""
+        wanted = _parsed(match_key(body))
+        where = (method.upper(), api_path(path))
+        best: tuple[tuple[int, int], Recording, list[str]] | None = None
+        for (rec_method, rec_path, _), recording in self.recordings.items():
+            route = [
+                name for name, differ in (("method", rec_method != where[0]), ("path", rec_path != where[1])) if differ
+            ]
+            body_differs = _differences(_parsed(recording.key), wanted, "body")
+            score = (len(route), len(body_differs))
+            if best is None or score < best[0]:
+                best = (score, recording, route + body_differs)
+        return (best[1], best[2]) if best else None
+
+
+def _parsed(key: str) -> Any:
+    try:
+        return json.loads(key)
+    except ValueError:
+        return key
+
+
+def _differences(recorded: Any, asked: Any, at: str) -> list[str]:
+    """The paths (`body.messages[1].content`) at which two JSON values differ, outermost first."""
+    if isinstance(recorded, dict) and isinstance(asked, dict):
+        found = []
+        for key in sorted(recorded.keys() | asked.keys()):
+            found += _differences(recorded.get(key), asked.get(key), f"{at}.{key}")
+        return found
+    if isinstance(recorded, list) and isinstance(asked, list) and len(recorded) == len(asked):
+        return [
+            d for i, (r, a) in enumerate(zip(recorded, asked, strict=True)) for d in _differences(r, a, f"{at}[{i}]")
+        ]
+    return [] if recorded == asked else [at]
+
 
 def load(paths: Sequence[Path]) -> Library:
     """Read cassettes (files, or `*.yaml`/`*.yml` in directories, sorted) with vcrpy's safe loader; an empty

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anthropic
+import openai
 import pytest
 from vcr.cassette import Cassette
 
@@ -249,3 +251,38 @@ def test_vcrpy_reads_the_cassettes_the_recorder_writes() -> None:
         cassette = Cassette.load(path=str(path), record_mode="none")
         assert len(cassette) >= 1
         assert cassette.get_metadata(recordings.PACING, None)
+
+
+def test_strict_replay_names_the_nearest_recording(make_server: Callable[[Settings], Server]) -> None:
+    server = make_server(Settings(recordings=(REPO / "recordings",), strict=True))
+    recorded: Any = [{"role": "user", "content": "Say hello."}]
+    with server.openai() as client:
+        hit = client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=recorded,
+            max_completion_tokens=80,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        assert "".join(c.choices[0].delta.content or "" for c in hit if c.choices)  # the recording answers
+        with pytest.raises(openai.NotFoundError) as caught:
+            client.chat.completions.create(
+                model="gpt-4o-mini",
+                messages=[{"role": "user", "content": "Say goodbye."}],
+                max_completion_tokens=80,
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+    assert caught.value.code == "recording_not_found"
+    assert "nearest is chat-stream.yaml#0" in caught.value.message
+    assert "body.messages[0].content" in caught.value.message and "body.model" not in caught.value.message
+    with server.anthropic() as claude, pytest.raises(anthropic.NotFoundError, match="No recording matches"):
+        claude.messages.create(model="nothing-like-it", max_tokens=5, messages=recorded)
+
+
+def test_nearest_reports_route_then_body_differences() -> None:
+    library = recordings.load([REPO / "recordings"])
+    body = b'{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Say hello."}], "temperature": 1}'
+    recording, differs = library.nearest("POST", "/inferam/v1/chat/completions", body) or (None, [])
+    assert recording is not None and recording.path == "/v1/chat/completions"
+    assert "method" not in differs and "path" not in differs and "body.temperature" in differs
