@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import http.client
 import re
+import signal
+import socket
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -286,3 +290,35 @@ def test_nearest_reports_route_then_body_differences() -> None:
     recording, differs = library.nearest("POST", "/inferam/v1/chat/completions", body) or (None, [])
     assert recording is not None and recording.path == "/v1/chat/completions"
     assert "method" not in differs and "path" not in differs and "body.temperature" in differs
+
+
+def test_a_killed_recorder_keeps_what_it_captured(tmp_path: Path, make_server: Callable[[Settings], Server]) -> None:
+    """Each interaction is saved as it completes: SIGKILL after two requests leaves both in the cassette."""
+    upstream = make_server(Settings(scenarios=(SCENARIOS,)))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cassette = tmp_path / "killed.yaml"
+    command = [sys.executable, "-m", "emulator", "record", "--upstream", upstream.base_url, "--out", str(cassette)]
+    recorder = subprocess.Popen([*command, "--port", str(port), "--no-access-log"], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the recorder did not start"
+                time.sleep(0.05)
+        through = Server(f"http://127.0.0.1:{port}", "127.0.0.1", port)
+        with through.openai() as client:
+            for text in ("one", "two"):
+                client.chat.completions.create(model="plain-text", messages=[{"role": "user", "content": text}])
+        deadline = time.monotonic() + 5  # the save follows the response by a moment
+        while len(recordings.load([cassette])) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        recorder.send_signal(signal.SIGKILL)
+        recorder.wait(timeout=10)
+    assert len(recordings.load([cassette])) == 2
+    assert not list(tmp_path.glob("*.tmp*"))  # no half-written file left beside it
