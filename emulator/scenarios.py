@@ -11,10 +11,10 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -24,6 +24,7 @@ from emulator.errors import InvalidRequest
 from emulator.generate import TEXT_KINDS, FakerText, Writer
 
 SCENARIO_HEADER = "x-emulator-scenario"
+T = TypeVar("T")
 USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
 
 
@@ -342,19 +343,19 @@ def _reply(value: Any, at: str) -> ReplySpec:
 
 
 def _fault(value: Any, at: str) -> Fault:
-    if not isinstance(value, dict):
-        raise _fail(at, "a mapping with a 'kind' (see the faults table in the README)", value)
-    try:
-        return faults.fault(value, at)
-    except faults.FaultError as exc:
-        raise ScenarioError(str(exc)) from None
+    return _spec(faults.fault, value, at, "a mapping with a 'kind' (see the faults table in the README)")
 
 
 def _timing(value: Any, at: str) -> Timing:
+    return _spec(faults.timing, value, at, "a mapping of latency_ms, ttft_ms, tokens_per_second, jitter_ms")
+
+
+def _spec(read: Callable[[dict[str, Any], str], T], value: Any, at: str, expected: str) -> T:
+    """A fault or timing mapping, read by `faults`, its mistakes reported as the scenario file's."""
     if not isinstance(value, dict):
-        raise _fail(at, "a mapping of latency_ms, ttft_ms, tokens_per_second, jitter_ms", value)
+        raise _fail(at, expected, value)
     try:
-        return faults.timing(value, at)
+        return read(value, at)
     except faults.FaultError as exc:
         raise ScenarioError(str(exc)) from None
 
