@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,46 +118,43 @@ def go_duration(seconds: float) -> str:
 
 
 def openai_headers(verdict: Verdict) -> dict[str, str]:
-    """`x-ratelimit-*` (wire-formats.md §4.1): requests from the tightest request bucket, and tokens."""
-    headers = {}
-    requests = _tightest(verdict, "requests_per_minute", "requests_per_day")
-    for kind, bucket in (("requests", requests), ("tokens", verdict.buckets.get("tokens_per_minute"))):
-        if bucket:
-            headers[f"x-ratelimit-limit-{kind}"] = str(bucket.limit)
-            headers[f"x-ratelimit-remaining-{kind}"] = str(bucket.remaining)
-            headers[f"x-ratelimit-reset-{kind}"] = go_duration(bucket.reset)
-    return headers
+    """`x-ratelimit-*` (wire-formats.md §4.1): requests from the tightest request bucket, and tokens;
+    resets as Go durations."""
+    return _report(_requests_and_tokens(verdict), "x-ratelimit-{field}-{kind}", go_duration)
 
 
 def anthropic_headers(verdict: Verdict, now: float) -> dict[str, str]:
     """`anthropic-ratelimit-*` (wire-formats.md §4.2), resets as RFC 3339 times."""
-    headers = {}
-    requests = _tightest(verdict, "requests_per_minute", "requests_per_day")
-    for kind, bucket in (("requests", requests), ("tokens", verdict.buckets.get("tokens_per_minute"))):
-        if bucket:
-            headers[f"anthropic-ratelimit-{kind}-limit"] = str(bucket.limit)
-            headers[f"anthropic-ratelimit-{kind}-remaining"] = str(bucket.remaining)
-            reset = time.gmtime(math.ceil(now + bucket.reset))
-            headers[f"anthropic-ratelimit-{kind}-reset"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", reset)
-    return headers
+
+    def rfc3339(reset: float) -> str:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(math.ceil(now + reset)))
+
+    return _report(_requests_and_tokens(verdict), "anthropic-ratelimit-{kind}-{field}", rfc3339)
 
 
 def infercom_headers(verdict: Verdict, now: float) -> dict[str, str]:
     """Infercom's `x-ratelimit-*` (seed 003): requests per minute and per day, resets as Unix timestamps."""
+    buckets = verdict.buckets
+    pairs = [("requests", buckets.get("requests_per_minute")), ("requests-day", buckets.get("requests_per_day"))]
+    return _report(pairs, "x-ratelimit-{field}-{kind}", lambda reset: str(math.ceil(now + reset)))
+
+
+def _requests_and_tokens(verdict: Verdict) -> list[tuple[str, Bucket | None]]:
+    return [
+        ("requests", _tightest(verdict, "requests_per_minute", "requests_per_day")),
+        ("tokens", verdict.buckets.get("tokens_per_minute")),
+    ]
+
+
+def _report(pairs: list[tuple[str, Bucket | None]], name: str, reset: Callable[[float], str]) -> dict[str, str]:
+    """Limit, remaining and reset of each bucket, under the provider's header names and reset format."""
     headers = {}
-    for suffix, name in (("requests", "requests_per_minute"), ("requests-day", "requests_per_day")):
-        if bucket := verdict.buckets.get(name):
-            headers[f"x-ratelimit-limit-{suffix}"] = str(bucket.limit)
-            headers[f"x-ratelimit-remaining-{suffix}"] = str(bucket.remaining)
-            headers[f"x-ratelimit-reset-{suffix}"] = str(math.ceil(now + bucket.reset))
+    for kind, bucket in pairs:
+        if bucket:
+            headers[name.format(field="limit", kind=kind)] = str(bucket.limit)
+            headers[name.format(field="remaining", kind=kind)] = str(bucket.remaining)
+            headers[name.format(field="reset", kind=kind)] = reset(bucket.reset)
     return headers
-
-
-def retry_headers(verdict: Verdict) -> dict[str, str]:
-    return {
-        "retry-after": str(math.ceil(verdict.retry_after)),
-        "retry-after-ms": str(math.ceil(verdict.retry_after * 1000)),
-    }
 
 
 def _tightest(verdict: Verdict, *names: str) -> Bucket | None:
