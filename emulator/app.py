@@ -284,17 +284,21 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         data = [{"id": m, "object": "model", "created": MODELS_CREATED, "owned_by": "emulator"} for m in models]
         return Response(encode({"object": "list", "data": data}), media_type=JSON)
 
-    async def count_tokens(request: Request) -> Any:
+    def count_tokens(profile: profiles.Profile) -> Any:
+        async def handle(request: Request) -> Any:
+            return await _count_tokens(request, profile)
+
+        return handle
+
+    async def _count_tokens(request: Request, profile: profiles.Profile) -> Any:
         dialect = anthropic_messages
         try:
-            profile = profiles.PROFILES.get(request.scope["path"].split("/")[1], default)
             profiles.serves(profile, profiles.MESSAGES, request.scope["path"])
             raw = await _read_body(request, settings.max_body_bytes)
             hit = library.find("POST", request.scope["path"], raw) if library else None
             if hit:
                 return _replay(hit)
-            headers = {k.lower(): v for k, v in request.headers.items()}
-            counted = dialect.count_tokens(_json(raw), headers)
+            counted = dialect.count_tokens(_json(raw), dict(request.headers.items()))
         except EmulatorError as error:
             return _error(dialect, error)
         except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
@@ -341,7 +345,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             Route(f"{prefix}/v1/responses", endpoint(openai_responses, profile), methods=["POST"]),
             # `?beta=true` too: a query string
             Route(f"{prefix}/v1/messages", endpoint(anthropic_messages, profile), methods=["POST"]),
-            Route(f"{prefix}/v1/messages/count_tokens", count_tokens, methods=["POST"]),
+            Route(f"{prefix}/v1/messages/count_tokens", count_tokens(profile), methods=["POST"]),
             Route(f"{prefix}/v1/models", list_models(profile), methods=["GET"]),
         ]
     routes += [
