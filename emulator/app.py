@@ -21,7 +21,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator import faults, ids, limits, player, profiles, recordings, report, scenarios
-from emulator.answer import TEST_ID, Answerer
+from emulator.answer import TEST_ID, Answerer, finish
 from emulator.conversation import Fault, Prompt, Timing, Turn
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.errors import (
@@ -43,6 +43,8 @@ MODELS_CREATED = 1760659200  # 2025-10-17, the date in the documented model's na
 JSON = "application/json"
 FAULT_HEADER = "x-emulator-fault"
 TIMING_HEADER = "x-emulator-timing"
+# Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
+READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
 
 
 class Dialect(Protocol):
@@ -78,7 +80,7 @@ class Settings:
 def create_app(settings: Settings = Settings()) -> Starlette:
     """The emulator as an ASGI app; scenario files are read and validated once, here."""
     book = scenarios.load(settings.scenarios)
-    library = recordings.load(settings.recordings) if settings.recordings else None
+    library = recordings.load(settings.recordings, READERS) if settings.recordings else None
     answerer = Answerer(book, Writer(settings.seed), Counter())
     journal = Journal()
     repeats: Counter[tuple[str, str, str]] = Counter()  # (test id, key, request) → attempts, for chaos
@@ -104,14 +106,16 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 if profile.pools:  # `model:pool` routes to a resource group; the model is the part before
                     prompt = replace(prompt, model=profiles.base_model(profile, prompt.model))
                 fault, pace = _overrides(headers, settings)
+                turn = None
                 if library and not book.named(prompt):  # an explicit scenario, then a recording, then the rest
                     hit = library.find(request.method, request.scope["path"], raw)
                     if hit:
                         _log(request, headers, prompt, None, None, hit.status)
                         return _replay(hit)
-                    if settings.strict:
-                        raise _miss(library, request.method, request.scope["path"], raw)
-                turn = answerer(prompt, clock())
+                    turn = _recorded(library, prompt)
+                    if turn is None and settings.strict:
+                        raise recordings.miss(library, request.method, request.scope["path"], raw)
+                turn = turn or answerer(prompt, clock())
                 if cache:  # the profile's prompt cache decides how much of the input was cached
                     cached = min(cache.cached_tokens(prompt, time.time()), turn.usage.input_tokens)
                     turn = replace(turn, usage=replace(turn.usage, cached_tokens=max(cached, turn.usage.cached_tokens)))
@@ -218,6 +222,15 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 return Response(events[0], media_type=JSON, headers=out)
         steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
         return Played(steps, 200, out, latency=pace.latency_ms / 1000 if pace else 0.0, on_end=ended)
+
+    def _recorded(library: recordings.Library, prompt: Prompt) -> Turn | None:
+        """The same conversation recorded in any dialect, its answer rendered afresh at the recorded pace."""
+        found = library.answer(prompt)
+        if found is None:
+            return None
+        recording, reply = found
+        reply = replace(reply, timing=recordings.pace(recording, settings.replay_speed))
+        return finish(prompt, reply, created=clock(), source=f"recording {recording.source}")
 
     def _replay(hit: recordings.Recording) -> Played:
         """A recorded answer: its status and kept headers, its events at the recorded pace."""
@@ -403,19 +416,6 @@ def _request_id(dialect: Dialect, root: str, profile: profiles.Profile | None = 
     if profile and profile.request_id != "x-request-id":
         return {profile.request_id: ids.uuid(root, profile.request_id)}
     return {"x-request-id": ids.make("req_", root)}
-
-
-def _miss(library: recordings.Library, method: str, path: str, raw: bytes) -> NotFound:
-    """Replay only, and no recording matched: say which one came closest and where it differs."""
-    nearest = library.nearest(method, path, raw)
-    if nearest is None:
-        return NotFound("No recording matches this request, and none are loaded.", code="recording_not_found")
-    recording, differs = nearest
-    where = ", ".join(differs[:6]) + (f" and {len(differs) - 6} more" if len(differs) > 6 else "")
-    return NotFound(
-        f"No recording matches this request (--strict). The nearest is {recording.source}, which differs in {where}.",
-        code="recording_not_found",
-    )
 
 
 def _test_id(request: Request) -> str | None:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from vcr.cassette import Cassette
@@ -30,7 +30,10 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import serialize
 from vcr.serializers import yamlserializer
 
+from emulator.conversation import Prompt, Reply, Timing
+from emulator.errors import EmulatorError, NotFound
 from emulator.faults import Pause, Step
+from emulator.sse import loads
 
 # Request and response headers a cassette keeps (case-insensitive); every other one is dropped.
 ALLOWED_HEADERS = frozenset(
@@ -71,7 +74,7 @@ def allowed(name: str) -> bool:
 def match_key(body: bytes | str | None) -> str:
     """What matching compares of a body: its JSON with the volatile fields removed (and `stream: false`,
     which is the default), keys sorted; a body that is not JSON, as it is."""
-    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body or ""
+    text = _text(body)
     try:
         parsed = json.loads(text)
     except ValueError:
@@ -263,6 +266,7 @@ class Recording:
     method: str
     path: str  # from /v1/ on
     key: str  # `match_key` of the request body
+    request: str  # the request body as recorded
     status: int
     headers: dict[str, str]
     body: bytes
@@ -270,13 +274,37 @@ class Recording:
     event_gaps: tuple[float, ...]  # seconds before each SSE event
 
 
-class Library:
-    """Recordings by (method, path, body); the first recording of a request answers it, every time."""
+class Reader(Protocol):
+    """What replay needs of a dialect to answer a recorded conversation in another one."""
 
-    def __init__(self, recordings: Iterable[Recording]) -> None:
+    def parse_request(
+        self, body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = ...
+    ) -> Prompt: ...
+    def read_response(self, body: bytes, stream: bool) -> Reply: ...
+
+
+class Library:
+    """Recordings by (method, path, body); the first recording of a request answers it, every time.
+
+    Each successful recording that a `Reader` understands is also indexed by its conversation
+    (`conversation_key`): a request that matches no body, for instance the same conversation asked in
+    another dialect, or streamed where the recording was not, is answered with the recorded `Reply`.
+    """
+
+    def __init__(self, recordings: Iterable[Recording], readers: Mapping[str, Reader] = {}) -> None:
         self.recordings: dict[tuple[str, str, str], Recording] = {}
+        self.conversations: dict[str, tuple[Recording, Reply]] = {}
         for r in recordings:
             self.recordings.setdefault((r.method, r.path, r.key), r)
+            reader = readers.get(r.path)
+            if reader and r.status == 200 and r.method == "POST":
+                understood = _understood(reader, r)
+                if understood:
+                    self.conversations.setdefault(understood[0], (r, understood[1]))
+
+    def answer(self, prompt: Prompt) -> tuple[Recording, Reply] | None:
+        """The recording of the same conversation, in whatever dialect it was recorded, and what it said."""
+        return self.conversations.get(conversation_key(prompt))
 
     def __len__(self) -> int:
         return len(self.recordings)
@@ -301,6 +329,71 @@ class Library:
         return (best[1], best[2]) if best else None
 
 
+def conversation_key(prompt: Prompt) -> str:
+    """What makes two requests the same conversation, whichever dialect carries them: the model, each
+    message's role (a developer message is a system message), words (whitespace aside) and tool calls
+    (names and arguments, ids aside), the tools offered and how the model must use them. Streaming,
+    limits, sampling and ids do not count."""
+    turns = [
+        [
+            "system" if m.role == "developer" else m.role,
+            " ".join(m.text.split()),
+            [[c.name, _canonical(c.arguments)] for c in m.tool_calls],
+            m.images,
+        ]
+        for m in prompt.messages
+    ]
+    choice = prompt.tool_choice
+    shape = [prompt.model, turns, sorted(t.name for t in prompt.tools), choice.mode, choice.name]
+    return json.dumps(shape + [prompt.response_format.type], separators=(",", ":"))
+
+
+def _canonical(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), sort_keys=True, separators=(",", ":"))
+    except ValueError:
+        return arguments
+
+
+def _understood(reader: Reader, recording: Recording) -> tuple[str, Reply] | None:
+    """A recording's conversation key and answer, or None when its request or answer cannot be read back."""
+    try:
+        prompt = reader.parse_request(loads(recording.request.encode()), {})
+        stream = "text/event-stream" in recording.headers.get("content-type", "")
+        return conversation_key(prompt), reader.read_response(recording.body, stream)
+    except (EmulatorError, ValueError, LookupError, TypeError, AttributeError):
+        return None
+
+
+def pace(recording: Recording, speed: float) -> Timing | None:
+    """A recording's pacing, as a `Timing` for an answer rendered afresh: its wait for the status line and
+    for the first event, then its average rate over the events after that; None at speed 0."""
+    gaps = recording.event_gaps
+    if speed == 0 or not gaps:
+        return None
+    rest = sum(gaps[2:])
+    rate = (len(gaps) - 2) / (rest * speed) if rest > 0 else 0.0
+    return Timing(
+        latency_ms=round(recording.headers_after * speed * 1000),
+        ttft_ms=round(sum(gaps[:2]) * speed * 1000),
+        tokens_per_second=rate,
+    )
+
+
+def miss(library: Library, method: str, path: str, body: bytes) -> NotFound:
+    """Replay only, and no recording matched: say which one came closest and where it differs."""
+    nearest = library.nearest(method, path, body)
+    if nearest is None:
+        return NotFound("No recording matches this request, and none are loaded.", code="recording_not_found")
+    recording, differs = nearest
+    where = ", ".join(differs[:6]) + (f" and {len(differs) - 6} more" if len(differs) > 6 else "")
+    return NotFound(
+        f"No recording matches this request (replay only). "
+        f"The nearest is {recording.source}, which differs in {where}.",
+        code="recording_not_found",
+    )
+
+
 def _parsed(key: str) -> Any:
     try:
         return json.loads(key)
@@ -322,9 +415,10 @@ def _differences(recorded: Any, asked: Any, at: str) -> list[str]:
     return [] if recorded == asked else [at]
 
 
-def load(paths: Sequence[Path]) -> Library:
+def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}) -> Library:
     """Read cassettes (files, or `*.yaml`/`*.yml` in directories, sorted) with vcrpy's safe loader; an empty
-    file holds nothing, a missing path is an error."""
+    file holds nothing, a missing path is an error. `readers` (by path from `/v1/` on) index the
+    conversations for cross-dialect replay."""
     files: list[Path] = []
     for path in paths:
         if not path.exists():
@@ -346,6 +440,7 @@ def load(paths: Sequence[Path]) -> Library:
                     method=request.method.upper(),
                     path=api_path(request.uri),
                     key=match_key(request.body),
+                    request=_text(request.body),
                     status=int(response["status"]["code"]),
                     headers={k.lower(): v[0] for k, v in response["headers"].items() if allowed(k) and v},
                     body=body.encode() if isinstance(body, str) else body,
@@ -353,7 +448,11 @@ def load(paths: Sequence[Path]) -> Library:
                     event_gaps=tuple(float(g) for g in paced.get("event_gaps", ())),
                 )
             )
-    return Library(found)
+    return Library(found, readers)
+
+
+def _text(body: bytes | str | None) -> str:
+    return body.decode("utf-8", "replace") if isinstance(body, bytes) else body or ""
 
 
 def script(recording: Recording, speed: float) -> tuple[float, list[Step]]:

@@ -7,6 +7,7 @@ generous ranges, never exactly.
 from __future__ import annotations
 
 import http.client
+import json
 import re
 import signal
 import socket
@@ -33,6 +34,8 @@ SECRET = "sk-proj-" + "Zq7" * 12  # a key-shaped value the cassette must never h
 KEY_LIKE = re.compile(r"sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]+|Bearer [A-Za-z0-9._-]{20,}|set-cookie", re.I)
 TIMING = {"x-emulator-timing": "ttft_ms=150; tokens_per_second=80"}
 TOOLS: Any = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+RESPONSES_TOOLS: Any = [{"type": "function", "name": "get_weather", "parameters": {"type": "object"}}]
+MESSAGES_TOOLS: Any = [{"name": "get_weather", "input_schema": {"type": "object"}}]
 
 
 class Chain:
@@ -162,6 +165,54 @@ def test_an_explicit_scenario_wins_over_a_recording_and_a_miss_falls_through(
         )
         assert replayed.headers["x-emulator-source"].startswith("recording recorded.yaml#0")
         assert replayed.parse().choices[0].message.content == "Twenty characters!! and twenty more...."
+
+
+def ask_everywhere(server: Server, model: str, stream: bool) -> dict[str, Any]:
+    """The same conversation (one user message, the weather tool) through each dialect's SDK: what each saw."""
+    seen: dict[str, Any] = {}
+    messages: Any = [{"role": "user", "content": "hi"}]
+    with server.openai() as client, server.anthropic() as claude:
+        if stream:
+            with client.chat.completions.stream(model=model, messages=messages, tools=TOOLS) as chat:
+                done = chat.get_final_completion()
+            with client.responses.stream(model=model, input="hi", tools=RESPONSES_TOOLS) as responses:
+                response = responses.get_final_response()
+            with claude.messages.stream(model=model, max_tokens=500, messages=messages, tools=MESSAGES_TOOLS) as m:
+                message = m.get_final_message()
+        else:
+            done = client.chat.completions.create(model=model, messages=messages, tools=TOOLS)
+            response = client.responses.create(model=model, input="hi", tools=RESPONSES_TOOLS)
+            message = claude.messages.create(model=model, max_tokens=500, messages=messages, tools=MESSAGES_TOOLS)
+    choice = done.choices[0]
+    seen["chat"] = (
+        choice.message.content or "",
+        [(c.function.name, json.loads(c.function.arguments)) for c in choice.message.tool_calls or ()],
+        choice.finish_reason,
+    )
+    calls = [(i.name, json.loads(i.arguments)) for i in response.output if i.type == "function_call"]
+    seen["responses"] = (response.output_text, calls, "tool_calls" if calls else "stop")
+    text = "".join(b.text for b in message.content if b.type == "text")
+    uses = [(b.name, b.input) for b in message.content if b.type == "tool_use"]
+    seen["messages"] = (text, uses, {"end_turn": "stop", "tool_use": "tool_calls"}[message.stop_reason or ""])
+    return seen
+
+
+@pytest.mark.parametrize("recorded_as", ["stream", "whole"])
+@pytest.mark.parametrize("model", ["paced", "two-calls"])
+def test_a_chat_recording_answers_the_same_conversation_in_every_dialect(
+    chain: Chain, make_server: Callable[[Settings], Server], model: str, recorded_as: str
+) -> None:
+    stream = recorded_as == "stream"
+    call(chain.recorder, "chat", model, stream)  # recorded through Chat Completions only
+    chain.stop_upstream()
+    direct = make_server(Settings(scenarios=(SCENARIOS,)))
+    expected = ask_everywhere(direct, model, stream=not stream)  # what the scenario says, in each dialect
+    replayer = make_server(Settings(recordings=(chain.cassette,), strict=True, replay_speed=0))
+    for asked_stream in (True, False):  # the recording answers both ways, whichever way it was recorded
+        assert ask_everywhere(replayer, model, asked_stream) == expected
+    with replayer.openai() as client:
+        raw = client.responses.with_raw_response.create(model=model, input="hi", tools=RESPONSES_TOOLS)
+    assert raw.headers["x-emulator-source"] == "recording recorded.yaml#0"
 
 
 def test_twenty_parallel_streams_are_all_recorded(chain: Chain) -> None:
