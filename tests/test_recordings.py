@@ -171,6 +171,9 @@ def ask_everywhere(server: Server, model: str, stream: bool) -> dict[str, Any]:
     """The same conversation (one user message, the weather tool) through each dialect's SDK: what each saw."""
     seen: dict[str, Any] = {}
     messages: Any = [{"role": "user", "content": "hi"}]
+    done: Any
+    response: Any
+    message: Any
     with server.openai() as client, server.anthropic() as claude:
         if stream:
             with client.chat.completions.stream(model=model, messages=messages, tools=TOOLS) as chat:
