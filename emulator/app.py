@@ -111,7 +111,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                     hit = library.find(request.method, request.scope["path"], raw)
                     if hit:
                         _log(request, headers, prompt, None, None, hit.status)
-                        return _replay(hit)
+                        return recordings.played(hit, settings.replay_speed)
                     turn = _recorded(library, prompt)
                     if turn is None and settings.strict:
                         raise recordings.miss(library, request.method, request.scope["path"], raw)
@@ -232,14 +232,6 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         reply = replace(reply, timing=recordings.pace(recording, settings.replay_speed))
         return finish(prompt, reply, created=clock(), source=f"recording {recording.source}")
 
-    def _replay(hit: recordings.Recording) -> Played:
-        """A recorded answer: its status and kept headers, its events at the recorded pace."""
-        latency, steps = recordings.script(hit, settings.replay_speed)
-        out = hit.headers | {"x-emulator-source": f"recording {hit.source}"}
-        if "text/event-stream" not in out.get("content-type", ""):
-            out["content-length"] = str(len(hit.body))
-        return Played(steps, hit.status, out, latency=latency)
-
     def _log(
         request: Request,
         headers: Mapping[str, str],
@@ -275,7 +267,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         async def handle(request: Request) -> Any:
             hit = library.find("GET", request.scope["path"], b"") if library else None
             if hit:
-                return _replay(hit)
+                return recordings.played(hit, settings.replay_speed)
             response = _models(request, models)
             if profile.request_id != "x-request-id":  # a profile that names every response (Infercom)
                 response.headers[profile.request_id] = ids.uuid(ids.digest(settings.seed, str(request.url)))
@@ -310,7 +302,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             raw = await _read_body(request, settings.max_body_bytes)
             hit = library.find("POST", request.scope["path"], raw) if library else None
             if hit:
-                return _replay(hit)
+                return recordings.played(hit, settings.replay_speed)
             counted = dialect.count_tokens(_json(raw), dict(request.headers.items()))
         except EmulatorError as error:
             return _error(dialect, error)

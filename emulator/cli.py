@@ -96,6 +96,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     record.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
     record.add_argument("--port", type=int, default=8000)
+    record.add_argument(
+        "--mode",
+        choices=tuple(recordings.MODES),
+        default="new_episodes",
+        help="vcrpy's record modes: "
+        + "; ".join(f"{k}: {v}" for k, v in recordings.MODES.items())
+        + " (default: %(default)s)",
+    )
+    record.add_argument(
+        "--replay-speed",
+        type=float,
+        default=1.0,
+        metavar="FACTOR",
+        help="scale the recorded gaps of what is replayed (default: 1.0; 0: as fast as possible)",
+    )
     record.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
     grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
@@ -191,11 +206,16 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _record(args: argparse.Namespace) -> int:
     try:
-        recorder = recordings.Recorder(args.upstream, args.out)
+        if args.replay_speed < 0:
+            raise ValueError(f"--replay-speed must be 0 or more, not {args.replay_speed:g}")
+        recorder = recordings.Recorder(args.upstream, args.out, args.mode, args.replay_speed)
     except (OSError, ValueError) as exc:
         print(f"emulator: the cassette {args.out} cannot be read: {exc}", file=sys.stderr)
         return 1
-    print(f"recording http://{args.host}:{args.port}/v1/… → {args.upstream}, into {args.out}", flush=True)
+    held = f" ({recorder.loaded} held)" if recorder.loaded else ""
+    doing = "replaying" if recorder.replay_only else "recording"
+    where = f"http://{args.host}:{args.port}/v1/… → {args.upstream}"
+    print(f"{doing} {where}, mode {args.mode}, into {args.out}{held}", flush=True)
     server.run(recorder, args.host, args.port, access_log=not args.no_access_log, log_level="info", lifespan="on")
     return 0
 

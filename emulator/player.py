@@ -70,6 +70,11 @@ def _transport(scope: Scope) -> Any:
     return transport
 
 
+async def hang_up(scope: Scope, receive: Any) -> None:
+    """Close the client's connection now, mid-body or before any status line: as a peer that went away."""
+    await _hang_up(scope, receive, Hangup())
+
+
 async def _hang_up(scope: Scope, receive: Any, step: Hangup) -> str:
     """Stop, and say who ended the connection first: "client" (it gave up) or "server"."""
     transport = _transport(scope)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -24,16 +25,20 @@ from typing import Any, Protocol
 import httpx
 from vcr.cassette import Cassette
 from vcr.matchers import method as same_method
+from vcr.matchers import requests_match
 from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
 from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
 from vcr.serialize import serialize
 from vcr.serializers import yamlserializer
 
+from emulator import player
 from emulator.conversation import Prompt, Reply, Timing
-from emulator.errors import EmulatorError, NotFound
+from emulator.dialects import anthropic_messages
+from emulator.errors import EmulatorError, NotFound, openai_body
 from emulator.faults import Pause, Step
-from emulator.sse import loads
+from emulator.player import Played
+from emulator.sse import encode, loads
 
 # Request and response headers a cassette keeps (case-insensitive); every other one is dropped.
 ALLOWED_HEADERS = frozenset(
@@ -62,6 +67,7 @@ KEY_HEADERS = ("authorization", "x-api-key", "api-key")
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 REDACTED = "REDACTED"
 PACING = "emulator_pacing"  # metadata key: per interaction, {headers_after, event_gaps} in seconds
+_log = logging.getLogger("emulator.recorder")
 # Not forwarded either way: hop-by-hop, or recomputed by the side that sends.
 _HOP = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "accept-encoding"})
 
@@ -144,16 +150,36 @@ def _kept(headers: Iterable[tuple[str, str]], secrets: set[str]) -> dict[str, li
     return kept
 
 
-class Recorder:
-    """An ASGI app: forwards every `/v1/…` request to `upstream`, streams the answer back as it arrives,
-    and appends each complete interaction to the cassette at `out` (vcrpy's `new_episodes`: what the
-    file holds stays, new interactions are added), saved atomically under one lock."""
+# vcrpy's record modes, as the recorder applies them (`emulator record --mode`).
+MODES = {
+    "none": "replay only: a request the cassette does not hold gets an error naming the nearest one",
+    "once": "record into a new cassette; an existing one is replayed only, as with none",
+    "new_episodes": "replay what the cassette holds, forward and record the rest",
+    "all": "forward and record every request; a new recording replaces the one it matches",
+}
 
-    def __init__(self, upstream: str, out: Path) -> None:
+
+class Recorder:
+    """An ASGI app: forwards every `/v1/…` request to `upstream` (any profile prefix before `/v1/`
+    dropped), streams the answer back as it arrives, and appends each complete interaction to the
+    cassette at `out`, saved atomically under one lock; `mode` is one of `MODES`."""
+
+    def __init__(self, upstream: str, out: Path, mode: str = "new_episodes", speed: float = 1.0) -> None:
+        if mode not in MODES:
+            raise ValueError(f"the record mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.upstream = upstream.rstrip("/")
         self.out = out
+        self.mode = mode
+        self.speed = speed  # the pace of what is replayed
         self.cassette = Cassette.load(
             path=str(out), record_mode=RecordMode.NEW_EPISODES, persister=_AtomicPersister, match_on=MATCH_ON
+        )
+        self.loaded = len(self.cassette)  # interactions that were in the file before this session
+        self.replay_only = mode == "none" or (mode == "once" and self.loaded > 0)
+        pacing = self.cassette.get_metadata(PACING, []) if self.loaded else []
+        held = zip(self.cassette.requests, self.cassette.responses, strict=True)
+        self.library = Library(
+            _recording(f"{out.name}#{i}", q, r, pacing[i] if i < len(pacing) else None) for i, (q, r) in enumerate(held)
         )
         self.lock = threading.Lock()
         self.client: httpx.AsyncClient | None = None
@@ -183,21 +209,32 @@ class Recorder:
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
+        method = scope["method"]
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        path = scope["path"] + (f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else "")
+        query = f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else ""
         if "/v1/" not in scope["path"]:
-            error = json.dumps({"error": {"message": f"The recorder forwards /v1/ paths only, not {path}."}})
-            await _send_whole(send, 404, error.encode())
+            error = NotFound(f"The recorder forwards /v1/ paths only, not {scope['path']}.", code="unknown_url")
+            await _send_whole(send, error.status, _error_body(scope["path"], error))
             return
+        path = api_path(scope["path"]) + query
+        if self.mode != "all":
+            hit = self.library.find(method, path, body)
+            if hit:
+                await played(hit, self.speed)(scope, receive, send)
+                return
+            if self.replay_only:
+                error = miss(self.library, method, path, body)
+                await _send_whole(send, error.status, _error_body(path, error))
+                return
         self.client = self.client or _client()
         forwarded = [(k, v) for k, v in headers if k.lower() not in _HOP] + [("accept-encoding", "identity")]
         started = time.monotonic()
-        upstream = self.client.build_request(scope["method"], self.upstream + path, headers=forwarded, content=body)
+        upstream = self.client.build_request(method, self.upstream + path, headers=forwarded, content=body)
         try:
             response = await self.client.send(upstream, stream=True)
-        except httpx.HTTPError as exc:
-            error = json.dumps({"error": {"message": f"The upstream failed: {type(exc).__name__}: {exc}"}})
-            await _send_whole(send, 502, error.encode())
+        except httpx.HTTPError as exc:  # no answer at all: the client's connection ends without one too
+            _log.warning("recorder: %s %s: the upstream failed before answering: %r", method, path, exc)
+            await player.hang_up(scope, receive)
             return
         arrived = time.monotonic()
         chunks: list[bytes] = []
@@ -213,11 +250,15 @@ class Recorder:
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 events += [now] * (last + chunk).count(b"\n\n")
                 last = chunk[-1:]
+        except httpx.HTTPError as exc:  # the upstream broke off: so does the client's body, and nothing is saved
+            _log.warning("recorder: %s %s: the upstream broke off mid-answer: %r", method, path, exc)
+            await player.hang_up(scope, receive)
+            return
         finally:
             await response.aclose()
         secrets = _secrets({k.lower(): v for k, v in headers})
         request = VcrRequest(
-            scope["method"],
+            method,
             _scrub(self.upstream + path, secrets),
             _scrub(body.decode("utf-8", "replace"), secrets),
             {k: v[0] for k, v in _kept(headers, secrets).items()},
@@ -240,13 +281,28 @@ class Recorder:
         with self.lock:
             gaps: list[dict[str, Any] | None] = self.cassette.get_metadata(PACING, [])
             gaps += [None] * (len(self.cassette) - len(gaps))  # interactions recorded without pacing
+            if self.mode == "all":  # re-recorded: the loaded interaction it matches goes
+                for i, (old, _) in enumerate(self.cassette.data[: self.loaded]):
+                    if requests_match(request, old, MATCH_ON):
+                        del self.cassette.data[i], gaps[i]
+                        self.loaded -= 1
+                        break
             self.cassette.append(request, response)
             gaps.append(pacing)
             self.cassette._save()  # vcrpy's only way to save before the cassette is closed
+            source = f"{self.out.name}#{len(self.cassette) - 1}"
+            self.library.add(_recording(source, request, response, pacing))
 
 
 def _client() -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0), follow_redirects=False)
+
+
+def _error_body(path: str, error: EmulatorError) -> bytes:
+    """An error of the recorder's own, in the shape of the API the path belongs to."""
+    if api_path(path).startswith("/v1/messages"):
+        return encode(anthropic_messages.render_error(error))
+    return encode(openai_body(error))
 
 
 async def _send_whole(send: Any, status: int, body: bytes) -> None:
@@ -294,13 +350,18 @@ class Library:
     def __init__(self, recordings: Iterable[Recording], readers: Mapping[str, Reader] = {}) -> None:
         self.recordings: dict[tuple[str, str, str], Recording] = {}
         self.conversations: dict[str, tuple[Recording, Reply]] = {}
+        self.readers = readers
         for r in recordings:
-            self.recordings.setdefault((r.method, r.path, r.key), r)
-            reader = readers.get(r.path)
-            if reader and r.status == 200 and r.method == "POST":
-                understood = _understood(reader, r)
-                if understood:
-                    self.conversations.setdefault(understood[0], (r, understood[1]))
+            self.add(r)
+
+    def add(self, r: Recording) -> None:
+        """A recording more; one of the same request already held keeps answering it."""
+        self.recordings.setdefault((r.method, r.path, r.key), r)
+        reader = self.readers.get(r.path)
+        if reader and r.status == 200 and r.method == "POST":
+            understood = _understood(reader, r)
+            if understood:
+                self.conversations.setdefault(understood[0], (r, understood[1]))
 
     def answer(self, prompt: Prompt) -> tuple[Recording, Reply] | None:
         """The recording of the same conversation, in whatever dialect it was recorded, and what it said."""
@@ -432,23 +493,37 @@ def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}) -> Library:
             continue
         pacing = (metadata[0] if metadata else {}).get(PACING) or []
         for i, (request, response) in enumerate(zip(requests, responses, strict=True)):
-            paced = (pacing[i] if i < len(pacing) else None) or {}
-            body = response["body"]["string"]
-            found.append(
-                Recording(
-                    source=f"{file.name}#{i}",
-                    method=request.method.upper(),
-                    path=api_path(request.uri),
-                    key=match_key(request.body),
-                    request=_text(request.body),
-                    status=int(response["status"]["code"]),
-                    headers={k.lower(): v[0] for k, v in response["headers"].items() if allowed(k) and v},
-                    body=body.encode() if isinstance(body, str) else body,
-                    headers_after=float(paced.get("headers_after", 0.0)),
-                    event_gaps=tuple(float(g) for g in paced.get("event_gaps", ())),
-                )
-            )
+            found.append(_recording(f"{file.name}#{i}", request, response, pacing[i] if i < len(pacing) else None))
     return Library(found, readers)
+
+
+def _recording(
+    source: str, request: VcrRequest, response: Mapping[str, Any], paced: Mapping[str, Any] | None
+) -> Recording:
+    """One cassette interaction, as replay needs it."""
+    paced = paced or {}
+    body = response["body"]["string"]
+    return Recording(
+        source=source,
+        method=request.method.upper(),
+        path=api_path(request.uri),
+        key=match_key(request.body),
+        request=_text(request.body),
+        status=int(response["status"]["code"]),
+        headers={k.lower(): v[0] for k, v in response["headers"].items() if allowed(k) and v},
+        body=body.encode() if isinstance(body, str) else body,
+        headers_after=float(paced.get("headers_after", 0.0)),
+        event_gaps=tuple(float(g) for g in paced.get("event_gaps", ())),
+    )
+
+
+def played(recording: Recording, speed: float) -> Played:
+    """A recorded answer as it was sent: its status and kept headers, its events at the recorded pace."""
+    latency, steps = script(recording, speed)
+    out = recording.headers | {"x-emulator-source": f"recording {recording.source}"}
+    if "text/event-stream" not in out.get("content-type", ""):
+        out["content-length"] = str(len(recording.body))
+    return Played(steps, recording.status, out, latency=latency)
 
 
 def _text(body: bytes | str | None) -> str:

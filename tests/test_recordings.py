@@ -376,3 +376,128 @@ def test_a_killed_recorder_keeps_what_it_captured(tmp_path: Path, make_server: C
         recorder.wait(timeout=10)
     assert len(recordings.load([cassette])) == 2
     assert not list(tmp_path.glob("*.tmp*"))  # no half-written file left beside it
+
+
+# --- record modes, profile prefixes, upstream failures -------------------------------------------------
+
+
+class Through:
+    """A recorder in `mode` in front of `upstream_url`, writing `cassette`; replays at full speed."""
+
+    def __init__(self, upstream_url: str, cassette: Path, mode: str) -> None:
+        self.recorder = recordings.Recorder(upstream_url, cassette, mode, speed=0)
+        self._running = serve_app(self.recorder, lifespan="on")
+        self.server = next(self._running)
+
+    def ask(self, text: str, prefix: str = "") -> tuple[str, str]:
+        """Who answered (`x-emulator-source`: the upstream's scenario, or a recording) and what."""
+        base = f"{self.server.base_url}{prefix}/v1"
+        with openai.OpenAI(base_url=base, api_key=SECRET, max_retries=0, timeout=10) as client:
+            raw = client.chat.completions.with_raw_response.create(
+                model="plain-text", messages=[{"role": "user", "content": text}]
+            )
+        return raw.headers["x-emulator-source"], raw.parse().choices[0].message.content or ""
+
+    def close(self) -> None:
+        next(self._running, None)
+
+
+@pytest.fixture
+def through(tmp_path: Path, make_server: Callable[[Settings], Server]) -> Iterator[Callable[[str], Through]]:
+    upstream = make_server(Settings(scenarios=(SCENARIOS,)))
+    opened: list[Through] = []
+
+    def open_one(mode: str) -> Through:
+        if opened:
+            opened[-1].close()
+        opened.append(Through(upstream.base_url, tmp_path / "modes.yaml", mode))
+        return opened[-1]
+
+    yield open_one
+    for one in opened:
+        one.close()
+
+
+def test_new_episodes_replays_what_it_holds_and_records_the_rest(through: Callable[[str], Through]) -> None:
+    recorder = through("new_episodes")
+    first = recorder.ask("one")
+    assert first[0] == "plain-text"  # forwarded: the upstream's scenario answered
+    assert recorder.ask("one") == ("recording modes.yaml#0", first[1])  # held: replayed, the upstream not asked
+    assert recorder.ask("two")[0] == "plain-text"
+    assert len(recordings.load([recorder.recorder.out])) == 2
+    again = through("new_episodes")  # a new session replays what the last one recorded
+    assert again.ask("two")[0] == "recording modes.yaml#1"
+
+
+def test_all_records_every_request_and_a_new_recording_replaces_the_old(through: Callable[[str], Through]) -> None:
+    recorder = through("all")
+    assert recorder.ask("one")[0] == recorder.ask("one")[0] == "plain-text"
+    assert len(Cassette.load(path=str(recorder.recorder.out), record_mode="none")) == 2  # every request is kept
+    recorder = through("all")
+    assert recorder.ask("one")[0] == "plain-text"
+    assert recorder.ask("two")[0] == "plain-text"
+    held = recordings.load([recorder.recorder.out])
+    assert len(held) == 2  # "one" re-recorded replaced the first match it had (the duplicate stays unmatched)
+    assert len(Cassette.load(path=str(recorder.recorder.out), record_mode="none")) == 3
+
+
+def test_once_records_a_new_cassette_then_only_replays_it(through: Callable[[str], Through]) -> None:
+    recorder = through("once")
+    assert recorder.ask("one")[0] == "plain-text"
+    recorder = through("once")
+    assert recorder.ask("one")[0] == "recording modes.yaml#0"
+    with pytest.raises(openai.NotFoundError) as caught:
+        recorder.ask("three")
+    assert caught.value.code == "recording_not_found" and "modes.yaml#0" in caught.value.message
+    assert len(recordings.load([recorder.recorder.out])) == 1
+
+
+def test_none_only_replays_and_never_writes(through: Callable[[str], Through]) -> None:
+    recorder = through("none")
+    with pytest.raises(openai.NotFoundError, match="none are loaded"):
+        recorder.ask("one")
+    assert not recorder.recorder.out.exists()
+
+
+def test_a_profile_prefix_is_not_forwarded(through: Callable[[str], Through], make_server: Any) -> None:
+    recorder = through("all")
+    source, _ = recorder.ask("one", prefix="/infercom")
+    assert source == "plain-text"
+    cassette = Cassette.load(path=str(recorder.recorder.out), record_mode="none")
+    assert [r.path for r in cassette.requests] == ["/v1/chat/completions"]
+
+
+def test_an_upstream_that_refuses_ends_the_connection_and_records_nothing(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    cassette = tmp_path / "refused.yaml"
+    recorder = Through(closed, cassette, "all")
+    try:
+        with pytest.raises(openai.APIConnectionError):  # as if the client had met the refusal itself
+            recorder.ask("one")
+    finally:
+        recorder.close()
+    assert not cassette.exists()
+
+
+def test_an_upstream_that_breaks_off_mid_stream_breaks_the_client_off_too(
+    through: Callable[[str], Through], make_server: Callable[[Settings], Server]
+) -> None:
+    def broken(server: Server, prefix: str = "") -> type[BaseException]:
+        base = f"{server.base_url}{prefix}/v1"
+        with openai.OpenAI(base_url=base, api_key=SECRET, max_retries=0, timeout=10) as client:
+            stream = client.chat.completions.create(
+                model="cut-short", messages=[{"role": "user", "content": "hi"}], stream=True
+            )
+            with pytest.raises(Exception) as caught:
+                for _ in stream:
+                    pass
+            stream.close()
+        return caught.type
+
+    recorder = through("all")
+    recorder.ask("one")
+    direct = make_server(Settings(scenarios=(SCENARIOS,)))
+    assert broken(recorder.server) is broken(direct) is openai.APIConnectionError
+    assert len(recordings.load([recorder.recorder.out])) == 1  # the broken stream is not recorded
