@@ -190,7 +190,11 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     ) -> Any:
         """The answer, as the turn's fault and timing shape it; journalled before any of it runs."""
         fault, pace = turn.fault, turn.timing
-        failing = fault and (fault.kind == "status" or (fault.kind == "stream_error" and not prompt.stream))
+        failing = fault and (
+            fault.kind == "status"
+            or (fault.kind == "stream_error" and not prompt.stream)
+            or (fault.kind == "model_output" and dialect is not openai_chat)  # Chat's own answer; elsewhere a 500
+        )
         silent = faults.before_response(fault)
         status = fault.status if fault and failing else None if silent else 200
         entry = _log(request, headers, prompt, turn, fault, status)
@@ -200,6 +204,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
         steps: list[Step]
         if fault and failing:  # nothing streamed yet: the failure is the HTTP answer
+            if fault.kind == "model_output" and fault.message is None:
+                fault = replace(
+                    fault, message="The model's output could not be parsed as a tool call or structured output."
+                )
             if fault.message is None and fault.status in profile.error_messages:  # the profile's own wording
                 fault = replace(fault, message=profile.error_messages[fault.status])
             error = UpstreamError.of(fault)
@@ -211,7 +219,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             )
         if fault and silent:  # no status line at all
             return player.before_response(fault.kind, ended)
-        transport_fault = fault if fault and fault.kind != "stream_error" else None
+        transport_fault = fault if fault and fault.kind not in ("stream_error", "model_output") else None
         if prompt.stream:
             events = dialect.render_stream(prompt, turn)
             out |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}

@@ -125,7 +125,18 @@ class Usage:
 
 
 FaultKind = Literal[
-    "status", "stream_error", "truncate", "stall", "malformed", "slice", "drip", "reset", "empty", "garbage", "hang"
+    "status",
+    "stream_error",
+    "truncate",
+    "stall",
+    "malformed",
+    "slice",
+    "drip",
+    "reset",
+    "empty",
+    "garbage",
+    "hang",
+    "model_output",
 ]
 
 
@@ -152,6 +163,7 @@ class Fault:
     event: Literal["failed", "error"] = "failed"  # Responses: `response.failed`, or the flat `error` event
     rate: float = 1.0  # the share of requests it strikes (Toxiproxy's toxicity), chosen by the seed
     at: Literal["edge", "upstream"] = "edge"  # upstream: a profile that retries upstream failures may absorb it
+    output: str | None = None  # `model_output`: the raw text the model got wrong
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,12 @@ KINDS: dict[str, tuple[tuple[str, ...], str]] = {
     "empty": ((), "the connection closes with nothing written"),
     "garbage": ((), "random bytes, no status line, then close"),
     "hang": ((), "the request is read and never answered"),
+    "model_output": (
+        ("message", "code", "output"),
+        'Chat Completions: a 200 whose body is Infercom\'s `ModelOutputError`, `{"error": {…, "model_output"}}`,'
+        " for a tool call or structured output the model got wrong (`output`: the raw text; default: the"
+        " answer broken off); streamed, it is one `data:` error event. Responses and Messages: a 500",
+    ),
 }
 PARAMETERS: dict[str, type] = {
     "status": int,
@@ -53,6 +59,7 @@ PARAMETERS: dict[str, type] = {
     "event": str,
     "rate": float,
     "at": str,
+    "output": str,
 }
 COMMON = ("rate", "at")  # parameters every kind takes
 TIMING: dict[str, type] = {"latency_ms": int, "ttft_ms": int, "tokens_per_second": float, "jitter_ms": int}

@@ -51,6 +51,8 @@ class Profile:
     stream_usage: bool = False  # the `choices: []` usage chunk ends every stream, asked for or not
     refusal: bool = True  # `refusal: null` in messages and the first delta, as OpenAI sends (Infercom: none)
     finish_content: bool = False  # the chunk with `finish_reason` says `content: ""` (Infercom), not `{}`
+    channels: bool = False  # a reasoning model's deltas name their channel: `analysis`, then `final` (Infercom)
+    finish_reasons: tuple[str, ...] = ("stop", "length", "tool_calls", "content_filter")  # others become `stop`
     request_id: str = "x-request-id"  # the response header naming the request (Infercom: `inference-id`)
     rate_headers: str = "openai"  # how rate limits are reported: "openai", or "infercom" (per minute and per day)
     nominal: Timing = Timing()  # the speed usage reports when a request sets no pacing
@@ -102,6 +104,8 @@ PROFILES = {
         stream_usage=True,
         refusal=False,
         finish_content=True,
+        channels=True,
+        finish_reasons=("stop", "length", "tool_calls"),  # its enum has no content_filter
         request_id="inference-id",
         rate_headers="infercom",
         nominal=Timing(ttft_ms=63, tokens_per_second=248.0),  # the seed's example response

@@ -311,3 +311,57 @@ def test_unknown_paths_and_endpoints_are_simple_errors(server: Server) -> None:
         assert status == 404 and UUID.match(headers["inference-id"])
         check("SimpleError", json.loads(raw))
         assert isinstance(json.loads(raw)["error"], str)
+
+
+# --- answers the model got wrong, channels, finish reasons ----------------------------------------------------------
+
+TOOL_CALL = {"model": "two-calls", "messages": CURL["messages"], "tools": [WEATHER_TOOL]}
+
+
+def test_a_failed_tool_call_is_a_200_model_output_error(server: Server) -> None:
+    status, headers, raw = call(server, TOOL_CALL, **{"x-emulator-fault": "model_output"})
+    assert status == 200 and UUID.match(headers["inference-id"]) and headers["content-type"] == "application/json"
+    body = json.loads(raw)
+    check("ModelOutputError", body)
+    error = body["error"]
+    assert error["model_output"].startswith('{"name":"get_weather"')  # the call, broken off halfway
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(error["model_output"])
+    assert "tool call" in error["message"] and error["param"] is None
+    scripted = {"x-emulator-fault": 'model_output; output={"city": ; message=Bad JSON; code=tool_call_parse_error'}
+    error = json.loads(call(server, CURL, **scripted)[2])["error"]
+    assert error == error | {"model_output": '{"city":', "message": "Bad JSON", "code": "tool_call_parse_error"}
+    with sdk(server) as client:  # the SDK, in its default mode, hands the body over as it came
+        completion = client.chat.completions.create(**TOOL_CALL, extra_headers={"x-emulator-fault": "model_output"})
+    assert completion.model_extra and completion.model_extra["error"]["type"] == "model_output_error"
+
+
+def test_a_failed_tool_call_streamed_is_one_error_event_the_sdk_raises(server: Server) -> None:
+    raw = call(server, TOOL_CALL | {"stream": True}, **{"x-emulator-fault": "model_output"})[2]
+    frames = [f.removeprefix(b"data: ") for f in raw.split(b"\n\n") if f.startswith(b"data: ")]
+    assert len(frames) == 1
+    check("ModelOutputError", json.loads(frames[0]))
+    with sdk(server) as client, pytest.raises(openai.APIError, match="tool call"):
+        for _ in client.chat.completions.create(
+            **TOOL_CALL, stream=True, extra_headers={"x-emulator-fault": "model_output"}
+        ):
+            pass
+
+
+def test_model_output_errors_elsewhere_are_a_500(server: Server) -> None:
+    with server.openai() as client, pytest.raises(openai.InternalServerError, match="tool call"):
+        client.responses.create(model="m", input="hi", extra_headers={"x-emulator-fault": "model_output"})
+
+
+def test_a_reasoning_models_deltas_name_their_channel(server: Server) -> None:
+    deltas = [e["choices"][0]["delta"] for e in chunks(call(server, CURL | {"stream": True})[2]) if e["choices"]]
+    assert {d["channel"] for d in deltas if d.get("reasoning")} == {"analysis"}
+    assert {d["channel"] for d in deltas if d.get("content")} == {"final"}
+    gemma = CURL | {"model": "gemma-4-31B-it", "stream": True}  # not thinking: no channels
+    assert not any("channel" in e["choices"][0]["delta"] for e in chunks(call(server, gemma)[2]) if e["choices"])
+
+
+def test_finish_reasons_stay_within_infercoms_enum(server: Server) -> None:
+    body = json.loads(call(server, CURL | {"model": "content-filter"})[2])
+    check("ChatCompletionResponse", body)
+    assert body["choices"][0]["finish_reason"] == body["usage"]["stop_reason"] == "stop"

@@ -313,7 +313,7 @@ def _timing_usage(profile: profiles.Profile, turn: Turn, choices: int) -> dict[s
         "prompt_tokens": usage.input_tokens,
         "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
         "start_time": start,
-        "stop_reason": turn.finish_reason,
+        "stop_reason": _finish_reason(profile, turn),
         "time_to_first_token": ttft,
         "time_to_first_token_graph": ttft,
         "total_latency": latency,
@@ -346,6 +346,11 @@ def _head(profile: profiles.Profile, turn: Turn, kind: str) -> dict[str, Any]:
     }
 
 
+def _finish_reason(profile: profiles.Profile, turn: Turn) -> str:
+    """The turn's finish reason, where the profile has it; else `stop` (Infercom has no `content_filter`)."""
+    return turn.finish_reason if turn.finish_reason in profile.finish_reasons else "stop"
+
+
 def _call(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
@@ -357,6 +362,8 @@ def _no_content(turn: Turn) -> str | None:
 
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     """The `chat.completion` object for a non-streamed request, in the profile's shape."""
+    if turn.fault and turn.fault.kind == "model_output":
+        return _model_output_error(turn)
     profile = profiles.PROFILES[prompt.profile]
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or _no_content(turn)}
     if profile.refusal:
@@ -365,7 +372,7 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
         message[profile.reasoning_field] = turn.reasoning
     if turn.tool_calls:
         message["tool_calls"] = [_call(c) for c in turn.tool_calls]
-    choice = {"message": message, "logprobs": None, "finish_reason": turn.finish_reason}
+    choice = {"message": message, "logprobs": None, "finish_reason": _finish_reason(profile, turn)}
     return _head(profile, turn, "chat.completion") | {
         "choices": [{"index": i} | choice for i in range(prompt.choices)],
         "usage": _usage_for(profile, turn, prompt.choices),
@@ -374,6 +381,8 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
 
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     """Every SSE event of the streamed answer, `[DONE]` included, in order."""
+    if turn.fault and turn.fault.kind == "model_output":  # nothing was generated well enough to stream
+        return [frame(dumps(_model_output_error(turn)))]
     profile = profiles.PROFILES[prompt.profile]
     include_usage = prompt.include_usage or profile.stream_usage
     # Infercom's chunks carry no `usage` key until the last one (seed 003's examples).
@@ -402,9 +411,10 @@ def _choice_events(profile: profiles.Profile, turn: Turn, head: str, tail: str, 
     def chunk(delta: dict[str, Any]) -> bytes:
         return frame(head + dumps(delta) + open_tail)
 
-    def text_chunks(key: str, text: str) -> list[bytes]:
+    def text_chunks(key: str, text: str, channel: str) -> list[bytes]:
         # The hot loop of every stream: one delta per token, spliced as text rather than dumped.
-        start, end = f'{head}{{"{key}":', f"}}{open_tail}\n\n"
+        named = f',"channel":"{channel}"' if profile.channels and turn.reasoning else ""
+        start, end = f'{head}{{"{key}":', f"{named}}}{open_tail}\n\n"
         return [f"data: {start}{quote(piece)}{end}".encode() for piece in tokens.split(text)]
 
     first: dict[str, Any] = {"role": "assistant", "content": _no_content(turn)}
@@ -413,8 +423,8 @@ def _choice_events(profile: profiles.Profile, turn: Turn, head: str, tail: str, 
     elif profile.refusal:
         first["refusal"] = None
     events = [chunk(first)]
-    events += text_chunks(profile.reasoning_field, turn.reasoning)
-    events += text_chunks("content", turn.text)
+    events += text_chunks(profile.reasoning_field, turn.reasoning, "analysis")
+    events += text_chunks("content", turn.text, "final")
     for index, call in enumerate(turn.tool_calls):
         if profile.whole_tool_calls:  # id, type and function on every entry: the call in one chunk
             events.append(chunk({"tool_calls": [{"index": index} | _call(call)]}))
@@ -428,8 +438,35 @@ def _choice_events(profile: profiles.Profile, turn: Turn, head: str, tail: str, 
         ]
     # Infercom's last content chunk says `content: ""` beside the finish reason (seed 003's example).
     last = '{"content":""}' if profile.finish_content else "{}"
-    events.append(frame(head + last + tail % dumps(turn.finish_reason)))
+    events.append(frame(head + last + tail % dumps(_finish_reason(profile, turn))))
     return events
+
+
+def _model_output_error(turn: Turn) -> dict[str, Any]:
+    """Infercom's `ModelOutputError` (seed 003), answered with status 200 "when unsuccessful tool calling or
+    structured response generation": the raw output the model produced rides along in `model_output`."""
+    fault = turn.fault
+    assert fault is not None
+    if fault.output is not None:
+        output = fault.output
+    else:  # the answer broken off halfway: a tool call's JSON, else the text
+        raw = (
+            dumps({"name": turn.tool_calls[0].name, "arguments": turn.tool_calls[0].arguments})
+            if turn.tool_calls
+            else turn.text
+        )
+        output = raw[: max(1, len(raw) // 2)]
+    what = "tool call" if turn.tool_calls else "structured output"
+    message = fault.message or f"The model's output could not be parsed as a valid {what}."
+    return {
+        "error": {
+            "code": fault.code,
+            "message": message,
+            "model_output": output,
+            "param": None,
+            "type": "model_output_error",
+        }
+    }
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:

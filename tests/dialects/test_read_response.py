@@ -60,6 +60,8 @@ def test_a_rendered_answer_reads_back_as_its_reply(name: str, profile: str, repl
         (c.name, json.loads(c.arguments)) for c in turn.tool_calls
     ]
     expected = turn.finish_reason
+    if profile == "infercom" and expected == "content_filter":  # not in its enum
+        expected = "stop"
     if name == "openai_responses" and expected in ("stop", "tool_calls"):  # its status says only "completed"
         expected = "tool_calls" if turn.tool_calls else "stop"
     assert read.finish_reason == expected
