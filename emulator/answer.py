@@ -66,15 +66,17 @@ def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default
         calls = calls[:1]
     finish_reason = reply.finish_reason or ("tool_calls" if calls else "stop")
 
-    stops = [i for i in (text.find(s) for s in prompt.stop) if i >= 0]
+    stops = sorted((at, n) for n, at in enumerate(text.find(s) for s in prompt.stop) if at >= 0)
+    matched = None
     if stops:
-        text, calls, finish_reason = text[: min(stops)], (), "stop"
+        at, which = stops[0]
+        text, calls, finish_reason, matched = text[:at], (), "stop", prompt.stop[which]
 
     if prompt.max_tokens is not None:
         spent = tokens.count(reasoning) + tokens.count(text) + sum(tokens.call_tokens(c) for c in calls)
         if spent > prompt.max_tokens:
             reasoning, text, calls = _truncate(reasoning, text, calls, prompt.max_tokens)
-            finish_reason = "length"
+            finish_reason, matched = "length", None
 
     return Turn(
         id=root,
@@ -86,6 +88,7 @@ def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default
         finish_reason=finish_reason,
         usage=_usage(prompt, reply, reasoning, text, calls),
         source=source,
+        stop_sequence=matched,
         fault=reply.fault,
         timing=reply.timing,
     )

@@ -99,6 +99,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             prompt: Prompt | None = None
             try:
                 profiles.serves(profile, dialect.NAME, request.scope["path"])
+                profiles.authenticate(profile, dialect.NAME, request.headers)
                 raw = await _read_body(request, settings.max_body_bytes)
                 fingerprint = ids.digest(settings.seed, request.scope["path"], raw)
                 headers = dict(request.headers.items())  # ASGI header names are lower-case already
@@ -127,6 +128,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 failed = InternalError(f"The emulator failed: {type(exc).__name__}: {exc}")
                 return _error(dialect, failed, profile=profile)
             out = _request_id(dialect, fingerprint, profile) | {"x-emulator-source": turn.source} | rate_headers
+            if profile.headers:
+                out |= profiles.answer_headers(profile, turn)
             return _respond(request, dialect, profile, prompt, turn, out, headers)
 
         return handle
@@ -273,6 +276,11 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         models = tuple(dict.fromkeys(profile.models + book.models))
 
         async def handle(request: Request) -> Any:
+            dialect: Dialect = anthropic_messages if _anthropic(request) else openai_chat
+            try:
+                profiles.authenticate(profile, dialect.NAME, request.headers)
+            except EmulatorError as error:
+                return _error(dialect, error, profile=profile)
             hit = library.find("GET", request.scope["path"], b"") if library else None
             if hit:
                 return recordings.played(hit, settings.replay_speed)
@@ -307,6 +315,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         dialect = anthropic_messages
         try:
             profiles.serves(profile, profiles.MESSAGES, request.scope["path"])
+            profiles.authenticate(profile, profiles.MESSAGES, request.headers)
             raw = await _read_body(request, settings.max_body_bytes)
             hit = library.find("POST", request.scope["path"], raw) if library else None
             if hit:

@@ -207,5 +207,6 @@ class Turn:
     finish_reason: FinishReason
     usage: Usage
     source: str = "default"  # what answered: a scenario's name, or "default"
+    stop_sequence: str | None = None  # the stop sequence that ended the text, if one did
     fault: Fault | None = None
     timing: Timing | None = None

@@ -2,6 +2,7 @@
 
 EmulatorError
  ├─ InvalidRequest      400  the body or a field is wrong (names the field in `param`)
+ ├─ Unauthorized        401  no credentials at all
  ├─ NotFound            404  no such path, model or scenario
  ├─ MethodNotAllowed    405
  ├─ PayloadTooLarge     413
@@ -34,6 +35,11 @@ class EmulatorError(Exception):
 
 class InvalidRequest(EmulatorError):
     status = 400
+    kind = "invalid_request_error"
+
+
+class Unauthorized(EmulatorError):
+    status = 401
     kind = "invalid_request_error"
 
 

@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from emulator import tokens
-from emulator.conversation import Prompt, Timing
-from emulator.errors import InvalidRequest, NotFound
+from emulator.conversation import Prompt, Timing, Turn
+from emulator.errors import InvalidRequest, NotFound, Unauthorized
+from emulator.fields import bearer
 
 CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
@@ -43,6 +44,14 @@ class Profile:
     doc: str = ""  # which seed documents it
     # --- Chat Completions shapes (Infercom, seed 003) ---
     reasoning_field: str = "reasoning_content"  # Infercom: `message.reasoning` / `delta.reasoning`
+    # OpenAI: the model reasons but shows none of it (Chat: no reasoning field; Responses: a reasoning item
+    # with a summary only when `reasoning.summary` asks); its tokens are still counted.
+    hidden_reasoning: bool = False
+    thinks_unasked: bool = True  # Messages without `thinking` think all the same (Inferam); Anthropic: no
+    signatures: bool = False  # thinking blocks carry an opaque signature (Anthropic); Inferam's are empty
+    stop_sequence: bool = False  # a matched stop sequence is reported (Anthropic); Inferam: always null
+    headers: Mapping[str, str] = field(default_factory=dict)  # sent with every answer
+    processing_ms: bool = False  # `openai-processing-ms`: how long the answer took to generate (OpenAI)
     system_fingerprint: str | None = None  # one backend name for every model (Infercom: `fastcoe`), else `fp_…`
     uuid_ids: bool = False  # completion ids as UUIDs (Infercom), not `chatcmpl-…`
     float_created: bool = False  # `created` with a fraction of a second (Infercom)
@@ -61,8 +70,9 @@ class Profile:
     max_tools: int | None = None
     max_choices: int = 1  # `n` up to this many; 1: `n` is ignored
     top_k: tuple[int, int] | None = None  # the accepted range of `top_k`; None: ignored
-    # model → how it thinks: "flag" (only with `chat_template_kwargs.enable_thinking`), "effort" (honours
-    # `reasoning_effort`, default medium); other models reason by default and ignore the effort.
+    # model (or "*", any other) → how it thinks: "flag" (only with `chat_template_kwargs.enable_thinking`),
+    # "effort" (honours `reasoning_effort`, default medium), "asked" (as asked, reasoning by default),
+    # "off" (never); a model without a rule reasons by default and ignores the effort.
     thinking: Mapping[str, str] | None = None
     # --- errors: status → "text" (text/plain body) or "simple" (`{"error": "…"}`); others the dialect's JSON ---
     errors: Mapping[int, str] = field(default_factory=dict)
@@ -117,8 +127,25 @@ PROFILES = {
         errors={400: "text", 401: "text", 500: "text", 503: "text", 404: "simple", 408: "simple", 410: "simple"},
         error_messages={401: "unauthorized", 503: "Service Temporarily Unavailable"},
     ),
-    "openai": Profile("openai", (CHAT, RESPONSES), ("gpt-4.1", "gpt-5"), doc="the public OpenAI API"),
-    "anthropic": Profile("anthropic", (MESSAGES,), ("claude-sonnet-4-5",), doc="the public Anthropic API"),
+    "openai": Profile(
+        "openai",
+        (CHAT, RESPONSES),
+        ("gpt-5", "gpt-4.1"),
+        doc="the public OpenAI API",
+        hidden_reasoning=True,
+        thinking={"gpt-4.1": "off", "gpt-4.1-mini": "off", "gpt-4o": "off", "gpt-4o-mini": "off", "*": "asked"},
+        headers={"openai-version": "2020-10-01"},
+        processing_ms=True,
+    ),
+    "anthropic": Profile(
+        "anthropic",
+        (MESSAGES,),
+        ("claude-sonnet-5", "claude-opus-5", "claude-haiku-4-5"),  # none the anthropic SDK calls deprecated
+        doc="the public Anthropic API",
+        thinks_unasked=False,
+        signatures=True,
+        stop_sequence=True,
+    ),
 }
 DEFAULT = "inferam"
 
@@ -127,6 +154,21 @@ def serves(profile: Profile, dialect: str, path: str) -> None:
     """Raise the profile's 404 when it does not serve this endpoint."""
     if dialect not in profile.dialects:
         raise NotFound(f"Invalid URL (POST {path}): the {profile.name} profile does not serve it.", code="unknown_url")
+
+
+# What an upstream says to a request without credentials, where its profile has no words of its own.
+NO_KEY = {
+    MESSAGES: "x-api-key header is required",  # Anthropic's
+    CHAT: "You didn't provide an API key. You need to provide your API key in an Authorization header using "
+    "Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",  # OpenAI's
+}
+
+
+def authenticate(profile: Profile, dialect: str, headers: Mapping[str, str]) -> None:
+    """Raise the 401 that every upstream answers a request with no key at all; any key will do."""
+    if bearer(headers) or headers.get("x-api-key", "").strip() or headers.get("api-key", "").strip():
+        return
+    raise Unauthorized(profile.error_messages.get(401) or NO_KEY.get(dialect, NO_KEY[CHAT]))
 
 
 def effort(profile: Profile, model: str, asked: str | None, enable_thinking: bool | None) -> str | None:
@@ -147,12 +189,27 @@ def effort(profile: Profile, model: str, asked: str | None, enable_thinking: boo
         )
     if profile.thinking is None:
         return asked
-    rule = profile.thinking.get(model)
+    rule = profile.thinking.get(model, profile.thinking.get("*"))
     if rule == "flag":
         return None if enable_thinking else "none"
     if rule == "effort":
         return asked or "medium"
+    if rule == "off":
+        return "none"
+    if rule == "asked":
+        return asked
     return None  # reasons by default; the effort is accepted for compatibility and ignored
+
+
+def answer_headers(profile: Profile, turn: Turn) -> dict[str, str]:
+    """The headers the profile sends with every answer: OpenAI's version, and the time the answer took at
+    its pacing (the request's, else the profile's nominal speed)."""
+    headers = dict(profile.headers)
+    if profile.processing_ms:
+        pace = turn.timing or profile.nominal
+        generating = turn.usage.output_tokens / pace.tokens_per_second if pace.tokens_per_second else 0.0
+        headers["openai-processing-ms"] = str(max(1, round(pace.latency_ms + pace.ttft_ms + generating * 1000)))
+    return headers
 
 
 def base_model(profile: Profile, model: str) -> str:

@@ -38,8 +38,11 @@ def request(
     server: Server, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
 ) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    headers = headers or {}
+    if not {"authorization", "x-api-key"} & {k.lower() for k in headers}:  # any key will do, but some key
+        headers = headers | {"authorization": "Bearer sk-test"}
     try:
-        conn.request(method, path, body=body, headers=headers or {})
+        conn.request(method, path, body=body, headers=headers)
         response = conn.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
@@ -346,7 +349,9 @@ def test_oversized_chunked_body_is_a_413(make_server: Any) -> None:
     conn = http.client.HTTPConnection(small.host, small.port, timeout=10)
     try:
         chunks = iter([b'{"model": "m", "pad": "', b"x" * 800, b"x" * 800, b'"}'])
-        conn.request("POST", "/v1/chat/completions", body=chunks, encode_chunked=True)
+        conn.request(
+            "POST", "/v1/chat/completions", body=chunks, encode_chunked=True, headers={"authorization": "Bearer k"}
+        )
         response = conn.getresponse()
         assert response.status == 413 and json.loads(response.read())["error"]["type"] == "invalid_request_error"
     finally:

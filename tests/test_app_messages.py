@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from emulator.app import Settings
 from tests.conftest import Server
+from tests.test_app_chat import request as raw_request
 
 USER: Any = [{"role": "user", "content": "Hello there"}]
 WEATHER_TOOL: Any = {
@@ -37,14 +38,8 @@ def client(server: Server) -> Iterator[anthropic.Anthropic]:
 def request(
     server: Server, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
 ) -> tuple[int, dict[str, str], bytes]:
-    """A raw request, for what the SDK would not send."""
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
-    try:
-        conn.request(method, path, body=body, headers={"content-type": "application/json"} | (headers or {}))
-        response = conn.getresponse()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-    finally:
-        conn.close()
+    """A raw request, for what the SDK would not send; JSON, with a key unless `headers` bring one."""
+    return raw_request(server, method, path, body, {"content-type": "application/json"} | (headers or {}))
 
 
 def assert_anthropic_error(status: int, headers: dict[str, str], body: bytes, kind: str) -> dict[str, Any]:
@@ -382,7 +377,9 @@ bodies = st.fixed_dictionaries(
 )
 @given(body=bodies, path=st.sampled_from(["/v1/messages", "/v1/messages/count_tokens?beta=true"]))
 def test_arbitrary_bodies_never_get_a_5xx(connection: http.client.HTTPConnection, body: Any, path: str) -> None:
-    connection.request("POST", path, body=json.dumps(body), headers={"content-type": "application/json"})
+    connection.request(
+        "POST", path, body=json.dumps(body), headers={"content-type": "application/json", "x-api-key": "k"}
+    )
     response = connection.getresponse()
     payload = response.read()
     assert response.status < 500, payload

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
+import anthropic
 import openai
 import pytest
 
@@ -13,6 +15,7 @@ from emulator.app import Settings
 from emulator.conversation import Message, Prompt
 from emulator.profiles import CacheModel, PromptCache
 from tests.conftest import Server
+from tests.test_app_chat import post
 
 LONG = "Explain the difference between a process and a thread, with examples. " * 8  # > one 64-token block
 # The seed's example request (002_8258ddbe37c49dfc.txt), verbatim but for the base URL.
@@ -125,3 +128,152 @@ def test_inferel_retries_upstream_failures_before_the_client_sees_them(server: S
     upstream = [ask("/inferel", "status=503; at=upstream; rate=0.5", i)[0] for i in range(16)]
     edge = [ask("/inferel", "status=503; rate=0.5", i)[0] for i in range(16)]
     assert upstream.count(503) < edge.count(503)  # most upstream failures are absorbed by the retries
+
+
+# --- credentials: every upstream refuses a request that brings no key, in its own shape --------------------
+
+OPENAI_NO_KEY = "You didn't provide an API key."
+NO_KEY_ROWS = [
+    # (path, body, what the answer must be: OpenAI's JSON, Anthropic's JSON, or Infercom's text/plain)
+    ("/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "openai"),
+    ("/inferam/v1/responses", {"model": "m", "input": "hi"}, "openai"),
+    (
+        "/inferam/v1/messages",
+        {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]},
+        "anthropic",
+    ),
+    ("/inferel/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "openai"),
+    ("/infercom/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "text"),
+    ("/openai/v1/responses", {"model": "m", "input": "hi"}, "openai"),
+    (
+        "/anthropic/v1/messages/count_tokens",
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+        "anthropic",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "shape"), NO_KEY_ROWS, ids=[r[0] for r in NO_KEY_ROWS])
+def test_a_request_without_a_key_is_a_401_in_the_providers_shape(
+    server: Server, path: str, body: dict[str, Any], shape: str
+) -> None:
+    status, headers, raw = post(server, path, json.dumps(body).encode(), {"authorization": ""})
+    assert status == 401
+    if shape == "text":
+        assert headers["content-type"].startswith("text/plain") and raw == b"unauthorized"
+    elif shape == "anthropic":
+        error = json.loads(raw)
+        assert error["type"] == "error" and error["error"]["type"] == "authentication_error"
+        assert error["error"]["message"] == "x-api-key header is required"
+    else:
+        error = json.loads(raw)["error"]
+        assert error["message"].startswith(OPENAI_NO_KEY) and error["type"] == "invalid_request_error"
+    assert post(server, path, json.dumps(body).encode(), {"x-api-key": "any"})[0] == 200  # any key will do
+
+
+def test_the_sdks_raise_their_authentication_errors(server: Server) -> None:
+    no_key = {"Authorization": ""}  # the SDK insists on a key of its own: send none all the same
+    with openai.OpenAI(base_url=f"{server.base_url}/v1", api_key="k", default_headers=no_key, max_retries=0) as client:
+        with pytest.raises(openai.AuthenticationError, match=OPENAI_NO_KEY):
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        with pytest.raises(openai.AuthenticationError):
+            client.models.list()
+    omitted: Any = {"Authorization": anthropic.Omit()}  # no key at all, which the SDK allows only explicitly
+    claude = anthropic.Anthropic(base_url=server.base_url, api_key=None, default_headers=omitted, max_retries=0)
+    with claude, pytest.raises(anthropic.AuthenticationError, match="x-api-key header is required"):
+        claude.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}])
+
+
+# --- the public APIs' own behaviour: the `openai` and `anthropic` profiles ------------------------------------
+
+
+def openai_at(server: Server, prefix: str) -> openai.OpenAI:
+    return openai.OpenAI(
+        base_url=f"{server.base_url}{prefix}/v1", api_key="k", max_retries=0, _strict_response_validation=True
+    )
+
+
+def test_openai_models_reason_unseen_and_count_it(server: Server) -> None:
+    question: Any = [{"role": "user", "content": "Why is the sky blue?"}]
+    with openai_at(server, "/openai") as client:
+        raw = client.chat.completions.with_raw_response.create(model="gpt-5", messages=question)
+        completion = raw.parse()
+        chunks = list(
+            client.chat.completions.create(
+                model="gpt-5", messages=question, stream=True, stream_options={"include_usage": True}
+            )
+        )
+        plain = client.chat.completions.create(model="gpt-4.1", messages=question)
+        low = client.chat.completions.create(model="gpt-5", messages=question, reasoning_effort="minimal")
+    message = completion.choices[0].message
+    assert message.content and not (message.model_extra or {})  # no reasoning_content, nothing extra
+    assert completion.usage and completion.usage.completion_tokens_details
+    thought = completion.usage.completion_tokens_details.reasoning_tokens or 0
+    assert thought > 0 and completion.usage.completion_tokens > thought
+    assert raw.headers["openai-version"] == "2020-10-01" and int(raw.headers["openai-processing-ms"]) >= 1
+    deltas = [c.choices[0].delta for c in chunks if c.choices]
+    assert "".join(d.content or "" for d in deltas) and not any(d.model_extra for d in deltas)
+    assert chunks[-1].usage and chunks[-1].usage.completion_tokens_details
+    assert (chunks[-1].usage.completion_tokens_details.reasoning_tokens or 0) > 0
+    assert plain.usage and plain.usage.completion_tokens_details
+    assert plain.usage.completion_tokens_details.reasoning_tokens == 0  # gpt-4.1 does not reason
+    assert low.usage and low.usage.completion_tokens_details
+    assert 0 < (low.usage.completion_tokens_details.reasoning_tokens or 0) < thought  # the effort is honoured
+
+
+def test_openai_responses_summarise_reasoning_only_when_asked(server: Server) -> None:
+    with openai_at(server, "/openai") as client:
+        hidden = client.responses.create(model="gpt-5", input="Why is the sky blue?")
+        with client.responses.stream(
+            model="gpt-5", input="Why is the sky blue?", reasoning={"summary": "auto"}
+        ) as stream:
+            kinds = {event.type for event in stream}
+            summarised = stream.get_final_response()
+    item = hidden.output[0]
+    assert item.type == "reasoning" and item.summary == [] and item.content is None
+    assert hidden.usage and hidden.usage.output_tokens_details.reasoning_tokens > 0
+    first = summarised.output[0]
+    assert first.type == "reasoning" and first.summary and first.summary[0].text
+    assert "response.reasoning_summary_text.delta" in kinds and "response.reasoning_text.delta" not in kinds
+    with openai_at(server, "/inferam") as client:  # Inferam: raw reasoning shown, reasoning_tokens always 0
+        inferam = client.responses.create(model="m", input="Why is the sky blue?")
+    assert inferam.output[0].content and inferam.usage and inferam.usage.output_tokens_details.reasoning_tokens == 0
+
+
+def test_anthropic_models_think_only_when_asked_and_sign_their_thinking(server: Server) -> None:
+    question: Any = [{"role": "user", "content": "Why is the sky blue?"}]
+    with anthropic.Anthropic(base_url=f"{server.base_url}/anthropic", api_key="k", max_retries=0) as claude:
+        plain = claude.messages.create(model="claude-sonnet-5", max_tokens=400, messages=question)
+        thinking: Any = {"type": "enabled", "budget_tokens": 1024}
+        thought = claude.messages.create(model="claude-sonnet-5", max_tokens=2000, messages=question, thinking=thinking)
+        with claude.messages.stream(
+            model="claude-sonnet-5", max_tokens=2000, messages=question, thinking=thinking
+        ) as stream:
+            streamed = stream.get_final_message()
+    assert [b.type for b in plain.content] == ["text"]
+    assert thought.content[0].type == "thinking" and thought.content[0].signature.startswith("Eq")
+    assert streamed.content[0].type == "thinking" and streamed.content[0].signature.startswith("Eq")
+    assert len(thought.content[0].signature) == len(streamed.content[0].signature) == 194
+    with anthropic.Anthropic(base_url=f"{server.base_url}/inferam", api_key="k", max_retries=0) as claude:
+        inferam = claude.messages.create(model="m", max_tokens=400, messages=question)
+    assert inferam.content[0].type == "thinking" and inferam.content[0].signature == ""  # thinks unasked, unsigned
+
+
+@pytest.mark.parametrize(
+    ("prefix", "reason", "sequence"), [("/anthropic", "stop_sequence", "!!"), ("/inferam", "end_turn", None)]
+)
+def test_a_matched_stop_sequence_is_named_by_anthropic_only(
+    server: Server, prefix: str, reason: str, sequence: str | None
+) -> None:
+    question: Any = [{"role": "user", "content": "hi"}]
+    with anthropic.Anthropic(base_url=f"{server.base_url}{prefix}", api_key="k", max_retries=0) as claude:
+        message = claude.messages.create(
+            model="paced", max_tokens=100, messages=question, stop_sequences=["!!", "more"]
+        )
+        with claude.messages.stream(
+            model="paced", max_tokens=100, messages=question, stop_sequences=["!!", "more"]
+        ) as stream:
+            streamed = stream.get_final_message()
+    assert message.content[-1].type == "text" and message.content[-1].text == "Twenty characters"
+    assert (message.stop_reason, message.stop_sequence) == (streamed.stop_reason, streamed.stop_sequence)
+    assert (message.stop_reason, message.stop_sequence) == (reason, sequence)

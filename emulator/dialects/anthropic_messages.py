@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from emulator import ids, tokens
+from emulator import ids, profiles, tokens
 from emulator.conversation import (
     FinishReason,
     Message,
@@ -67,7 +67,10 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
     Unknown top-level fields (metadata, context_management, top_k…) and `cache_control` markers are
     accepted and ignored: Claude Code sends all of them on every request (agent-clients.md).
     """
-    return replace(_prompt(body, headers, fingerprint, counting=False), profile=profile)
+    prompt = _prompt(body, headers, fingerprint, counting=False)
+    if not profiles.PROFILES[profile].thinks_unasked and body.get("thinking") is None:
+        return replace(prompt, profile=profile, effort="none")  # Anthropic's models think only when asked
+    return replace(prompt, profile=profile)
 
 
 def count_tokens(body: Any, headers: Mapping[str, str]) -> dict[str, int]:
@@ -435,10 +438,25 @@ def _partial_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _blocks(turn: Turn) -> list[dict[str, Any]]:
+def _signature(profile: profiles.Profile, turn: Turn) -> str:
+    """Anthropic signs each thinking block (an opaque base64 string); Inferam's signatures are empty (seed)."""
+    return (
+        "Eq" + "".join(ids.make("", turn.id, "signature", i, length=32) for i in range(6)) if profile.signatures else ""
+    )
+
+
+def _stop(profile: profiles.Profile, turn: Turn) -> dict[str, Any]:
+    """`stop_reason` and `stop_sequence`: Anthropic names the stop sequence that ended the text; Inferam
+    ends it as `end_turn` with `stop_sequence` null (seed)."""
+    if profile.stop_sequence and turn.stop_sequence is not None:
+        return {"stop_reason": "stop_sequence", "stop_sequence": turn.stop_sequence}
+    return {"stop_reason": STOP_REASONS[turn.finish_reason], "stop_sequence": None}
+
+
+def _blocks(profile: profiles.Profile, turn: Turn) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     if turn.reasoning:
-        blocks.append({"type": "thinking", "thinking": turn.reasoning, "signature": ""})  # no signatures (seed)
+        blocks.append({"type": "thinking", "thinking": turn.reasoning, "signature": _signature(profile, turn)})
     if turn.text:
         blocks.append({"type": "text", "text": turn.text})
     for call in turn.tool_calls:
@@ -459,10 +477,10 @@ def _message_head(turn: Turn) -> dict[str, Any]:
 
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     """The `message` object for a non-streamed request."""
+    profile = profiles.PROFILES[prompt.profile]
     return _message_head(turn) | {
-        "content": _blocks(turn),
-        "stop_reason": STOP_REASONS[turn.finish_reason],
-        "stop_sequence": None,
+        "content": _blocks(profile, turn),
+        **_stop(profile, turn),
         "usage": _usage(turn),
     }
 
@@ -473,6 +491,7 @@ def _event(data: dict[str, Any]) -> bytes:
 
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     """Every SSE event of the streamed answer, in order; a fault ends it with `event: error` instead."""
+    profile = profiles.PROFILES[prompt.profile]
     usage = _usage(turn)
     # message_start reports one output token so far, as Anthropic's does; message_delta then
     # carries the cumulative totals, which the SDK's accumulator writes over the start values.
@@ -494,7 +513,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         thoughts = [{"type": "thinking_delta", "thinking": p} for p in tokens.split(turn.reasoning)]
         block(
             {"type": "thinking", "thinking": "", "signature": ""},
-            [*thoughts, {"type": "signature_delta", "signature": ""}],
+            [*thoughts, {"type": "signature_delta", "signature": _signature(profile, turn)}],
         )
     if turn.text:
         block({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in tokens.split(turn.text)])
@@ -510,7 +529,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         _event(
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": STOP_REASONS[turn.finish_reason], "stop_sequence": None},
+                "delta": _stop(profile, turn),
                 "usage": usage,
             }
         )

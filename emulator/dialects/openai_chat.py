@@ -11,6 +11,7 @@ float `created`, timing-rich usage, whole tool calls, `n` choices and its extra 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -355,6 +356,11 @@ def _call(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
+def _shown(profile: profiles.Profile, turn: Turn) -> Turn:
+    """The turn as the profile shows it: OpenAI's models reason unseen (their tokens still counted)."""
+    return replace(turn, reasoning="") if profile.hidden_reasoning and turn.reasoning else turn
+
+
 def _no_content(turn: Turn) -> str | None:
     """`content` before any text: null when reasoning or tool calls come instead, as DeepSeek-style servers send."""
     return None if turn.reasoning or turn.tool_calls else ""
@@ -365,6 +371,7 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     if turn.fault and turn.fault.kind == "model_output":
         return _model_output_error(turn)
     profile = profiles.PROFILES[prompt.profile]
+    turn = _shown(profile, turn)
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or _no_content(turn)}
     if profile.refusal:
         message["refusal"] = None
@@ -384,6 +391,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     if turn.fault and turn.fault.kind == "model_output":  # nothing was generated well enough to stream
         return [frame(dumps(_model_output_error(turn)))]
     profile = profiles.PROFILES[prompt.profile]
+    turn = _shown(profile, turn)
     include_usage = prompt.include_usage or profile.stream_usage
     # Infercom's chunks carry no `usage` key until the last one (seed 003's examples).
     null_usage = include_usage and not profile.stream_usage

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator import ids, tokens
+from emulator import ids, profiles, tokens
 from emulator.conversation import (
     EFFORTS,
     FinishReason,
@@ -23,6 +23,7 @@ from emulator.conversation import (
     ToolCall,
     ToolChoice,
     Turn,
+    Usage,
 )
 from emulator.errors import EmulatorError, InvalidRequest, UpstreamError, openai_body
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
@@ -89,7 +90,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         tool_choice=choice,
         parallel_tool_calls=bool(echo["parallel_tool_calls"]),
         max_tokens=echo["max_output_tokens"],
-        effort=reasoning.choice("effort", EFFORTS) if reasoning else None,
+        effort=_effort(profile, model, reasoning.choice("effort", EFFORTS) if reasoning else None),
         stream=bool(f.get("stream", bool, False)),
         response_format=_format(text),
         temperature=echo["temperature"],
@@ -244,20 +245,24 @@ def _format(text: Fields | None) -> ResponseFormat:
 # --- response ------------------------------------------------------------------------------------
 
 
-def _items(turn: Turn) -> list[dict[str, Any]]:
-    """The finished output items, in order: reasoning, message, then each tool call."""
+def _effort(profile: str, model: str, asked: str | None) -> str | None:
+    rules = profiles.PROFILES[profile]
+    return profiles.effort(rules, model, asked, None) if rules.thinking is not None else asked
+
+
+def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
+    """The finished output items, in order: reasoning, message, then each tool call. OpenAI shows no raw
+    reasoning: its item has a summary only when `reasoning.summary` asks for one."""
     items: list[dict[str, Any]] = []
     if turn.reasoning:
-        items.append(
-            {
-                "id": ids.make("rs_", turn.id),
-                "type": "reasoning",
-                "summary": [{"type": "summary_text", "text": turn.reasoning}],
-                "content": [{"type": "reasoning_text", "text": turn.reasoning}],
-                "encrypted_content": None,
-                "status": "completed",
-            }
-        )
+        summary = [{"type": "summary_text", "text": turn.reasoning}]
+        item: dict[str, Any] = {"id": ids.make("rs_", turn.id), "type": "reasoning", "summary": summary}
+        if profiles.PROFILES[prompt.profile].hidden_reasoning:
+            if not prompt.echo.get("reasoning", {}).get("summary"):
+                item["summary"] = []
+        else:
+            item["content"] = [{"type": "reasoning_text", "text": turn.reasoning}]
+        items.append(item | {"encrypted_content": None, "status": "completed"})
     if turn.text:
         items.append(
             {
@@ -334,7 +339,7 @@ def _response(
             "input_tokens": u.input_tokens,
             "input_tokens_details": {"cached_tokens": u.cached_tokens, "cache_write_tokens": 0},
             "output_tokens": u.output_tokens,
-            "output_tokens_details": {"reasoning_tokens": 0},  # always 0; reasoning is in output_tokens (seed 001)
+            "output_tokens_details": {"reasoning_tokens": _reasoning_tokens(prompt, u)},
             "total_tokens": u.total_tokens,
         }
         if usage
@@ -344,10 +349,15 @@ def _response(
     }
 
 
+def _reasoning_tokens(prompt: Prompt, usage: Usage) -> int:
+    """OpenAI's count; Inferam always reports 0, its reasoning being in `output_tokens` (seed 001)."""
+    return usage.reasoning_tokens if profiles.PROFILES[prompt.profile].hidden_reasoning else 0
+
+
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     """The `Response` object for a non-streamed request."""
     status, details = _status(turn)
-    return _response(prompt, turn, status, _items(turn)) | {"incomplete_details": details}
+    return _response(prompt, turn, status, _items(prompt, turn)) | {"incomplete_details": details}
 
 
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
@@ -361,11 +371,11 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     started = _response(prompt, turn, "in_progress", [], usage=False)
     emit("response.created", response=started)
     emit("response.in_progress", response=started)
-    for index, item in enumerate(_items(turn)):
+    for index, item in enumerate(_items(prompt, turn)):
         at = {"item_id": item["id"], "output_index": index}
         emit("response.output_item.added", output_index=index, item=_opened(item))
         if item["type"] == "reasoning":
-            _stream_reasoning(emit, at, item["content"][0]["text"])
+            _stream_reasoning(emit, at, item)
         elif item["type"] == "message":
             text = item["content"][0]["text"]
             part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
@@ -404,26 +414,32 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
 
 def _opened(item: dict[str, Any]) -> dict[str, Any]:
     """An output item as `output_item.added` announces it: in progress, its content still empty."""
-    empty: dict[str, dict[str, Any]] = {"reasoning": {"summary": [], "content": []}, "message": {"content": []}}
+    reasoning: dict[str, Any] = {"summary": [], "content": []} if "content" in item else {"summary": []}
+    empty: dict[str, dict[str, Any]] = {"reasoning": reasoning, "message": {"content": []}}
     blank = {"function_call": {"arguments": ""}, "custom_tool_call": {"input": ""}}
     opened = item | empty.get(item["type"], {}) | blank.get(item["type"], {}) | {"status": "in_progress"}
     return opened
 
 
-def _stream_reasoning(emit: Any, at: dict[str, Any], text: str) -> None:
-    """Reasoning streams twice: as its summary (what the seed documents) and as raw reasoning text."""
-    summary = {"type": "summary_text", "text": ""}
-    emit("response.reasoning_summary_part.added", **at, summary_index=0, part=summary)
-    for piece in tokens.split(text):
-        emit("response.reasoning_summary_text.delta", **at, summary_index=0, delta=piece)
-    emit("response.reasoning_summary_text.done", **at, summary_index=0, text=text)
-    emit("response.reasoning_summary_part.done", **at, summary_index=0, part=summary | {"text": text})
-    part = {"type": "reasoning_text", "text": ""}
-    emit("response.content_part.added", **at, content_index=0, part=part)
-    for piece in tokens.split(text):
-        emit("response.reasoning_text.delta", **at, content_index=0, delta=piece)
-    emit("response.reasoning_text.done", **at, content_index=0, text=text)
-    emit("response.content_part.done", **at, content_index=0, part=part | {"text": text})
+def _stream_reasoning(emit: Any, at: dict[str, Any], item: dict[str, Any]) -> None:
+    """Reasoning streams twice: as its summary (what the seed documents) and as raw reasoning text; each
+    only where the item has it."""
+    for summary_text in item["summary"]:
+        text = summary_text["text"]
+        summary = {"type": "summary_text", "text": ""}
+        emit("response.reasoning_summary_part.added", **at, summary_index=0, part=summary)
+        for piece in tokens.split(text):
+            emit("response.reasoning_summary_text.delta", **at, summary_index=0, delta=piece)
+        emit("response.reasoning_summary_text.done", **at, summary_index=0, text=text)
+        emit("response.reasoning_summary_part.done", **at, summary_index=0, part=summary | {"text": text})
+    for content in item.get("content", ()):
+        text = content["text"]
+        part = {"type": "reasoning_text", "text": ""}
+        emit("response.content_part.added", **at, content_index=0, part=part)
+        for piece in tokens.split(text):
+            emit("response.reasoning_text.delta", **at, content_index=0, delta=piece)
+        emit("response.reasoning_text.done", **at, content_index=0, text=text)
+        emit("response.content_part.done", **at, content_index=0, part=part | {"text": text})
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:

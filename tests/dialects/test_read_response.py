@@ -27,7 +27,9 @@ CASES += [("anthropic_messages", "inferam")]
 
 texts = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=60)
 names = st.from_regex(r"[a-z_]{1,12}", fullmatch=True)
-objects = st.dictionaries(names, st.one_of(st.integers(), texts, st.booleans()), max_size=3).map(json.dumps)
+objects = st.dictionaries(names, st.one_of(st.integers(-(2**53), 2**53), texts, st.booleans()), max_size=3).map(
+    json.dumps
+)
 calls = st.lists(st.builds(ToolCall, id=st.just(""), name=names, arguments=objects), max_size=3)
 replies = st.builds(
     Reply,
