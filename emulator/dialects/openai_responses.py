@@ -421,25 +421,36 @@ def _opened(item: dict[str, Any]) -> dict[str, Any]:
     return opened
 
 
+# The events that stream one part of a reasoning item (opened, its text in deltas, the text done, closed),
+# and the key that numbers the part.
+SUMMARY_EVENTS = (
+    "reasoning_summary_part.added",
+    "reasoning_summary_text.delta",
+    "reasoning_summary_text.done",
+    "reasoning_summary_part.done",
+    "summary_index",
+)
+REASONING_EVENTS = (
+    "content_part.added",
+    "reasoning_text.delta",
+    "reasoning_text.done",
+    "content_part.done",
+    "content_index",
+)
+
+
 def _stream_reasoning(emit: Any, at: dict[str, Any], item: dict[str, Any]) -> None:
     """Reasoning streams twice: as its summary (what the seed documents) and as raw reasoning text; each
     only where the item has it."""
-    for summary_text in item["summary"]:
-        text = summary_text["text"]
-        summary = {"type": "summary_text", "text": ""}
-        emit("response.reasoning_summary_part.added", **at, summary_index=0, part=summary)
-        for piece in tokens.split(text):
-            emit("response.reasoning_summary_text.delta", **at, summary_index=0, delta=piece)
-        emit("response.reasoning_summary_text.done", **at, summary_index=0, text=text)
-        emit("response.reasoning_summary_part.done", **at, summary_index=0, part=summary | {"text": text})
-    for content in item.get("content", ()):
-        text = content["text"]
-        part = {"type": "reasoning_text", "text": ""}
-        emit("response.content_part.added", **at, content_index=0, part=part)
-        for piece in tokens.split(text):
-            emit("response.reasoning_text.delta", **at, content_index=0, delta=piece)
-        emit("response.reasoning_text.done", **at, content_index=0, text=text)
-        emit("response.content_part.done", **at, content_index=0, part=part | {"text": text})
+    for parts, events in ((item["summary"], SUMMARY_EVENTS), (item.get("content", ()), REASONING_EVENTS)):
+        added, delta, done, closed, index = events
+        for part in parts:
+            text, opened = part["text"], part | {"text": ""}
+            emit(f"response.{added}", **at, **{index: 0}, part=opened)
+            for piece in tokens.split(text):
+                emit(f"response.{delta}", **at, **{index: 0}, delta=piece)
+            emit(f"response.{done}", **at, **{index: 0}, text=text)
+            emit(f"response.{closed}", **at, **{index: 0}, part=opened | {"text": text})
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:
