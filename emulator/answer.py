@@ -43,6 +43,16 @@ class Answerer:
         reply = scenario.reply(prompt, self.writer, before)
         return finish(prompt, reply, created=created, source=scenario.name, salt=before)
 
+    def alternatives(self, prompt: Prompt, turn: Turn, created: int) -> tuple[Turn, ...]:
+        """The other `n - 1` choices of a default answer, each generated afresh, as sampling would; a
+        scenario's script reads the same in every choice (no alternatives: the dialect repeats the turn)."""
+        if prompt.choices <= 1 or turn.source != "default":
+            return ()
+        others = (
+            replace(prompt, fingerprint=ids.digest(prompt.fingerprint, "choice", i)) for i in range(1, prompt.choices)
+        )
+        return tuple(finish(p, default_reply(p, self.writer), created=created) for p in others)
+
     def reset(self, test_id: str | None = None) -> None:
         """Forget the call counts: all of them, or one test's (`x-emulator-test-id`)."""
         for key in [k for k in self.calls if test_id is None or k[0] == test_id]:

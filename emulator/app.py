@@ -117,6 +117,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                     if turn is None and settings.strict:
                         raise recordings.miss(library, request.method, request.scope["path"], raw)
                 turn = turn or answerer(prompt, clock())
+                if prompt.choices > 1:  # `n` (Infercom): the other choices
+                    turn = replace(turn, alternatives=answerer.alternatives(prompt, turn, clock()))
                 if cache:  # the profile's prompt cache decides how much of the input was cached
                     cached = min(cache.cached_tokens(prompt, time.time()), turn.usage.input_tokens)
                     turn = replace(turn, usage=replace(turn.usage, cached_tokens=max(cached, turn.usage.cached_tokens)))

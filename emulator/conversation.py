@@ -210,3 +210,4 @@ class Turn:
     stop_sequence: str | None = None  # the stop sequence that ended the text, if one did
     fault: Fault | None = None
     timing: Timing | None = None
+    alternatives: tuple[Turn, ...] = ()  # Chat Completions' `n`: the other choices, where they differ from this one

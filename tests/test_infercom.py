@@ -182,7 +182,15 @@ def test_n_gives_that_many_choices(server: Server) -> None:
     assert [c["index"] for c in body["choices"]] == [0, 1, 2]
     with sdk(server) as client, client.chat.completions.stream(**CURL, n=2) as stream:
         final = stream.get_final_completion()
-    assert len(final.choices) == 2 and final.choices[0].message.content == final.choices[1].message.content
+    first, second = final.choices
+    assert first.message.content and second.message.content and first.message.content != second.message.content
+    contents = [c["message"]["content"] for c in body["choices"]]
+    assert len(set(contents)) == 3  # sampled afresh, as `n` does
+    assert call(server, CURL | {"n": 3})[2] == call(server, CURL | {"n": 3})[2]  # and deterministic
+    scripted = json.loads(call(server, CURL | {"n": 2, "model": "plain-text"})[2])
+    assert len({c["message"]["content"] for c in scripted["choices"]}) == 1  # a script reads the same in each
+    one = json.loads(call(server, CURL | {"n": 1})[2])["usage"]["completion_tokens"]
+    assert body["usage"]["completion_tokens"] > one  # every choice's tokens count
 
 
 # --- models ----------------------------------------------------------------------------------------------

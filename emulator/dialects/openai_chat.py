@@ -291,11 +291,12 @@ def _ttft(profile: profiles.Profile, turn: Turn) -> float:
     return ((turn.timing and turn.timing.ttft_ms) or profile.nominal.ttft_ms) / 1000
 
 
-def _timing_usage(profile: profiles.Profile, turn: Turn, choices: int) -> dict[str, Any]:
+def _timing_usage(profile: profiles.Profile, choices: list[Turn]) -> dict[str, Any]:
     """Infercom's usage (seed 003's `Usage`): token counts and the timings of a generation paced as the
     turn's timing says (else at the profile's nominal speed), so the figures agree with one another."""
+    turn = choices[0]
     usage = turn.usage
-    completion = usage.output_tokens * choices
+    completion = sum(t.usage.output_tokens for t in choices)
     ttft = _ttft(profile, turn)
     rate = (turn.timing and turn.timing.tokens_per_second) or profile.nominal.tokens_per_second
     after_first = max(0, usage.output_tokens - 1)
@@ -323,10 +324,10 @@ def _timing_usage(profile: profiles.Profile, turn: Turn, choices: int) -> dict[s
     }
 
 
-def _usage_for(profile: profiles.Profile, turn: Turn, choices: int) -> dict[str, Any]:
+def _usage_for(profile: profiles.Profile, choices: list[Turn]) -> dict[str, Any]:
     if profile.timing_usage:
-        return _timing_usage(profile, turn, choices)
-    return _usage(turn.usage)
+        return _timing_usage(profile, choices)
+    return _usage(choices[0].usage)
 
 
 @lru_cache(maxsize=256)
@@ -371,7 +372,20 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     if turn.fault and turn.fault.kind == "model_output":
         return _model_output_error(turn)
     profile = profiles.PROFILES[prompt.profile]
-    turn = _shown(profile, turn)
+    choices = _choices(profile, prompt, turn)
+    return _head(profile, turn, "chat.completion") | {
+        "choices": [_choice(profile, i, t) for i, t in enumerate(choices)],
+        "usage": _usage_for(profile, choices),
+    }
+
+
+def _choices(profile: profiles.Profile, prompt: Prompt, turn: Turn) -> list[Turn]:
+    """One turn per choice (`n`), as the profile shows them: the alternatives, or the one turn repeated."""
+    turns = [turn, *turn.alternatives] if turn.alternatives else [turn] * prompt.choices
+    return [_shown(profile, t) for t in turns]
+
+
+def _choice(profile: profiles.Profile, index: int, turn: Turn) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or _no_content(turn)}
     if profile.refusal:
         message["refusal"] = None
@@ -379,11 +393,7 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
         message[profile.reasoning_field] = turn.reasoning
     if turn.tool_calls:
         message["tool_calls"] = [_call(c) for c in turn.tool_calls]
-    choice = {"message": message, "logprobs": None, "finish_reason": _finish_reason(profile, turn)}
-    return _head(profile, turn, "chat.completion") | {
-        "choices": [{"index": i} | choice for i in range(prompt.choices)],
-        "usage": _usage_for(profile, turn, prompt.choices),
-    }
+    return {"index": index, "message": message, "logprobs": None, "finish_reason": _finish_reason(profile, turn)}
 
 
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
@@ -391,7 +401,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     if turn.fault and turn.fault.kind == "model_output":  # nothing was generated well enough to stream
         return [frame(dumps(_model_output_error(turn)))]
     profile = profiles.PROFILES[prompt.profile]
-    turn = _shown(profile, turn)
+    choices = _choices(profile, prompt, turn)
     include_usage = prompt.include_usage or profile.stream_usage
     # Infercom's chunks carry no `usage` key until the last one (seed 003's examples).
     null_usage = include_usage and not profile.stream_usage
@@ -399,11 +409,11 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     tail = ',"logprobs":null,"finish_reason":%s}]' + (',"usage":null}' if null_usage else "}")
     open_tail = tail % "null"
     events = []
-    for index in range(prompt.choices):  # `n`: each choice streamed whole, one after another
+    for index, choice in enumerate(choices):  # `n`: each choice streamed whole, one after another
         head = head_fields + f',"choices":[{{"index":{index},"delta":'
-        events += _choice_events(profile, turn, head, tail, open_tail)
+        events += _choice_events(profile, choice, head, tail, open_tail)
     if include_usage:
-        usage = {"choices": [], "usage": _usage_for(profile, turn, prompt.choices)}
+        usage = {"choices": [], "usage": _usage_for(profile, choices)}
         events.append(frame(dumps(_head(profile, turn, "chat.completion.chunk") | usage)))
     fault = turn.fault
     if fault and fault.kind == "stream_error":  # the stream breaks off: no finish chunk, no usage, no [DONE]
