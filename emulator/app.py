@@ -83,7 +83,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     library = recordings.load(settings.recordings, READERS) if settings.recordings else None
     answerer = Answerer(book, Writer(settings.seed), Counter())
     journal = Journal()
-    repeats: Counter[tuple[str, str, str]] = Counter()  # (test id, key, request) → attempts, for chaos
+    repeats = faults.Attempts()  # (test id, key, request) → attempts, for chaos
     limiter = limits.Limiter(settings.limits) if settings.limits else None
     caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
     default = profiles.PROFILES[settings.profile]
@@ -155,7 +155,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         pace = pace or turn.timing or settings.timing
         if fault and (fault.rate < 1 or (fault.at == "upstream" and profile.upstream_retries)):
             scope = (test_id, prompt.api_key, prompt.fingerprint)
-            attempt, repeats[scope] = repeats[scope], repeats[scope] + 1
+            attempt = repeats.next(scope)
             if not faults.strikes(fault, settings.seed, prompt.fingerprint, attempt):
                 fault = None
             else:

@@ -31,6 +31,7 @@ class CacheModel:
     block: int = 64
     capacity: int = 4096
     ttl: float = 300.0
+    keys: int = 10_000  # cache keys kept; past that, the least recently used one is forgotten
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +230,10 @@ class PromptCache:
         key = prompt.cache_key
         if not key:
             return 0
-        seen = self._keys.setdefault(key, OrderedDict())
+        seen = self._keys.pop(key, None) or OrderedDict()
+        self._keys[key] = seen  # the most recently used key last
+        if len(self._keys) > self.model.keys:
+            del self._keys[next(iter(self._keys))]
         for block, at in list(seen.items()):  # expire, oldest first
             if now - at <= self.model.ttl:
                 break

@@ -440,3 +440,12 @@ def test_sdk_retry_attempts_show_in_the_journal(fresh: Server, dialect: str, spe
     attempts = journal(fresh, test_id=headers["x-emulator-test-id"])
     assert [a["attempt"] for a in attempts] == [0, 1, 2]
     assert {a["kind"] for a in attempts} == {spec.split(";")[0].split("=")[0]}
+
+
+def test_attempts_count_each_request_and_forget_the_oldest_past_capacity() -> None:
+    attempts = faults.Attempts(capacity=2)
+    assert [attempts.next(("a",)), attempts.next(("a",)), attempts.next(("b",))] == [0, 1, 0]
+    attempts.next(("c",))  # a third request: the oldest, "a", is forgotten
+    assert attempts.next(("b",)) == 1 and attempts.next(("a",)) == 0
+    attempts.clear()
+    assert attempts.next(("b",)) == 0

@@ -277,3 +277,11 @@ def test_a_matched_stop_sequence_is_named_by_anthropic_only(
     assert message.content[-1].type == "text" and message.content[-1].text == "Twenty characters"
     assert (message.stop_reason, message.stop_sequence) == (streamed.stop_reason, streamed.stop_sequence)
     assert (message.stop_reason, message.stop_sequence) == (reason, sequence)
+
+
+def test_cache_keeps_a_bounded_number_of_keys() -> None:
+    cache = PromptCache(CacheModel(block=4, capacity=100, ttl=60, keys=2))
+    for key in ("a", "b", "a", "c"):  # "b" is now the least recently used key: forgotten
+        cache.cached_tokens(prompt("x" * 40, key=key), now=0)
+    assert cache.cached_tokens(prompt("x" * 40, key="a"), now=1) > 0
+    assert cache.cached_tokens(prompt("x" * 40, key="b"), now=1) == 0
