@@ -45,7 +45,8 @@ class Chain:
         self.cassette = tmp / "recorded.yaml"
         self._upstream = serve(Settings(scenarios=(SCENARIOS,), frozen_time=FROZEN))
         self.upstream = next(self._upstream)
-        self._recorder = serve_app(recordings.Recorder(self.upstream.base_url, self.cassette), lifespan="on")
+        # `all`: every request goes through to the upstream, none is answered from what was just recorded
+        self._recorder = serve_app(recordings.Recorder(self.upstream.base_url, self.cassette, "all"), lifespan="on")
         self.recorder = next(self._recorder)
 
     def stop_upstream(self) -> None:
@@ -261,8 +262,9 @@ def _first_byte(server: Server) -> float:
     body = b'{"model":"plain-text","messages":[{"role":"user","content":"hi"}],"stream":true}'
     try:
         started = time.perf_counter()
-        conn.request("POST", "/v1/chat/completions", body, {"content-type": "application/json"})
+        conn.request("POST", "/v1/chat/completions", body, {"content-type": "application/json", "x-api-key": "k"})
         response = conn.getresponse()
+        assert response.status == 200 and response.getheader("content-type", "").startswith("text/event-stream")
         response.read(1)
         elapsed = time.perf_counter() - started
         response.read()
