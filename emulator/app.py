@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from emulator import faults, ids, limits, player, profiles, recordings, report, scenarios
 from emulator.answer import TEST_ID, Answerer, finish
@@ -45,6 +46,8 @@ FAULT_HEADER = "x-emulator-fault"
 TIMING_HEADER = "x-emulator-timing"
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
 READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
+# A plain answer, sent as it is: its raw headers and its body (status 200).
+Plain = tuple[list[tuple[bytes, bytes]], bytes]
 
 
 class Dialect(Protocol):
@@ -91,31 +94,42 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     def clock() -> int:
         return settings.frozen_time if settings.frozen_time is not None else int(time.time())
 
-    def endpoint(dialect: Dialect, profile: profiles.Profile) -> Any:
+    def endpoint(dialect: Dialect, profile: profiles.Profile) -> _Endpoint:
         cache = caches.get(profile.name)
 
-        async def handle(request: Request) -> Any:
+        async def handle(scope: Scope, receive: Receive, send: Send) -> None:
+            """The hot path, in raw ASGI: no Request object, and a plain answer sent as two messages."""
+            answer = await respond(scope, receive)
+            if isinstance(answer, tuple):
+                await send({"type": "http.response.start", "status": 200, "headers": answer[0]})
+                await send({"type": "http.response.body", "body": answer[1]})
+            else:
+                await answer(scope, receive, send)
+
+        async def respond(scope: Scope, receive: Receive) -> Plain | ASGIApp:
+            method, path = scope["method"], scope["path"]
             headers: dict[str, str] = {}
             prompt: Prompt | None = None
             try:
-                profiles.serves(profile, dialect.NAME, request.scope["path"])
-                profiles.authenticate(profile, dialect.NAME, request.headers)
-                raw = await _read_body(request, settings.max_body_bytes)
-                fingerprint = ids.digest(settings.seed, request.scope["path"], raw)
-                headers = dict(request.headers.items())  # ASGI header names are lower-case already
+                profiles.serves(profile, dialect.NAME, path)
+                received = _headers(scope)
+                profiles.authenticate(profile, dialect.NAME, received)
+                raw = await _read_body(receive, received.get("content-length", ""), settings.max_body_bytes)
+                fingerprint = ids.digest(settings.seed, path, raw)
+                headers = received
                 prompt = dialect.parse_request(_json(raw), headers, fingerprint, profile.name)
                 if profile.pools:  # `model:pool` routes to a resource group; the model is the part before
                     prompt = replace(prompt, model=profiles.base_model(profile, prompt.model))
                 fault, pace = _overrides(headers, settings)
                 turn = None
                 if library and not book.named(prompt):  # an explicit scenario, then a recording, then the rest
-                    hit = library.find(request.method, request.scope["path"], raw)
+                    hit = library.find(method, path, raw)
                     if hit:
-                        _log(request, headers, prompt, None, None, hit.status)
+                        _log(method, path, headers, prompt, None, None, hit.status)
                         return recordings.played(hit, settings.replay_speed)
                     turn = _recorded(library, prompt)
                     if turn is None and settings.strict:
-                        raise recordings.miss(library, request.method, request.scope["path"], raw)
+                        raise recordings.miss(library, method, path, raw)
                 turn = turn or answerer(prompt, clock())
                 if prompt.choices > 1:  # `n` (Infercom): the other choices
                     turn = replace(turn, alternatives=answerer.alternatives(prompt, turn, clock()))
@@ -124,7 +138,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                     turn = replace(turn, usage=replace(turn.usage, cached_tokens=max(cached, turn.usage.cached_tokens)))
                 turn, rate_headers = _shape(dialect, profile, prompt, turn, fault, pace)
             except EmulatorError as error:
-                _log(request, headers, prompt, None, None, error.status)
+                _log(method, path, headers, prompt, None, None, error.status)
                 return _error(dialect, error, profile=profile)
             except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
                 failed = InternalError(f"The emulator failed: {type(exc).__name__}: {exc}")
@@ -132,9 +146,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             out = _request_id(dialect, fingerprint, profile) | {"x-emulator-source": turn.source} | rate_headers
             if profile.headers:
                 out |= profiles.answer_headers(profile, turn)
-            return _respond(request, dialect, profile, prompt, turn, out, headers)
+            return _respond(method, path, dialect, profile, prompt, turn, out, headers)
 
-        return handle
+        return _Endpoint(handle)
 
     def _shape(
         dialect: Dialect,
@@ -185,14 +199,15 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return turn, rate_headers
 
     def _respond(
-        request: Request,
+        method: str,
+        path: str,
         dialect: Dialect,
         profile: profiles.Profile,
         prompt: Prompt,
         turn: Turn,
         out: dict[str, str],
         headers: dict[str, str],
-    ) -> Any:
+    ) -> Plain | ASGIApp:
         """The answer, as the turn's fault and timing shape it; journalled before any of it runs."""
         fault, pace = turn.fault, turn.timing
         failing = fault and (
@@ -202,7 +217,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         )
         silent = faults.before_response(fault)
         status = fault.status if fault and failing else None if silent else 200
-        entry = _log(request, headers, prompt, turn, fault, status)
+        entry = _log(method, path, headers, prompt, turn, fault, status)
 
         def ended(who: str) -> None:
             journal.end(entry.id, who)
@@ -231,8 +246,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         else:
             events = [encode(dialect.render(prompt, turn))]
             out |= {"content-type": JSON, "content-length": str(len(events[0]))}
-            if not transport_fault and not pace:
-                return Response(events[0], media_type=JSON, headers=out)
+            if not transport_fault and not pace:  # the common answer: its headers and its body, nothing to play
+                return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out.items()], events[0]
         steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
         return Played(steps, 200, out, latency=pace.latency_ms / 1000 if pace else 0.0, on_end=ended)
 
@@ -246,7 +261,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return finish(prompt, reply, created=clock(), source=f"recording {recording.source}")
 
     def _log(
-        request: Request,
+        method: str,
+        path: str,
         headers: Mapping[str, str],
         prompt: Prompt | None,
         turn: Turn | None,
@@ -258,8 +274,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         if fault and fault.kind == "status":  # what the client is told to wait: retry-after-ms, else retry-after
             retry_after = fault.retry_after_ms / 1000 if fault.retry_after_ms is not None else fault.retry_after
         return journal.add(
-            method=request.method,
-            path=request.scope["path"],
+            method=method,
+            path=path,
             model=prompt.model if prompt else None,
             key=key_hint(prompt.api_key) if prompt else "",
             stream=bool(prompt and prompt.stream),
@@ -318,7 +334,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         try:
             profiles.serves(profile, profiles.MESSAGES, request.scope["path"])
             profiles.authenticate(profile, profiles.MESSAGES, request.headers)
-            raw = await _read_body(request, settings.max_body_bytes)
+            raw = await _read_body(request.receive, request.headers.get("content-length", ""), settings.max_body_bytes)
             hit = library.find("POST", request.scope["path"], raw) if library else None
             if hit:
                 return recordings.played(hit, settings.replay_speed)
@@ -385,13 +401,28 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     return app
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+class _Endpoint:
+    """An ASGI app for a route: Starlette hands a class instance the raw scope, with no Request made."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """The request's headers by name, the last of a repeated one winning, as `dict(Request.headers)` has them
+    (ASGI header names are lower-case already)."""
+    return {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+
+
+async def _read_body(receive: Receive, declared: str, limit: int) -> bytes:
     """The whole body, refused past `limit` bytes, read straight off the ASGI channel (the hot path)."""
-    declared = request.headers.get("content-length", "")
     body, more = b"", True
     too_large = declared.isdigit() and int(declared) > limit
     while more and not too_large:
-        message = await request.receive()
+        message = await receive()
         if message["type"] == "http.disconnect":
             raise InvalidRequest("The client disconnected before sending the whole body.")
         body += message.get("body", b"")
