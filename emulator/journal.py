@@ -39,8 +39,44 @@ class Journal:
         self._entries: deque[Entry] = deque(maxlen=capacity)
         self._next = 1
 
-    def add(self, **fields: Any) -> Entry:
-        entry = Entry(id=self._next, time=time.time(), **fields)
+    def add(
+        self,
+        *,
+        method: str,
+        path: str,
+        model: str | None,
+        key: str,
+        stream: bool,
+        source: str | None,
+        fault: str | None,
+        status: int | None,
+        attempt: int | None,
+        test_id: str,
+        request: str = "",
+        kind: str | None = None,
+        retry_after: float | None = None,
+        retryable: bool | None = None,
+    ) -> Entry:
+        """Journal a request under the next id, now. The fields are named here and passed on by position:
+        a named tuple built from keywords, through `**fields`, took three times as long."""
+        entry = Entry(
+            self._next,
+            time.time(),
+            method,
+            path,
+            model,
+            key,
+            stream,
+            source,
+            fault,
+            status,
+            attempt,
+            test_id,
+            request,
+            kind,
+            retry_after,
+            retryable,
+        )
         self._next += 1
         self._entries.append(entry)
         return entry
