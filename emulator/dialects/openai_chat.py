@@ -39,6 +39,7 @@ NAME = "openai_chat"  # as `Prompt.dialect` and profiles name it
 # A frame cut short, as its clients parse it: broken JSON.
 MALFORMED = b'data: {"id": "chatcmpl-", "object": "chat.completion.chunk", "choices": [{"delta": {"content": "unt\n\n'
 KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timers see bytes
+AUTO, TEXT = ToolChoice(), ResponseFormat()  # the defaults, built once rather than per request
 
 
 # --- request -------------------------------------------------------------------------------------
@@ -102,7 +103,7 @@ def parse_request(
         model=model,
         messages=messages,
         tools=tools,
-        tool_choice=_tool_choice(f, tools) if "tool_choice" in given else ToolChoice(),
+        tool_choice=_tool_choice(f, tools) if "tool_choice" in given else AUTO,
         parallel_tool_calls=given.get("parallel_tool_calls", True),
         max_tokens=max_tokens,
         effort=effort,
@@ -110,7 +111,7 @@ def parse_request(
         stop=given.get("stop", ()),
         stream=stream,
         include_usage=bool(options and options.get("include_usage", bool, False)),
-        response_format=given.get("response_format", ResponseFormat()),
+        response_format=given.get("response_format", TEXT),
         temperature=given.get("temperature"),
         top_p=given.get("top_p"),
         seed=given.get("seed"),
