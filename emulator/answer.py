@@ -66,24 +66,26 @@ def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default
     if prompt.reasoning_budget is not None:
         reasoning = tokens.cut(reasoning, prompt.reasoning_budget)
     text = reply.text
-    # A call of a custom (freeform) tool the request offers is a custom call, whatever scripted it.
-    custom = {t.name for t in prompt.tools if t.kind == "custom"}
-    calls = tuple(
-        replace(c, id=c.id or ids.make("call_", root, i), kind="custom" if c.name in custom else c.kind)
-        for i, c in enumerate(reply.tool_calls)
-    )
-    if not prompt.parallel_tool_calls:  # `parallel_tool_calls: false` / `disable_parallel_tool_use`: one call
-        calls = calls[:1]
+    calls = reply.tool_calls
+    if calls:  # (most answers have none: the tests below cost nothing then)
+        # A call of a custom (freeform) tool the request offers is a custom call, whatever scripted it.
+        custom = {t.name for t in prompt.tools if t.kind == "custom"}
+        calls = tuple(
+            replace(c, id=c.id or ids.make("call_", root, i), kind="custom" if c.name in custom else c.kind)
+            for i, c in enumerate(calls)
+        )
+        if not prompt.parallel_tool_calls:  # `parallel_tool_calls: false` / `disable_parallel_tool_use`: one call
+            calls = calls[:1]
     finish_reason = reply.finish_reason or ("tool_calls" if calls else "stop")
 
-    stops = sorted((at, n) for n, at in enumerate(text.find(s) for s in prompt.stop) if at >= 0)
     matched = None
+    stops = sorted((at, n) for n, at in enumerate(text.find(s) for s in prompt.stop) if at >= 0) if prompt.stop else []
     if stops:
         at, which = stops[0]
         text, calls, finish_reason, matched = text[:at], (), "stop", prompt.stop[which]
 
     if prompt.max_tokens is not None:
-        spent = tokens.count(reasoning) + tokens.count(text) + sum(tokens.call_tokens(c) for c in calls)
+        spent = tokens.count(reasoning) + tokens.count(text) + sum(map(tokens.call_tokens, calls))
         if spent > prompt.max_tokens:
             reasoning, text, calls = _truncate(reasoning, text, calls, prompt.max_tokens)
             finish_reason, matched = "length", None
@@ -127,7 +129,7 @@ def _usage(prompt: Prompt, reply: Reply, reasoning: str, text: str, calls: tuple
     thought = tokens.count(reasoning)
     usage = Usage(
         input_tokens=tokens.prompt_tokens(prompt),
-        output_tokens=thought + tokens.count(text) + sum(tokens.call_tokens(c) for c in calls),
+        output_tokens=thought + tokens.count(text) + sum(map(tokens.call_tokens, calls)),
         reasoning_tokens=thought,
     )
     return replace(usage, **reply.usage) if reply.usage else usage

@@ -34,6 +34,10 @@ class FakerText:
     count: int | None = None
 
 
+# What the default model says, built once: the specs are the same for every request.
+THINKING = {effort: FakerText("sentences", n) for effort, n in THINKING_SENTENCES.items()}
+PARAGRAPH, SENTENCE = FakerText(), FakerText("sentence")
+
 MIN_WORDS, MAX_WORDS = 6, 14
 POOL = 1 << 12  # sentences a server can say; a power of two, so a 16-bit die picks each one equally
 _WORD_OF = tuple(WORDS[i % len(WORDS)] for i in range(1 << 16))  # a die's face → a word
@@ -94,8 +98,7 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     root = prompt.fingerprint
     reasoning = ""
     if prompt.thinking:
-        sentences = THINKING_SENTENCES.get(prompt.effort, 3)
-        reasoning = writer.text(FakerText("sentences", sentences), root, "reasoning")
+        reasoning = writer.text(THINKING.get(prompt.effort) or THINKING[None], root, "reasoning")
     choice = prompt.tool_choice
     if choice.mode == "required" and prompt.tools:
         tool = next((t for t in prompt.tools if t.name == choice.name), prompt.tools[0])
@@ -104,18 +107,16 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     if rf.type == "json_schema":
         text = json.dumps(instance(rf.schema or {}, writer.rng(root, "json")), ensure_ascii=False)
     elif rf.type == "json_object":
-        text = json.dumps({"answer": writer.text(FakerText("sentence"), root, "json")})
+        text = json.dumps({"answer": writer.text(SENTENCE, root, "json")})
     else:
-        text = writer.text(FakerText(), root, "text")
+        text = writer.text(PARAGRAPH, root, "text")
     return Reply(reasoning=reasoning, text=text)
 
 
 def tool_call(tool: Tool, writer: Writer, root: str, index: object) -> ToolCall:
     """A call of `tool` with generated arguments: schema-valid JSON, or a line of text for a custom tool."""
     if tool.kind == "custom":
-        return ToolCall(
-            id="", name=tool.name, arguments=writer.text(FakerText("sentence"), root, "call", index), kind="custom"
-        )
+        return ToolCall(id="", name=tool.name, arguments=writer.text(SENTENCE, root, "call", index), kind="custom")
     value = instance(tool.parameters or {"type": "object"}, writer.rng(root, "call", index))
     return ToolCall(id="", name=tool.name, arguments=json.dumps(value, ensure_ascii=False))
 

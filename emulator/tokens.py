@@ -60,7 +60,7 @@ def _message_tokens(message: Message) -> int:
         MESSAGE_OVERHEAD
         + count(message.text)
         + count(message.reasoning)
-        + sum(call_tokens(c) for c in message.tool_calls)
+        + sum(map(call_tokens, message.tool_calls))
         + IMAGE_TOKENS * message.images
     )
 
@@ -73,4 +73,4 @@ def _tool_tokens(tool: Tool) -> int:
 
 def prompt_tokens(prompt: Prompt) -> int:
     """The input tokens of a request: messages, tools and the reply priming."""
-    return sum(_message_tokens(m) for m in prompt.messages) + sum(_tool_tokens(t) for t in prompt.tools) + REPLY_PRIMING
+    return sum(map(_message_tokens, prompt.messages)) + sum(map(_tool_tokens, prompt.tools)) + REPLY_PRIMING
