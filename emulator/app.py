@@ -42,6 +42,7 @@ from emulator.sse import encode, loads
 
 MODELS_CREATED = 1760659200  # 2025-10-17, the date in the documented model's name
 JSON = "application/json"
+JSON_BYTES = JSON.encode()
 FAULT_HEADER = "x-emulator-fault"
 TIMING_HEADER = "x-emulator-timing"
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
@@ -244,10 +245,12 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             events = dialect.render_stream(prompt, turn)
             out |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
         else:
-            events = [encode(dialect.render(prompt, turn))]
-            out |= {"content-type": JSON, "content-length": str(len(events[0]))}
+            body = encode(dialect.render(prompt, turn))
             if not transport_fault and not pace:  # the common answer: its headers and its body, nothing to play
-                return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out.items()], events[0]
+                raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out.items()]
+                return [*raw, (b"content-type", JSON_BYTES), (b"content-length", b"%d" % len(body))], body
+            events = [body]
+            out |= {"content-type": JSON, "content-length": str(len(body))}
         steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
         return Played(steps, 200, out, latency=pace.latency_ms / 1000 if pace else 0.0, on_end=ended)
 

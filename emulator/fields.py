@@ -73,7 +73,7 @@ class Fields:
     __slots__ = ("data", "path")
 
     def __init__(self, data: Any, path: str = "") -> None:
-        if not isinstance(data, Mapping):
+        if type(data) is not dict and not isinstance(data, Mapping):  # JSON objects are dicts: no ABC check
             if path:
                 raise wrong_type(path, "an object", data)
             raise InvalidRequest(
@@ -131,7 +131,8 @@ class Fields:
     def objects(self, key: str, *, required: bool = False) -> list[Fields]:
         """The array at `key`, each entry read as an object."""
         items = self.get(key, list, required=required) or []
-        return [Fields(item, self.at(key) + f"[{i}]") for i, item in enumerate(items)]
+        at = self.at(key)
+        return [Fields(item, f"{at}[{i}]") for i, item in enumerate(items)]
 
 
 def bearer(headers: Mapping[str, str]) -> str:
