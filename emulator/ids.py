@@ -14,7 +14,7 @@ _TO_ALPHANUMERIC = bytes(_ALPHABET[b % 62] for b in range(256))
 def _hash(parts: tuple[object, ...], h: Any = None) -> Any:
     h = h or hashlib.blake2b(digest_size=32)
     for part in parts:
-        data = part if isinstance(part, bytes) else str(part).encode()
+        data = part.encode() if type(part) is str else part if isinstance(part, bytes) else str(part).encode()
         h.update(len(data).to_bytes(8, "big"))
         h.update(data)
     return h

@@ -144,6 +144,7 @@ class Book:
     def __init__(self, scenarios: tuple[Scenario, ...] = ()) -> None:
         self.scenarios = scenarios
         self._by_name = {s.name: s for s in scenarios}
+        self._matched = tuple((s, s.match) for s in scenarios if s.match)  # those a request can match
 
     def pick(self, prompt: Prompt) -> Scenario | None:
         """An explicit pick (header, then model name) wins; otherwise the first scenario that matches."""
@@ -159,7 +160,10 @@ class Book:
             return by_name[wanted]
         if prompt.model in by_name:
             return by_name[prompt.model]
-        return next((s for s in self.scenarios if s.match and s.match(prompt)), None)
+        for scenario, match in self._matched:
+            if match(prompt):
+                return scenario
+        return None
 
     def named(self, prompt: Prompt) -> bool:
         """Whether the request picks a scenario explicitly: the header, or a model named like one."""
