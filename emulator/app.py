@@ -144,7 +144,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
                 failed = InternalError(f"The emulator failed: {type(exc).__name__}: {exc}")
                 return _error(dialect, failed, profile=profile)
-            out = _request_id(dialect, fingerprint, profile) | {"x-emulator-source": turn.source} | rate_headers
+            out = _request_id(dialect, fingerprint, profile)
+            out["x-emulator-source"] = turn.source
+            out |= rate_headers
             if profile.headers:
                 out |= profiles.answer_headers(profile, turn)
             return _respond(method, path, dialect, profile, prompt, turn, out, headers)
@@ -211,6 +213,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     ) -> Plain | ASGIApp:
         """The answer, as the turn's fault and timing shape it; journalled before any of it runs."""
         fault, pace = turn.fault, turn.timing
+        if not fault and not pace and not prompt.stream:  # the common answer: nothing to decide, nothing to play
+            _log(method, path, headers, prompt, turn, None, 200)
+            return _plain(out, encode(dialect.render(prompt, turn)))
         failing = fault and (
             fault.kind == "status"
             or (fault.kind == "stream_error" and not prompt.stream)
@@ -246,9 +251,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             out |= {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
         else:
             body = encode(dialect.render(prompt, turn))
-            if not transport_fault and not pace:  # the common answer: its headers and its body, nothing to play
-                raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out.items()]
-                return [*raw, (b"content-type", JSON_BYTES), (b"content-length", b"%d" % len(body))], body
+            if not transport_fault and not pace:  # a fault the body carries (Chat's model_output): nothing to play
+                return _plain(out, body)
             events = [body]
             out |= {"content-type": JSON, "content-length": str(len(body))}
         steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
@@ -412,6 +416,12 @@ class _Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
+
+
+def _plain(headers: Mapping[str, str], body: bytes) -> Plain:
+    """A JSON answer with `headers`, as Starlette's `Response` would have sent it: its raw header list and body."""
+    raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+    return [*raw, (b"content-type", JSON_BYTES), (b"content-length", b"%d" % len(body))], body
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -93,6 +93,8 @@ class Fields:
     def get(self, key: str, kind: type[T], default: T | None = None, *, required: bool = False) -> T | None:
         """The value at `key` if it has `kind` (null counts as absent); a wrong type raises."""
         value = self.data.get(key)
+        if type(value) is kind:  # the usual case, and the cheapest test
+            return value
         if value is None:
             if required:
                 raise missing(self.at(key))
