@@ -32,12 +32,12 @@ def make(prefix: str, root: str, *salt: object, length: int = 24) -> str:
     `chatcmpl-…` and `req_…` of one request differ: no second hash on the hot path.
     """
     if salt or len(root) != 64:
-        raw = _hash((root, *salt)).digest()
+        raw: bytes = _hash((root, *salt)).digest()
     else:
         raw = bytes.fromhex(root)
         turn = sum(prefix.encode()) % len(raw)
         raw = raw[turn:] + raw[:turn]
-    return prefix + bytes(raw[:length]).translate(_TO_ALPHANUMERIC).decode()
+    return prefix + raw[:length].translate(_TO_ALPHANUMERIC).decode()
 
 
 def draws(root: str, *salt: object, count: int) -> memoryview:
