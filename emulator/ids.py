@@ -11,12 +11,19 @@ _ALPHABET = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _TO_ALPHANUMERIC = bytes(_ALPHABET[b % 62] for b in range(256))
 
 
+# Each part is hashed after its length as 8 big-endian bytes; the short lengths (every part but a request
+# body) are looked up rather than converted: three hashes per answer.
+_LENGTHS = tuple(n.to_bytes(8, "big") for n in range(1024))
+
+
 def _hash(parts: tuple[object, ...], h: Any = None) -> Any:
     h = h or hashlib.blake2b(digest_size=32)
+    update = h.update
     for part in parts:
         data = part.encode() if type(part) is str else part if isinstance(part, bytes) else str(part).encode()
-        h.update(len(data).to_bytes(8, "big"))
-        h.update(data)
+        n = len(data)
+        update(_LENGTHS[n] if n < 1024 else n.to_bytes(8, "big"))
+        update(data)
     return h
 
 
