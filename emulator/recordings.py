@@ -17,7 +17,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -176,11 +176,8 @@ class Recorder:
         )
         self.loaded = len(self.cassette)  # interactions that were in the file before this session
         self.replay_only = mode == "none" or (mode == "once" and self.loaded > 0)
-        pacing = self.cassette.get_metadata(PACING, []) if self.loaded else []
-        held = zip(self.cassette.requests, self.cassette.responses, strict=True)
-        self.library = Library(
-            _recording(f"{out.name}#{i}", q, r, pacing[i] if i < len(pacing) else None) for i, (q, r) in enumerate(held)
-        )
+        pacing = self.cassette.get_metadata(PACING, [])
+        self.library = Library(_recordings(out.name, self.cassette.requests, self.cassette.responses, pacing))
         self.lock = threading.Lock()
         self.client: httpx.AsyncClient | None = None
 
@@ -491,10 +488,16 @@ def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}) -> Library:
             requests, responses, *metadata = FilesystemPersister.load_cassette(file, yamlserializer)
         except CassetteNotFoundError:
             continue
-        pacing = (metadata[0] if metadata else {}).get(PACING) or []
-        for i, (request, response) in enumerate(zip(requests, responses, strict=True)):
-            found.append(_recording(f"{file.name}#{i}", request, response, pacing[i] if i < len(pacing) else None))
+        found += _recordings(file.name, requests, responses, (metadata[0] if metadata else {}).get(PACING) or [])
     return Library(found, readers)
+
+
+def _recordings(
+    name: str, requests: Sequence[VcrRequest], responses: Sequence[Mapping[str, Any]], pacing: Sequence[Any]
+) -> Iterator[Recording]:
+    """A cassette's interactions, named `FILE#N`, each with its pacing where the cassette has it."""
+    for i, (request, response) in enumerate(zip(requests, responses, strict=True)):
+        yield _recording(f"{name}#{i}", request, response, pacing[i] if i < len(pacing) else None)
 
 
 def _recording(
