@@ -33,6 +33,7 @@ from emulator.errors import (
     NotFound,
     PayloadTooLarge,
     UpstreamError,
+    model_output_message,
 )
 from emulator.faults import Step
 from emulator.generate import Writer
@@ -230,10 +231,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
         steps: list[Step]
         if fault and failing:  # nothing streamed yet: the failure is the HTTP answer
-            if fault.kind == "model_output" and fault.message is None:
-                fault = replace(
-                    fault, message="The model's output could not be parsed as a tool call or structured output."
-                )
+            if fault.kind == "model_output":
+                fault = replace(fault, message=model_output_message(fault, bool(turn.tool_calls)))
             if fault.message is None and fault.status in profile.error_messages:  # the profile's own wording
                 fault = replace(fault, message=profile.error_messages[fault.status])
             error = UpstreamError.of(fault)

@@ -86,6 +86,13 @@ def openai_body(error: EmulatorError) -> dict[str, Any]:
     return {"error": {"message": error.message, "type": error.kind, "param": error.param, "code": error.code}}
 
 
+def model_output_message(fault: Fault, tool_call: bool) -> str:
+    """What a `model_output` fault says, unless it was given words: the answer it breaks was a tool call,
+    or (the model being asked for either) a tool call or structured output."""
+    what = "tool call" if tool_call else "tool call or structured output"
+    return fault.message or f"The model's output could not be parsed as a valid {what}."
+
+
 class UpstreamError(EmulatorError):
     """An error with any status, as the upstream would send it; scripted by a scenario's `fault`."""
 

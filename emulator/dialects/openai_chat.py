@@ -29,7 +29,7 @@ from emulator.conversation import (
     Turn,
     Usage,
 )
-from emulator.errors import EmulatorError, InvalidRequest, UpstreamError, openai_body
+from emulator.errors import EmulatorError, InvalidRequest, UpstreamError, model_output_message, openai_body
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
 from emulator.sse import comment, decode, dumps, frame, loads, quote
 
@@ -475,12 +475,10 @@ def _model_output_error(turn: Turn) -> dict[str, Any]:
             else turn.text
         )
         output = raw[: max(1, len(raw) // 2)]
-    what = "tool call" if turn.tool_calls else "structured output"
-    message = fault.message or f"The model's output could not be parsed as a valid {what}."
     return {
         "error": {
             "code": fault.code,
-            "message": message,
+            "message": model_output_message(fault, bool(turn.tool_calls)),
             "model_output": output,
             "param": None,
             "type": "model_output_error",
