@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from emulator import ids, profiles, tokens
@@ -67,10 +66,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
     Unknown top-level fields (metadata, context_management, top_k…) and `cache_control` markers are
     accepted and ignored: Claude Code sends all of them on every request (agent-clients.md).
     """
-    prompt = _prompt(body, headers, fingerprint, counting=False)
-    if not profiles.PROFILES[profile].thinks_unasked and body.get("thinking") is None:
-        return replace(prompt, profile=profile, effort="none")  # Anthropic's models think only when asked
-    return replace(prompt, profile=profile)
+    return _prompt(body, headers, fingerprint, counting=False, profile=profile)
 
 
 def count_tokens(body: Any, headers: Mapping[str, str]) -> dict[str, int]:
@@ -79,7 +75,9 @@ def count_tokens(body: Any, headers: Mapping[str, str]) -> dict[str, int]:
     return {"input_tokens": tokens.prompt_tokens(_prompt(body, headers, "", counting=True))}
 
 
-def _prompt(body: Any, headers: Mapping[str, str], fingerprint: str, *, counting: bool) -> Prompt:
+def _prompt(
+    body: Any, headers: Mapping[str, str], fingerprint: str, *, counting: bool, profile: str = profiles.DEFAULT
+) -> Prompt:
     f = Fields(body)
     model = f.need("model", str)
     # count_tokens takes no max_tokens (message_count_tokens_params.py); /v1/messages requires it.
@@ -95,7 +93,7 @@ def _prompt(body: Any, headers: Mapping[str, str], fingerprint: str, *, counting
     messages = tuple(m for entry in entries for m in _message(entry))
     tools = tuple(_tool(t) for t in f.objects("tools"))
     tool_choice, parallel = _tool_choice(f, tools)
-    effort, budget = _thinking(f, max_tokens)
+    effort, budget = _thinking(f, max_tokens, profiles.PROFILES[profile].thinks_unasked)
     return Prompt(
         dialect=NAME,
         model=model,
@@ -114,6 +112,7 @@ def _prompt(body: Any, headers: Mapping[str, str], fingerprint: str, *, counting
         api_key=_api_key(headers),
         headers=headers,
         fingerprint=fingerprint,
+        profile=profile,
     )
 
 
@@ -281,14 +280,15 @@ def _tool_choice(f: Fields, tools: tuple[Tool, ...]) -> tuple[ToolChoice, bool]:
     return ToolChoice(mode), parallel  # type: ignore[arg-type]
 
 
-def _thinking(f: Fields, max_tokens: int | None) -> tuple[str | None, int | None]:
+def _thinking(f: Fields, max_tokens: int | None, unasked: bool) -> tuple[str | None, int | None]:
     """`(effort, reasoning_budget)`: `disabled` turns thinking off, `enabled` caps it at `budget_tokens`,
-    `adaptive` (Claude Code) leaves the model's default; `output_config.effort` sets the effort."""
+    `adaptive` (Claude Code) leaves the model's default; `output_config.effort` sets the effort. Without
+    `thinking`, the model thinks if it does `unasked` (Inferam's), not otherwise (Anthropic's)."""
     config = f.obj("output_config")
     effort = config.choice("effort", EFFORTS) if config else None
     thinking = f.obj("thinking")
     if thinking is None:
-        return effort, None
+        return (effort if unasked else "none"), None
     kind = thinking.choice("type", ("enabled", "disabled", "adaptive"))
     if kind is None:
         thinking.need("type", str)
