@@ -148,7 +148,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             out = _request_id(dialect, fingerprint, profile)
             out["x-emulator-source"] = turn.source
             out |= rate_headers
-            if profile.headers:
+            if profile.headers or profile.processing_ms:
                 out |= profiles.answer_headers(profile, turn)
             return _respond(method, path, dialect, profile, prompt, turn, out, headers)
 

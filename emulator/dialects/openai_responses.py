@@ -255,12 +255,11 @@ def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
     reasoning: its item has a summary only when `reasoning.summary` asks for one."""
     items: list[dict[str, Any]] = []
     if turn.reasoning:
-        summary = [{"type": "summary_text", "text": turn.reasoning}]
-        item: dict[str, Any] = {"id": ids.make("rs_", turn.id), "type": "reasoning", "summary": summary}
-        if profiles.PROFILES[prompt.profile].hidden_reasoning:
-            if not prompt.echo.get("reasoning", {}).get("summary"):
-                item["summary"] = []
-        else:
+        shown = not profiles.PROFILES[prompt.profile].hidden_reasoning
+        summarised = shown or prompt.echo.get("reasoning", {}).get("summary")
+        item: dict[str, Any] = {"id": ids.make("rs_", turn.id), "type": "reasoning"}
+        item["summary"] = [{"type": "summary_text", "text": turn.reasoning}] if summarised else []
+        if shown:
             item["content"] = [{"type": "reasoning_text", "text": turn.reasoning}]
         items.append(item | {"encrypted_content": None, "status": "completed"})
     if turn.text:
