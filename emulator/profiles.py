@@ -157,7 +157,9 @@ def serves(profile: Profile, dialect: str, path: str) -> None:
         raise NotFound(f"Invalid URL (POST {path}): the {profile.name} profile does not serve it.", code="unknown_url")
 
 
-# What an upstream says to a request without credentials, where its profile has no words of its own.
+# What an upstream says to a request without credentials, where its profile has no words of its own. OpenAI's
+# is its message's first two sentences (the rest points at its website), with `code: null`: a missing key,
+# unlike a wrong one (`invalid_api_key`, wire-formats.md §4.1), has no code.
 NO_KEY = {
     MESSAGES: "x-api-key header is required",  # Anthropic's
     CHAT: "You didn't provide an API key. You need to provide your API key in an Authorization header using "

@@ -168,6 +168,7 @@ def test_a_request_without_a_key_is_a_401_in_the_providers_shape(
     else:
         error = json.loads(raw)["error"]
         assert error["message"].startswith(OPENAI_NO_KEY) and error["type"] == "invalid_request_error"
+        assert error["code"] is None  # no key at all; a wrong key would be `invalid_api_key` (wire-formats §4.1)
     assert post(server, path, json.dumps(body).encode(), {"x-api-key": "any"})[0] == 200  # any key will do
 
 
