@@ -8,55 +8,66 @@ real reasoning models do.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 
-from emulator import ids, tokens
+from emulator import ids, recordings, tokens
 from emulator.conversation import Prompt, Reply, ToolCall, Turn, Usage
 from emulator.generate import Writer, default_reply
-from emulator.scenarios import Book
+from emulator.recordings import Recording
+from emulator.scenarios import Scenario
 
 # A test's own scope: its call counts, journal entries and rate-limit buckets are its own, so parallel
 # test runs against one server never see each other's state.
 TEST_ID = "x-emulator-test-id"
 
 
-@dataclass
-class Answerer:
-    """Answers prompts from the scenario book, else the embedded default.
+CallKey = tuple[str, str, str]  # (test id, scenario, API key)
 
-    The only state is the call count of each (`replies` scenario, API key), which `replies` steps by.
-    """
 
-    book: Book
-    writer: Writer
-    calls: Counter[tuple[str, str, str]]  # (test id, scenario, API key) → calls so far
+def calls_key(scenario: Scenario | None, prompt: Prompt) -> CallKey | None:
+    """What a `replies` scenario counts calls by, per test id and API key; None for any other answer."""
+    if scenario is None or not scenario.by_call:
+        return None
+    return (prompt.headers.get(TEST_ID, ""), scenario.name, prompt.api_key)
 
-    def __call__(self, prompt: Prompt, created: int) -> Turn:
-        scenario = self.book.pick(prompt)
-        if scenario is None:
-            return finish(prompt, default_reply(prompt, self.writer), created=created)
-        before = 0
-        if scenario.by_call:
-            key = (prompt.headers.get(TEST_ID, ""), scenario.name, prompt.api_key)
-            before, self.calls[key] = self.calls[key], self.calls[key] + 1
-        reply = scenario.reply(prompt, self.writer, before)
-        return finish(prompt, reply, created=created, source=scenario.name, salt=before)
 
-    def alternatives(self, prompt: Prompt, turn: Turn, created: int) -> tuple[Turn, ...]:
-        """The other `n - 1` choices of a default answer, each generated afresh, as sampling would; a
-        scenario's script reads the same in every choice (no alternatives: the dialect repeats the turn)."""
-        if prompt.choices <= 1 or turn.source != "default":
-            return ()
-        others = (
-            replace(prompt, fingerprint=ids.digest(prompt.fingerprint, "choice", i)) for i in range(1, prompt.choices)
-        )
-        return tuple(finish(p, default_reply(p, self.writer), created=created) for p in others)
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where an answer comes from (stage 3 of the pipeline picks it): a recording of this very request, played
+    as it was recorded; a recording of the same conversation, rendered afresh; a scenario; or, with none of
+    these, the embedded default."""
 
-    def reset(self, test_id: str | None = None) -> None:
-        """Forget the call counts: all of them, or one test's (`x-emulator-test-id`)."""
-        for key in [k for k in self.calls if test_id is None or k[0] == test_id]:
-            del self.calls[key]
+    recording: Recording | None = None
+    conversation: tuple[Recording, Reply] | None = None
+    scenario: Scenario | None = None
+
+
+def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, created: int, speed: float) -> Turn:
+    """The turn a recorded conversation said (at its recorded pace, scaled by `speed`), or a scenario scripts
+    (its step by turns, or by `calls_before`), else the embedded default; with `n` (Infercom), the other
+    choices of a default answer too."""
+    if source.conversation:
+        recording, reply = source.conversation
+        reply = replace(reply, timing=recordings.pace(recording, speed))
+        return finish(prompt, reply, created=created, source=f"recording {recording.source}")
+    scenario = source.scenario
+    if scenario is None:
+        turn = finish(prompt, default_reply(prompt, writer), created=created)
+    else:
+        reply = scenario.reply(prompt, writer, calls_before)
+        turn = finish(prompt, reply, created=created, source=scenario.name, salt=calls_before)
+    if prompt.choices > 1 and turn.source == "default":
+        turn = replace(turn, alternatives=alternatives(prompt, writer, created))
+    return turn
+
+
+def alternatives(prompt: Prompt, writer: Writer, created: int) -> tuple[Turn, ...]:
+    """The other `n - 1` choices of a default answer, each generated afresh, as sampling would; a scenario's
+    script reads the same in every choice (no alternatives: the dialect repeats the turn)."""
+    others = (
+        replace(prompt, fingerprint=ids.digest(prompt.fingerprint, "choice", i)) for i in range(1, prompt.choices)
+    )
+    return tuple(finish(p, default_reply(p, writer), created=created) for p in others)
 
 
 def finish(prompt: Prompt, reply: Reply, *, created: int, source: str = "default", salt: object = 0) -> Turn:

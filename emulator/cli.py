@@ -10,7 +10,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from emulator import faults, limits, profiles, recordings, scenarios, server
+from emulator import faults, limits, profiles, recorder, scenarios, server
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -98,10 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     record.add_argument("--port", type=int, default=8000)
     record.add_argument(
         "--mode",
-        choices=tuple(recordings.MODES),
+        choices=tuple(recorder.MODES),
         default="new_episodes",
         help="vcrpy's record modes: "
-        + "; ".join(f"{k}: {v}" for k, v in recordings.MODES.items())
+        + "; ".join(f"{k}: {v}" for k, v in recorder.MODES.items())
         + " (default: %(default)s)",
     )
     record.add_argument(
@@ -189,7 +189,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"emulator: the recordings cannot be read: {exc}", file=sys.stderr)
         return 1
     base = f"http://{args.host}:{args.port}"
-    book = app.state.book
+    state = app.state.emulator
+    book = state.book
     frozen = ", frozen clock" if args.freeze_time is not None else ""
     lines = [f"emulator on {base}  (profile {args.profile}, seed {args.seed}{frozen})"]
     lines += [f"  {e.split()[0]:<5}{base}{e.split()[1]}" for e in ENDPOINTS]
@@ -197,8 +198,8 @@ def _serve(args: argparse.Namespace) -> int:
     lines += [f"rate limits per key: {quota}"] if quota else []
     lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths)) or 'nowhere'}")
     lines += [f"  {s.name}" for s in book.scenarios]
-    if app.state.library is not None:
-        lines.append(f"recordings: {len(app.state.library)} from {', '.join(map(str, settings.recordings))}")
+    if state.library is not None:
+        lines.append(f"recordings: {len(state.library)} from {', '.join(map(str, settings.recordings))}")
     print("\n".join(lines), flush=True)
     server.run(app, args.host, args.port, access_log=not args.no_access_log, log_level="info")
     return 0
@@ -208,15 +209,15 @@ def _record(args: argparse.Namespace) -> int:
     try:
         if args.replay_speed < 0:
             raise ValueError(f"--replay-speed must be 0 or more, not {args.replay_speed:g}")
-        recorder = recordings.Recorder(args.upstream, args.out, args.mode, args.replay_speed)
+        proxy = recorder.Recorder(args.upstream, args.out, args.mode, args.replay_speed)
     except (OSError, ValueError) as exc:
         print(f"emulator: the cassette {args.out} cannot be read: {exc}", file=sys.stderr)
         return 1
-    held = f" ({recorder.loaded} held)" if recorder.loaded else ""
-    doing = "replaying" if recorder.replay_only else "recording"
+    held = f" ({proxy.loaded} held)" if proxy.loaded else ""
+    doing = "replaying" if proxy.replay_only else "recording"
     where = f"http://{args.host}:{args.port}/v1/… → {args.upstream}"
     print(f"{doing} {where}, mode {args.mode}, into {args.out}{held}", flush=True)
-    server.run(recorder, args.host, args.port, access_log=not args.no_access_log, log_level="info", lifespan="on")
+    server.run(proxy, args.host, args.port, access_log=not args.no_access_log, log_level="info", lifespan="on")
     return 0
 
 

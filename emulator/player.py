@@ -1,8 +1,9 @@
-"""Plays a `faults.plan` script against the client: writes, pauses and hang-ups, down to the socket.
+"""Stage 6 of the answering path, the shell's: delivers a `Whole` as two ASGI messages, and plays a `Script`
+against the client (writes, pauses and hang-ups, down to the socket), then completes its journal entry.
 
-An ASGI response of its own rather than Starlette's `StreamingResponse`: a hang-up must close the
-connection mid-body (no terminating chunk) or reset it, and then wait for uvicorn to see the client
-gone, so that nothing is logged as an application error. The socket comes from the protocol in
+A script is played by an ASGI response of its own rather than Starlette's `StreamingResponse`: a hang-up
+must close the connection mid-body (no terminating chunk) or reset it, and then wait for uvicorn to see the
+client gone, so that nothing is logged as an application error. The socket comes from the protocol in
 `server.py`, through the scope's extensions.
 """
 
@@ -11,56 +12,50 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from emulator.faults import GARBAGE, Hangup, Pause, Step
+from emulator.faults import Hangup, Pause
 from emulator.server import TRANSPORT
+from emulator.wire import Raw, Script, Whole
 
 Scope = Mapping[str, Any]
 
 
-class Played:
-    """An ASGI response: the status line and headers, then `steps` in order."""
+async def deliver(
+    answer: Whole | Script, scope: Scope, receive: Any, send: Any, end: Callable[[int, str], Awaitable[None]]
+) -> None:
+    """Send the answer; a script that hung up tells its journal entry (through `end`) who ended it first."""
+    if type(answer) is Whole:  # the common answer: two messages, nothing to play
+        await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
+        await send({"type": "http.response.body", "body": answer.body})
+        return
+    assert isinstance(answer, Script)
+    ended = await play(answer, scope, receive, send)
+    if ended and answer.entry is not None:
+        await end(answer.entry, ended)
 
-    def __init__(
-        self,
-        steps: Iterable[Step],
-        status: int,
-        headers: Mapping[str, str],
-        *,
-        started: bool = True,
-        latency: float = 0.0,
-        on_end: Callable[[str], None] | None = None,
-    ) -> None:
-        self.steps = steps
-        self.latency = latency  # seconds before the status line
-        self.on_end = on_end  # told who ended a hang-up first: "client" or "server"
-        self.status = status
-        self.headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
-        self.started = started  # False: hang up before any response (empty, garbage, hang, reset)
 
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        try:
-            if self.latency:
-                await asyncio.sleep(self.latency)
-            if self.started:
-                await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
-            for step in self.steps:
-                if isinstance(step, _Raw):
-                    _transport(scope).write(step)
-                elif isinstance(step, bytes):
-                    await send({"type": "http.response.body", "body": step, "more_body": True})
-                elif isinstance(step, Pause):
-                    await asyncio.sleep(step.seconds)
-                else:
-                    ended = await _hang_up(scope, receive, step)
-                    if self.on_end:
-                        self.on_end(ended)
-                    return
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:  # the client went away first
-            return
+async def play(script: Script, scope: Scope, receive: Any, send: Any) -> str | None:
+    """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None."""
+    try:
+        if script.latency:
+            await asyncio.sleep(script.latency)
+        if script.started:
+            await send({"type": "http.response.start", "status": script.status, "headers": script.headers})
+        for step in script.steps:
+            if isinstance(step, Raw):
+                _transport(scope).write(step)
+            elif isinstance(step, bytes):
+                await send({"type": "http.response.body", "body": step, "more_body": True})
+            elif isinstance(step, Pause):
+                await asyncio.sleep(step.seconds)
+            else:
+                return await _hang_up(scope, receive, step)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except OSError:  # the client went away first
+        pass
+    return None
 
 
 def _transport(scope: Scope) -> Any:
@@ -103,16 +98,3 @@ async def _hang_up(scope: Scope, receive: Any, step: Hangup) -> str:
 async def _until_disconnect(receive: Any) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
-
-
-def before_response(kind: str, on_end: Callable[[str], None] | None = None) -> Played:
-    """Faults that answer nothing well-formed: `empty`, `garbage`, `hang`, `reset`."""
-    if kind == "hang":
-        return Played([Hangup(after=None)], 0, {}, started=False, on_end=on_end)
-    if kind == "garbage":
-        return Played([_Raw(GARBAGE), Hangup()], 0, {}, started=False, on_end=on_end)
-    return Played([Hangup(reset=kind == "reset")], 0, {}, started=False, on_end=on_end)
-
-
-class _Raw(bytes):
-    """Bytes written straight to the socket, before any status line."""

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from emulator import tokens
+from emulator import ids, tokens
 from emulator.conversation import Prompt, Timing, Turn
 from emulator.errors import InvalidRequest, NotFound, Unauthorized
 from emulator.fields import bearer
@@ -213,6 +213,16 @@ def answer_headers(profile: Profile, turn: Turn) -> dict[str, str]:
         generating = turn.usage.output_tokens / pace.tokens_per_second if pace.tokens_per_second else 0.0
         headers["openai-processing-ms"] = str(max(1, round(pace.latency_ms + pace.ttft_ms + generating * 1000)))
     return headers
+
+
+def request_id(profile: Profile | None, dialect: str, root: str) -> dict[str, str]:
+    """The header naming a response: Anthropic's `request-id: req_011…` (what its SDK reads), a profile's own
+    (Infercom's `inference-id`, a UUID), else `x-request-id`."""
+    if dialect == MESSAGES:
+        return {"request-id": ids.make("req_011", root, length=21)}
+    if profile and profile.request_id != "x-request-id":
+        return {profile.request_id: ids.uuid(root, profile.request_id)}
+    return {"x-request-id": ids.make("req_", root)}
 
 
 def base_model(profile: Profile, model: str) -> str:

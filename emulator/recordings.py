@@ -1,28 +1,21 @@
-"""Record a real upstream into vcrpy cassettes, and replay them with the recorded pacing.
+"""Cassettes and replay: read vcrpy cassettes into `Recording`s, match a request to one (by its body, or
+as the same conversation in any dialect), and play it back at the recorded pace.
 
-The home of httpx and vcrpy. vcrpy's own httpx patch buffers whole responses, so it is only the
-cassette library here (format, safe YAML, `Cassette` API): `Recorder` is an ASGI app that forwards
-each request with one `httpx.AsyncClient`, hands the upstream's chunks to the client as they arrive
-and appends the complete interaction to the cassette when it ends (reference: faults-and-recording.md
-§B.8). Credentials never reach disk: only allowlisted headers are kept and the client's keys are
-scrubbed everywhere (§C.4). The gaps between SSE events live in the cassette's metadata.
+The home of vcrpy, used as the cassette library (format, safe YAML, `Cassette` API); `Tape` appends what
+the recorder (`recorder.py`) captures. The gaps between SSE events live in each cassette's metadata.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
 import os
 import tempfile
-import threading
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
-import httpx
 from vcr.cassette import Cassette
 from vcr.matchers import method as same_method
 from vcr.matchers import requests_match
@@ -32,13 +25,11 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import serialize
 from vcr.serializers import yamlserializer
 
-from emulator import player
 from emulator.conversation import Prompt, Reply, Timing
-from emulator.dialects import anthropic_messages
-from emulator.errors import EmulatorError, NotFound, openai_body
+from emulator.errors import EmulatorError, NotFound
 from emulator.faults import Pause, Step
-from emulator.player import Played
-from emulator.sse import encode, loads
+from emulator.sse import loads
+from emulator.wire import Script, raw
 
 # Request and response headers a cassette keeps (case-insensitive); every other one is dropped.
 ALLOWED_HEADERS = frozenset(
@@ -63,13 +54,7 @@ ALLOWED_HEADERS = frozenset(
 ALLOWED_PREFIXES = ("x-stainless-", "x-ratelimit-", "anthropic-ratelimit-")
 # Top-level request fields that do not change the answer, so matching ignores them.
 VOLATILE_FIELDS = ("user", "metadata", "prompt_cache_key", "client_metadata", "safety_identifier")
-KEY_HEADERS = ("authorization", "x-api-key", "api-key")
-KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-REDACTED = "REDACTED"
 PACING = "emulator_pacing"  # metadata key: per interaction, {headers_after, event_gaps} in seconds
-_log = logging.getLogger("emulator.recorder")
-# Not forwarded either way: hop-by-hop, or recomputed by the side that sends.
-_HOP = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "accept-encoding"})
 
 
 def allowed(name: str) -> bool:
@@ -92,7 +77,7 @@ def match_key(body: bytes | str | None) -> str:
 
 def api_path(uri: str) -> str:
     """The path from `/v1/` on, without query: a profile prefix or an upstream base path aside."""
-    path = httpx.URL(uri).path
+    path = urlsplit(uri).path
     at = path.find("/v1/")
     return path[at:] if at >= 0 else path
 
@@ -127,185 +112,45 @@ class _AtomicPersister:
             raise
 
 
-def _scrub(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    return text
+class Tape:
+    """A cassette being recorded into: what it held when opened, and each new interaction saved at once,
+    atomically (vcrpy saves only when a cassette closes)."""
 
-
-def _secrets(headers: Mapping[str, str]) -> set[str]:
-    """The client's own key values, and the keys in the recorder's environment."""
-    found = {os.environ.get(v, "") for v in KEY_VARIABLES}
-    for name in KEY_HEADERS:
-        value = headers.get(name, "")
-        found |= {value, value.removeprefix("Bearer ").strip()}
-    return {s for s in found if len(s) >= 4}
-
-
-def _kept(headers: Iterable[tuple[str, str]], secrets: set[str]) -> dict[str, list[str]]:
-    kept: dict[str, list[str]] = {}
-    for name, value in headers:
-        if allowed(name):
-            kept.setdefault(name.lower(), []).append(_scrub(value, secrets))
-    return kept
-
-
-# vcrpy's record modes, as the recorder applies them (`emulator record --mode`).
-MODES = {
-    "none": "replay only: a request the cassette does not hold gets an error naming the nearest one",
-    "once": "record into a new cassette; an existing one is replayed only, as with none",
-    "new_episodes": "replay what the cassette holds, forward and record the rest",
-    "all": "forward and record every request; a new recording replaces the one it matches",
-}
-
-
-class Recorder:
-    """An ASGI app: forwards every `/v1/…` request to `upstream` (any profile prefix before `/v1/`
-    dropped), streams the answer back as it arrives, and appends each complete interaction to the
-    cassette at `out`, saved atomically under one lock; `mode` is one of `MODES`."""
-
-    def __init__(self, upstream: str, out: Path, mode: str = "new_episodes", speed: float = 1.0) -> None:
-        if mode not in MODES:
-            raise ValueError(f"the record mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.upstream = upstream.rstrip("/")
-        self.out = out
-        self.mode = mode
-        self.speed = speed  # the pace of what is replayed
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.cassette = Cassette.load(
-            path=str(out), record_mode=RecordMode.NEW_EPISODES, persister=_AtomicPersister, match_on=MATCH_ON
+            path=str(path), record_mode=RecordMode.NEW_EPISODES, persister=_AtomicPersister, match_on=MATCH_ON
         )
-        self.loaded = len(self.cassette)  # interactions that were in the file before this session
-        self.replay_only = mode == "none" or (mode == "once" and self.loaded > 0)
+        self.loaded = len(self.cassette)  # interactions that were in the file when it was opened
+
+    def recordings(self) -> Iterator[Recording]:
         pacing = self.cassette.get_metadata(PACING, [])
-        self.library = Library(_recordings(out.name, self.cassette.requests, self.cassette.responses, pacing))
-        self.lock = threading.Lock()
-        self.client: httpx.AsyncClient | None = None
+        return _recordings(self.path.name, self.cassette.requests, self.cassette.responses, pacing)
 
-    async def __call__(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
-        elif scope["type"] == "http":
-            await self._proxy(scope, receive, send)
-
-    async def _lifespan(self, receive: Any, send: Any) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                self.client = self.client or _client()
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                if self.client:
-                    await self.client.aclose()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-
-    async def _proxy(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        method = scope["method"]
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        query = f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else ""
-        if "/v1/" not in scope["path"]:
-            error = NotFound(f"The recorder forwards /v1/ paths only, not {scope['path']}.", code="unknown_url")
-            await _send_whole(send, error.status, _error_body(scope["path"], error))
-            return
-        path = api_path(scope["path"]) + query
-        if self.mode != "all":
-            hit = self.library.find(method, path, body)
-            if hit:
-                await played(hit, self.speed)(scope, receive, send)
-                return
-            if self.replay_only:
-                error = miss(self.library, method, path, body)
-                await _send_whole(send, error.status, _error_body(path, error))
-                return
-        self.client = self.client or _client()
-        forwarded = [(k, v) for k, v in headers if k.lower() not in _HOP] + [("accept-encoding", "identity")]
-        started = time.monotonic()
-        upstream = self.client.build_request(method, self.upstream + path, headers=forwarded, content=body)
-        try:
-            response = await self.client.send(upstream, stream=True)
-        except httpx.HTTPError as exc:  # no answer at all: the client's connection ends without one too
-            _log.warning("recorder: %s %s: the upstream failed before answering: %r", method, path, exc)
-            await player.hang_up(scope, receive)
-            return
-        arrived = time.monotonic()
-        chunks: list[bytes] = []
-        events: list[float] = []  # when each SSE event (ended by a blank line) was complete
-        try:
-            out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()]
-            out = [(k, v) for k, v in out if k.lower().decode() not in _HOP and k.lower() != b"content-encoding"]
-            await send({"type": "http.response.start", "status": response.status_code, "headers": out})
-            last = b""  # the previous chunk's last byte: a blank line may straddle two chunks
-            async for chunk in response.aiter_raw():
-                now = time.monotonic()
-                chunks.append(chunk)
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                events += [now] * (last + chunk).count(b"\n\n")
-                last = chunk[-1:]
-        except httpx.HTTPError as exc:  # the upstream broke off: so does the client's body, and nothing is saved
-            _log.warning("recorder: %s %s: the upstream broke off mid-answer: %r", method, path, exc)
-            await player.hang_up(scope, receive)
-            return
-        finally:
-            await response.aclose()
-        secrets = _secrets({k.lower(): v for k, v in headers})
-        request = VcrRequest(
-            method,
-            _scrub(self.upstream + path, secrets),
-            _scrub(body.decode("utf-8", "replace"), secrets),
-            {k: v[0] for k, v in _kept(headers, secrets).items()},
-        )
-        recorded = {
-            "status": {"code": response.status_code, "message": response.reason_phrase},
-            "headers": _kept(response.headers.multi_items(), secrets),
-            "body": {"string": _scrub(b"".join(chunks).decode("utf-8", "replace"), secrets)},
-        }
-        marks = [arrived, *events]
-        pacing = {
-            "headers_after": round(arrived - started, 4),
-            "event_gaps": [round(b - a, 4) for a, b in zip(marks, marks[1:], strict=False)],
-        }
-        await asyncio.to_thread(self._save, request, recorded, pacing)
-        # The body ends once the cassette holds it: a client that saw the end can replay it at once.
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-    def _save(self, request: VcrRequest, response: dict[str, Any], pacing: dict[str, Any]) -> None:
-        with self.lock:
-            gaps: list[dict[str, Any] | None] = self.cassette.get_metadata(PACING, [])
-            gaps += [None] * (len(self.cassette) - len(gaps))  # interactions recorded without pacing
-            if self.mode == "all":  # re-recorded: the loaded interaction it matches goes
-                for i, (old, _) in enumerate(self.cassette.data[: self.loaded]):
-                    if requests_match(request, old, MATCH_ON):
-                        del self.cassette.data[i], gaps[i]
-                        self.loaded -= 1
-                        break
-            self.cassette.append(request, response)
-            gaps.append(pacing)
-            self.cassette._save()  # vcrpy's only way to save before the cassette is closed
-            source = f"{self.out.name}#{len(self.cassette) - 1}"
-            self.library.add(_recording(source, request, response, pacing))
-
-
-def _client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0), follow_redirects=False)
-
-
-def _error_body(path: str, error: EmulatorError) -> bytes:
-    """An error of the recorder's own, in the shape of the API the path belongs to."""
-    if api_path(path).startswith("/v1/messages"):
-        return encode(anthropic_messages.render_error(error))
-    return encode(openai_body(error))
-
-
-async def _send_whole(send: Any, status: int, body: bytes) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
+    def add(
+        self,
+        method: str,
+        uri: str,
+        body: str,
+        headers: dict[str, str],
+        response: dict[str, Any],
+        pacing: dict[str, Any],
+        replace: bool = False,
+    ) -> Recording:
+        """Append an interaction and save; `replace`: a held one the request matches goes first."""
+        request = VcrRequest(method, uri, body, headers)
+        gaps: list[dict[str, Any] | None] = self.cassette.get_metadata(PACING, [])
+        gaps += [None] * (len(self.cassette) - len(gaps))  # interactions recorded without pacing
+        if replace:  # re-recorded: the loaded interaction it matches goes
+            for i, (old, _) in enumerate(self.cassette.data[: self.loaded]):
+                if requests_match(request, old, MATCH_ON):
+                    del self.cassette.data[i], gaps[i]
+                    self.loaded -= 1
+                    break
+        self.cassette.append(request, response)
+        gaps.append(pacing)
+        self.cassette._save()  # vcrpy's only way to save before the cassette is closed
+        return _recording(f"{self.path.name}#{len(self.cassette) - 1}", request, response, pacing)
 
 
 # --- replay -------------------------------------------------------------------------------------------
@@ -520,28 +365,22 @@ def _recording(
     )
 
 
-def played(recording: Recording, speed: float) -> Played:
-    """A recorded answer as it was sent: its status and kept headers, its events at the recorded pace."""
-    latency, steps = script(recording, speed)
-    out = recording.headers | {"x-emulator-source": f"recording {recording.source}"}
-    if "text/event-stream" not in out.get("content-type", ""):
-        out["content-length"] = str(len(recording.body))
-    return Played(steps, recording.status, out, latency=latency)
-
-
 def _text(body: bytes | str | None) -> str:
     return body.decode("utf-8", "replace") if isinstance(body, bytes) else body or ""
 
 
-def script(recording: Recording, speed: float) -> tuple[float, list[Step]]:
-    """The latency before the status line, and the body as steps: SSE events with the recorded gaps
-    scaled by `speed` (0: no pauses), or the whole body at once."""
-    if "text/event-stream" not in recording.headers.get("content-type", ""):
-        return recording.headers_after * speed, [recording.body]
+def script(recording: Recording, speed: float) -> Script:
+    """A recorded answer as it was sent: its status and kept headers, then its body, SSE events with the
+    recorded gaps scaled by `speed` (0: no pauses), or the whole body at once."""
+    headers = recording.headers | {"x-emulator-source": f"recording {recording.source}"}
+    latency = recording.headers_after * speed
+    if "text/event-stream" not in headers.get("content-type", ""):
+        headers["content-length"] = str(len(recording.body))
+        return Script([recording.body], recording.status, raw(headers), latency)
     pieces = [p + b"\n\n" for p in recording.body.split(b"\n\n")]
     pieces[-1] = pieces[-1][:-2]
     steps: list[Step] = []
     for i, piece in enumerate(p for p in pieces if p):
         gap = recording.event_gaps[i] * speed if i < len(recording.event_gaps) else 0.0
         steps += [Pause(gap), piece] if gap > 0 else [piece]
-    return recording.headers_after * speed, steps
+    return Script(steps, recording.status, raw(headers), latency)

@@ -25,7 +25,7 @@ import openai
 import pytest
 from vcr.cassette import Cassette
 
-from emulator import recordings
+from emulator import recorder, recordings
 from emulator.app import Settings
 from tests.conftest import FROZEN, SCENARIOS, Server, serve, serve_app
 
@@ -46,7 +46,7 @@ class Chain:
         self._upstream = serve(Settings(scenarios=(SCENARIOS,), frozen_time=FROZEN))
         self.upstream = next(self._upstream)
         # `all`: every request goes through to the upstream, none is answered from what was just recorded
-        self._recorder = serve_app(recordings.Recorder(self.upstream.base_url, self.cassette, "all"), lifespan="on")
+        self._recorder = serve_app(recorder.Recorder(self.upstream.base_url, self.cassette, "all"), lifespan="on")
         self.recorder = next(self._recorder)
 
     def stop_upstream(self) -> None:
@@ -387,7 +387,7 @@ class Through:
     """A recorder in `mode` in front of `upstream_url`, writing `cassette`; replays at full speed."""
 
     def __init__(self, upstream_url: str, cassette: Path, mode: str) -> None:
-        self.recorder = recordings.Recorder(upstream_url, cassette, mode, speed=0)
+        self.recorder = recorder.Recorder(upstream_url, cassette, mode, speed=0)
         self._running = serve_app(self.recorder, lifespan="on")
         self.server = next(self._running)
 

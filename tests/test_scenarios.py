@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from collections import Counter
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from emulator import scenarios
-from emulator.answer import Answerer
-from emulator.conversation import Message, Prompt, Tool
+from emulator.answer import Source, calls_key, compose
+from emulator.conversation import Message, Prompt, Tool, Turn
 from emulator.errors import InvalidRequest
-from emulator.generate import Writer
+from emulator.state import Settings, State
 from tests.conftest import BUNDLED, SCENARIOS
-
-WRITER = Writer(0)
 
 
 def prompt(text: str = "hi", model: str = "m", **fields: object) -> Prompt:
@@ -109,31 +108,43 @@ scenarios:
     assert book.models == ("exact", "glob", "words", "regex", "tools", "header", "both")
 
 
+def answerer(tmp_path: Path, text: str) -> tuple[State, Callable[[Prompt], Turn]]:
+    """A server's state over one scenario file, and its answers to prompts as stage 3 of the pipeline picks and
+    composes them, counting calls in the state."""
+    load_text(tmp_path, text)
+    state = State(Settings(scenarios=(tmp_path / "s.yaml",)))
+
+    async def ask(p: Prompt) -> Turn:
+        source = Source(scenario=state.book.pick(p))
+        key = calls_key(source.scenario, p)
+        calls = await state.next_call(key) if key else 0
+        return compose(p, source, state.writer, calls, created=0, speed=1.0)
+
+    return state, lambda p: asyncio.run(ask(p))
+
+
 def test_steps_count_assistant_turns_and_repeat_the_last(tmp_path: Path) -> None:
-    book = load_text(tmp_path, "scenarios: [{name: s, steps: [{text: one}, {text: two}]}]")
-    answer = Answerer(book, WRITER, Counter())
+    _, answer = answerer(tmp_path, "scenarios: [{name: s, steps: [{text: one}, {text: two}]}]")
     history = [Message("user", "go")]
     seen = []
     for _ in range(3):
-        turn = answer(Prompt(dialect="t", model="s", messages=tuple(history)), 0)
+        turn = answer(Prompt(dialect="t", model="s", messages=tuple(history)))
         seen.append(turn.text)
         history += [Message("assistant", turn.text), Message("user", "again")]
     assert seen == ["one", "two", "two"]
 
 
 def test_replies_count_calls_per_key(tmp_path: Path) -> None:
-    book = load_text(tmp_path, "scenarios: [{name: r, replies: [{text: one}, {text: two}]}]")
-    answer = Answerer(book, WRITER, Counter())
-    texts = [answer(prompt(model="r", api_key=key), 0).text for key in ("a", "a", "b", "a")]
+    state, answer = answerer(tmp_path, "scenarios: [{name: r, replies: [{text: one}, {text: two}]}]")
+    texts = [answer(prompt(model="r", api_key=key)).text for key in ("a", "a", "b", "a")]
     assert texts == ["one", "two", "one", "two"]
-    answer.reset()
-    assert answer(prompt(model="r", api_key="a"), 0).text == "one"
+    asyncio.run(state.reset())
+    assert answer(prompt(model="r", api_key="a")).text == "one"
 
 
 def test_faker_text_is_deterministic_per_request(tmp_path: Path) -> None:
-    book = load_text(tmp_path, "scenarios: [{name: f, reply: {text: {faker: sentences, sentences: 2}}}]")
-    answer = Answerer(book, WRITER, Counter())
-    same = [answer(prompt(model="f"), 0).text for _ in range(2)]
-    other = answer(Prompt(dialect="t", model="f", messages=(), fingerprint="g"), 0).text
+    _, answer = answerer(tmp_path, "scenarios: [{name: f, reply: {text: {faker: sentences, sentences: 2}}}]")
+    same = [answer(prompt(model="f")).text for _ in range(2)]
+    other = answer(Prompt(dialect="t", model="f", messages=(), fingerprint="g")).text
     assert same[0] == same[1] != other
     assert same[0].count(".") == 2

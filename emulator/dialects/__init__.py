@@ -1,0 +1,23 @@
+"""The three dialects, one module each; what the answering path needs of every one of them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from emulator.conversation import Prompt, Reply, Turn
+from emulator.errors import EmulatorError
+
+
+class Dialect(Protocol):
+    NAME: str  # as `Prompt.dialect` and profiles name it
+    KEEPALIVE: bytes  # what the dialect's upstream sends during a long pause
+    MALFORMED: bytes  # a frame its clients parse, with broken JSON in it
+
+    def parse_request(
+        self, body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = ...
+    ) -> Prompt: ...
+    def render(self, prompt: Prompt, turn: Turn) -> dict[str, Any]: ...
+    def render_stream(self, prompt: Prompt, turn: Turn) -> list[bytes]: ...
+    def render_error(self, error: EmulatorError) -> dict[str, Any]: ...
+    def read_response(self, body: bytes, stream: bool) -> Reply: ...

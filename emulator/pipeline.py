@@ -1,0 +1,400 @@
+"""The answering path: a request's way through the server, as named stages in the order it takes them.
+
+1. `read` the request and its body (the shell: it awaits the client);
+2. `parse` the body into a `Prompt`, and what the request's headers ask of the emulator (fault, pacing);
+3. `pick` where the answer comes from: a scenario the request names, a recording of this very request, a
+   recording of the same conversation, a matching scenario, the default; `answer.compose` makes its `Turn`;
+4. `shape` it: fault, pacing, upstream retries, rate limits, and the headers it is sent with;
+5. `note` it for the journal;
+6. `render` what to send: a `Whole`, or a `Script` with its pacing and faults, which the shell delivers
+   (`player.deliver`), completing the journal entry when a hang-up ends it.
+
+`answer` runs them top to bottom and is the one place where a failure at any stage becomes the dialect's
+error. Stages 2 to 6 are pure functions over plain values: no web framework, server or event loop. Between
+them `answer` awaits the state's store, for what requests share: call counts, chaos attempts, prompt
+caches, rate limits and the journal.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from emulator import faults, ids, limits, profiles, recordings, report
+from emulator.answer import TEST_ID, Source, calls_key, compose
+from emulator.conversation import Fault, Prompt, Timing, Turn
+from emulator.dialects import Dialect, anthropic_messages
+from emulator.error_answer import error_answer, retry_headers
+from emulator.errors import (
+    EmulatorError,
+    InternalError,
+    InvalidRequest,
+    PayloadTooLarge,
+    UpstreamError,
+    model_output_message,
+)
+from emulator.journal import Note, key_hint
+from emulator.profiles import Profile
+from emulator.recordings import Library
+from emulator.scenarios import Book
+from emulator.sse import encode, loads
+from emulator.state import Settings, State
+from emulator.wire import JSON, Script, Whole, raw, silent, whole
+
+FAULT_HEADER = "x-emulator-fault"
+TIMING_HEADER = "x-emulator-timing"
+EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
+Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """What a route answers with, fixed when the app is built: a dialect, as a profile speaks it."""
+
+    dialect: Dialect
+    profile: Profile
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What stage 1 read: the method, the path, the headers by name, the body, and the request's identity (the
+    seed's digest of its path and body: the root of the answer's ids)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """The fault and pacing a request's headers ask for (`x-emulator-fault`, `x-emulator-timing`)."""
+
+    fault: Fault | None = None
+    pace: Timing | None = None
+
+
+NOTHING_ASKED = Asked()
+
+
+@dataclass(frozen=True, slots=True)
+class Shaped:
+    """Stage 4's answer: the turn with its fault and pacing decided, its headers, and the status line it
+    will send (None: none at all, a fault that answers nothing well-formed)."""
+
+    turn: Turn
+    headers: dict[str, str]
+    status: int | None
+
+
+async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
+    """A request through the stages, top to bottom; a failure at any of them is the dialect's error, here."""
+    settings, profile = state.settings, endpoint.profile
+    request: Request | None = None
+    prompt: Prompt | None = None
+    try:
+        request = await read(endpoint, scope, receive, settings)  # 1
+        prompt, asked = parse(endpoint, request)  # 2
+        source = pick(state.book, state.library, request, prompt, settings.strict)  # 3
+        if source.recording:  # played as recorded, with nothing of ours added
+            await state.open(note(request, prompt, None, source.recording.status))
+            return recordings.script(source.recording, settings.replay_speed)
+        counted = calls_key(source.scenario, prompt)
+        calls = await state.next_call(counted) if counted else 0
+        turn = compose(prompt, source, state.writer, calls, state.created(), settings.replay_speed)
+        now = time.time()
+        cached = await state.cached_tokens(profile, prompt, now) if profile.cache else 0
+        fault, pace = decide(asked, turn, settings)  # 4
+        attempt = await state.next_attempt(_identity(prompt)) if fault and chancy(fault, profile) else 0
+        verdict = await state.take(_identity(prompt)[:2], turn.usage.total_tokens, now) if state.limited else None
+        shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, settings.seed, now)
+        entry = await state.open(note(request, prompt, shaped.turn, shaped.status))  # 5
+        return render(endpoint, prompt, shaped, entry)  # 6
+    except EmulatorError as error:
+        refused = request or Request(scope["method"], scope["path"], {}, b"", "")
+        await state.open(note(refused, prompt, None, error.status))
+        return error_answer(endpoint.dialect, error, profile=profile)
+    except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
+        return error_answer(endpoint.dialect, _internal(exc), profile=profile)
+
+
+async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
+    """`/v1/messages/count_tokens`: read, then count; a recording of this very request answers as recorded."""
+    try:
+        request = await read(endpoint, scope, receive, state.settings)
+        library = state.library
+        hit = library.find(request.method, request.path, request.raw) if library else None
+        if hit:
+            return recordings.script(hit, state.settings.replay_speed)
+        counted = anthropic_messages.count_tokens(_json(request.raw), request.headers)
+    except EmulatorError as error:
+        return error_answer(endpoint.dialect, error)
+    except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
+        return error_answer(endpoint.dialect, _internal(exc))
+    return whole(encode(counted), profiles.request_id(None, profiles.MESSAGES, request.fingerprint))
+
+
+# --- 1. read ----------------------------------------------------------------------------------------------
+
+
+async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, settings: Settings) -> Request:
+    """The request as sent, refused before its body is read when the profile does not serve the endpoint
+    or no key came with it, and refused past the body size limit."""
+    dialect, profile = endpoint.dialect, endpoint.profile
+    path = scope["path"]
+    profiles.serves(profile, dialect.NAME, path)
+    # By name, the last of a repeated header winning; ASGI header names are lower-case already.
+    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+    profiles.authenticate(profile, dialect.NAME, headers)
+    body = await _body(receive, headers.get("content-length", ""), settings.max_body_bytes)
+    return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
+
+
+async def _body(receive: Receive, declared: str, limit: int) -> bytes:
+    """The whole body, refused past `limit` bytes, read straight off the ASGI channel (the hot path)."""
+    body, more = b"", True
+    too_large = declared.isdigit() and int(declared) > limit
+    while more and not too_large:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise InvalidRequest("The client disconnected before sending the whole body.")
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+        too_large = len(body) > limit
+    if too_large:
+        raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
+    return body
+
+
+# --- 2. parse ---------------------------------------------------------------------------------------------
+
+
+def parse(endpoint: Endpoint, request: Request) -> tuple[Prompt, Asked]:
+    """The body as the dialect's `Prompt`, and the fault and pacing the request's headers ask for."""
+    profile = endpoint.profile
+    prompt = endpoint.dialect.parse_request(_json(request.raw), request.headers, request.fingerprint, profile.name)
+    if profile.pools:  # `model:pool` routes to a resource group; the model is the part before
+        prompt = replace(prompt, model=profiles.base_model(profile, prompt.model))
+    return prompt, _asked(request.headers)
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        return loads(raw)
+    except (ValueError, UnicodeError) as exc:
+        raise InvalidRequest(
+            "We could not parse the JSON body of your request. The API expects a JSON payload, "
+            f"but what was sent was not valid JSON ({exc}).",
+            code="invalid_json",
+        ) from None
+
+
+def _asked(headers: Mapping[str, str]) -> Asked:
+    """The fault and timing the request's headers ask for, in the same grammar as `--fault` and `--timing`."""
+    fault_spec, timing_spec = headers.get(FAULT_HEADER), headers.get(TIMING_HEADER)
+    if not fault_spec and not timing_spec:
+        return NOTHING_ASKED
+    try:
+        fault = faults.fault(faults.split_spec(fault_spec), FAULT_HEADER) if fault_spec else None
+        pace = faults.timing(faults.split_spec(timing_spec), TIMING_HEADER) if timing_spec else None
+    except faults.FaultError as exc:
+        raise InvalidRequest(f"Invalid emulator header: {exc}", code="invalid_emulator_header") from None
+    return Asked(fault, pace)
+
+
+# --- 3. pick ----------------------------------------------------------------------------------------------
+
+
+def pick(book: Book, library: Library | None, request: Request, prompt: Prompt, strict: bool) -> Source:
+    """Where the answer comes from: a scenario the request names (header or model) first; then a recording
+    of this very request, then one of the same conversation in any dialect (a miss is an error when replay
+    is `strict`); then the first scenario that matches; else the default."""
+    if library and not book.named(prompt):
+        hit = library.find(request.method, request.path, request.raw)
+        if hit:
+            return Source(recording=hit)
+        found = library.answer(prompt)
+        if found:
+            return Source(conversation=found)
+        if strict:
+            raise recordings.miss(library, request.method, request.path, request.raw)
+    return Source(scenario=book.pick(prompt))
+
+
+# --- 4. shape ---------------------------------------------------------------------------------------------
+
+
+def decide(asked: Asked, turn: Turn, settings: Settings) -> tuple[Fault | None, Timing | None]:
+    """The fault and pacing that apply: the request's header wins over the scenario, the scenario over the CLI."""
+    return asked.fault or turn.fault or settings.fault, asked.pace or turn.timing or settings.timing
+
+
+def chancy(fault: Fault, profile: Profile) -> bool:
+    """Whether the fault strikes by chance, so that the attempt counts: it has a `rate`, or the profile retries
+    upstream failures (Inferel) and may absorb it."""
+    return fault.rate < 1 or (fault.at == "upstream" and profile.upstream_retries > 0)
+
+
+def shape(
+    endpoint: Endpoint,
+    request: Request,
+    prompt: Prompt,
+    turn: Turn,
+    fault: Fault | None,
+    pace: Timing | None,
+    cached: int,
+    attempt: int,
+    verdict: limits.Verdict | None,
+    seed: int,
+    now: float,
+) -> Shaped:
+    """The turn as it will be sent: the prompt cache's share of its input (`cached` tokens); its fault, which
+    strikes with its `rate` as the seed, the request and its `attempt` decide, and which a profile that retries
+    upstream failures may absorb at the cost of latency; a 429 when the rate limit's `verdict` refuses it;
+    and the headers: the request id, the source, the rate limits and the profile's own."""
+    dialect, profile = endpoint.dialect, endpoint.profile
+    if cached:
+        usage = turn.usage
+        turn = replace(
+            turn, usage=replace(usage, cached_tokens=max(min(cached, usage.input_tokens), usage.cached_tokens))
+        )
+    if fault and chancy(fault, profile):
+        fault, pace = _by_chance(fault, pace, profile, seed, prompt.fingerprint, attempt)
+    rate_headers: dict[str, str] = {}
+    if verdict is not None:
+        rate_headers = _rate_headers(dialect, profile, verdict, now)
+        if not verdict.allowed:
+            wait = verdict.retry_after
+            spent = Fault("status", status=429, message=verdict.message, retry_after=math.ceil(wait))
+            fault = replace(spent, retry_after_ms=math.ceil(wait * 1000))
+    if fault is not turn.fault or pace is not turn.timing:
+        turn = replace(turn, fault=fault, timing=pace)
+    headers = profiles.request_id(profile, dialect.NAME, request.fingerprint)
+    headers["x-emulator-source"] = turn.source
+    headers |= rate_headers
+    if profile.headers or profile.processing_ms:
+        headers |= profiles.answer_headers(profile, turn)
+    status = (
+        fault.status if fault and _fails(fault, prompt, dialect) else None if faults.before_response(fault) else 200
+    )
+    return Shaped(turn, headers, status)
+
+
+def _by_chance(
+    fault: Fault, pace: Timing | None, profile: Profile, seed: int, request: str, attempt: int
+) -> tuple[Fault | None, Timing | None]:
+    """Whether a chancy fault strikes this attempt, and whether the profile's own retries absorbed it: the
+    client then waits while the provider retries."""
+    if not faults.strikes(fault, seed, request, attempt):
+        return None, pace
+    saved, retries = faults.absorbed(fault, profile.upstream_retries, seed, request, attempt)
+    if retries:
+        late = (pace.latency_ms if pace else 0) + retries * profiles.RETRY_MS
+        pace = replace(pace or Timing(), latency_ms=late)
+    return (None if saved else fault), pace
+
+
+def _rate_headers(dialect: Dialect, profile: Profile, verdict: limits.Verdict, now: float) -> dict[str, str]:
+    if dialect.NAME == profiles.MESSAGES:
+        return limits.anthropic_headers(verdict, now)
+    if profile.rate_headers == "infercom":
+        return limits.infercom_headers(verdict, now)
+    return limits.openai_headers(verdict)
+
+
+def _fails(fault: Fault, prompt: Prompt, dialect: Dialect) -> bool:
+    """Whether the fault is the HTTP answer itself, an error status sent before anything streamed."""
+    kind = fault.kind
+    return (
+        kind == "status"
+        or (kind == "stream_error" and not prompt.stream)
+        or (kind == "model_output" and dialect.NAME != profiles.CHAT)  # Chat's own answer; elsewhere a 500
+    )
+
+
+def _identity(prompt: Prompt) -> tuple[str, str, str]:
+    """(test id, API key, request): whose rate limits a request takes from, and what a retry repeats."""
+    return prompt.headers.get(TEST_ID, ""), prompt.api_key, prompt.fingerprint
+
+
+# --- 5. note ----------------------------------------------------------------------------------------------
+
+
+def note(request: Request, prompt: Prompt | None, turn: Turn | None, status: int | None) -> Note:
+    """The journal's note of a request, taken before any of its answer is delivered (WireMock's rule), so that
+    a client that timed out is still seen."""
+    headers = request.headers
+    attempt = headers.get("x-stainless-retry-count", "")
+    fault = turn.fault if turn else None
+    retry_after = retryable = None
+    if fault and fault.kind == "status":  # what the client is told to wait: retry-after-ms, else retry-after
+        retry_after = fault.retry_after_ms / 1000 if fault.retry_after_ms is not None else fault.retry_after
+        retryable = report.retryable(fault.status, fault.should_retry)
+    return Note(
+        request.method,
+        request.path,
+        prompt.model if prompt else None,
+        key_hint(prompt.api_key) if prompt else "",
+        bool(prompt and prompt.stream),
+        turn.source if turn else None,
+        faults.describe(fault) if fault else None,
+        status,
+        int(attempt) if attempt.isdigit() else None,
+        headers.get(TEST_ID, ""),
+        prompt.fingerprint[:16] if prompt else "",
+        fault.kind if fault else None,
+        retry_after,
+        retryable,
+    )
+
+
+# --- 6. render ---------------------------------------------------------------------------------------------
+
+
+def render(endpoint: Endpoint, prompt: Prompt, shaped: Shaped, entry: int) -> Whole | Script:
+    """What to send: the answer whole when nothing is to be played; else a script of its events (or its body)
+    paced, broken by its transport fault, or the fault's error status, or nothing well-formed at all."""
+    dialect = endpoint.dialect
+    turn, headers = shaped.turn, shaped.headers
+    fault, pace = turn.fault, turn.timing
+    if not fault and not pace and not prompt.stream:  # the common answer: nothing to decide, nothing to play
+        return whole(encode(dialect.render(prompt, turn)), headers)
+    if fault and _fails(fault, prompt, dialect):  # nothing streamed yet: the failure is the HTTP answer
+        return _failed(endpoint, turn, fault, pace, headers)
+    if fault and faults.before_response(fault):  # no status line at all
+        return silent(fault.kind, entry)
+    transport_fault = fault if fault and fault.kind not in ("stream_error", "model_output") else None
+    if prompt.stream:
+        events = dialect.render_stream(prompt, turn)
+        headers = headers | EVENT_STREAM
+    else:
+        body = encode(dialect.render(prompt, turn))
+        if not transport_fault and not pace:  # a fault the body carries (Chat's model_output): nothing to play
+            return whole(body, headers)
+        events = [body]
+        headers = headers | {"content-type": JSON.decode(), "content-length": str(len(body))}
+    steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
+    return Script(steps, 200, raw(headers), latency=pace.latency_ms / 1000 if pace else 0.0, entry=entry)
+
+
+def _failed(
+    endpoint: Endpoint, turn: Turn, fault: Fault, pace: Timing | None, headers: dict[str, str]
+) -> Whole | Script:
+    """An error status as the fault scripts it, in the profile's words where it has some; after its latency."""
+    profile = endpoint.profile
+    if fault.kind == "model_output":
+        fault = replace(fault, message=model_output_message(fault, bool(turn.tool_calls)))
+    if fault.message is None and fault.status in profile.error_messages:  # the profile's own wording
+        fault = replace(fault, message=profile.error_messages[fault.status])
+    failed = error_answer(endpoint.dialect, UpstreamError.of(fault), turn.id, headers | retry_headers(fault), profile)
+    if not pace or not pace.latency_ms:
+        return failed
+    return Script([failed.body], failed.status, failed.headers, latency=pace.latency_ms / 1000)
+
+
+def _internal(exc: Exception) -> InternalError:
+    return InternalError(f"The emulator failed: {type(exc).__name__}: {exc}")

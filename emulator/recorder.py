@@ -1,0 +1,202 @@
+"""Record a real upstream: an ASGI proxy that forwards each request, streams the answer back as it arrives
+and appends the complete interaction to a cassette (`recordings.Tape`) when it ends.
+
+The home of httpx. vcrpy's own httpx patch buffers whole responses, so vcrpy is only the cassette library
+(in `recordings`): the proxy forwards with one `httpx.AsyncClient` and tees the upstream's chunks to the
+client (reference: faults-and-recording.md §B.8). Credentials never reach disk: only allowlisted headers are
+kept and the client's keys are scrubbed everywhere (§C.4). The gaps between SSE events are kept with each
+interaction, for replay at the recorded pace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from emulator import player, wire
+from emulator.dialects import anthropic_messages
+from emulator.errors import EmulatorError, NotFound, openai_body
+from emulator.recordings import Library, Tape, allowed, api_path, miss, script
+from emulator.sse import encode
+
+KEY_HEADERS = ("authorization", "x-api-key", "api-key")
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+REDACTED = "REDACTED"
+_log = logging.getLogger("emulator.recorder")
+# Not forwarded either way: hop-by-hop, or recomputed by the side that sends.
+_HOP = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "accept-encoding"})
+
+# vcrpy's record modes, as the recorder applies them (`emulator record --mode`).
+MODES = {
+    "none": "replay only: a request the cassette does not hold gets an error naming the nearest one",
+    "once": "record into a new cassette; an existing one is replayed only, as with none",
+    "new_episodes": "replay what the cassette holds, forward and record the rest",
+    "all": "forward and record every request; a new recording replaces the one it matches",
+}
+
+
+def _scrub(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def _secrets(headers: Mapping[str, str]) -> set[str]:
+    """The client's own key values, and the keys in the recorder's environment."""
+    found = {os.environ.get(v, "") for v in KEY_VARIABLES}
+    for name in KEY_HEADERS:
+        value = headers.get(name, "")
+        found |= {value, value.removeprefix("Bearer ").strip()}
+    return {s for s in found if len(s) >= 4}
+
+
+def _kept(headers: Iterable[tuple[str, str]], secrets: set[str]) -> dict[str, list[str]]:
+    kept: dict[str, list[str]] = {}
+    for name, value in headers:
+        if allowed(name):
+            kept.setdefault(name.lower(), []).append(_scrub(value, secrets))
+    return kept
+
+
+class Recorder:
+    """An ASGI app: forwards every `/v1/…` request to `upstream` (any profile prefix before `/v1/`
+    dropped), streams the answer back as it arrives, and appends each complete interaction to the
+    cassette at `out`, saved atomically under one lock; `mode` is one of `MODES`."""
+
+    def __init__(self, upstream: str, out: Path, mode: str = "new_episodes", speed: float = 1.0) -> None:
+        if mode not in MODES:
+            raise ValueError(f"the record mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.upstream = upstream.rstrip("/")
+        self.out = out
+        self.mode = mode
+        self.speed = speed  # the pace of what is replayed
+        self.tape = Tape(out)
+        self.loaded = self.tape.loaded  # interactions that were in the file before this session
+        self.replay_only = mode == "none" or (mode == "once" and self.loaded > 0)
+        self.library = Library(self.tape.recordings())
+        self.lock = threading.Lock()
+        self.client: httpx.AsyncClient | None = None
+
+    async def __call__(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            await self._proxy(scope, receive, send)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.client = self.client or _client()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if self.client:
+                    await self.client.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _proxy(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
+        """Replay what the mode lets replay, else forward and record."""
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        method = scope["method"]
+        query = f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else ""
+        if "/v1/" not in scope["path"]:
+            error = NotFound(f"The recorder forwards /v1/ paths only, not {scope['path']}.", code="unknown_url")
+            await _error(send, scope["path"], error)
+            return
+        path = api_path(scope["path"]) + query
+        if self.mode != "all":
+            hit = self.library.find(method, path, body)
+            if hit:
+                await player.play(script(hit, self.speed), scope, receive, send)
+                return
+            if self.replay_only:
+                await _error(send, path, miss(self.library, method, path, body))
+                return
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        await self._forward(scope, receive, send, method, path, headers, body)
+
+    async def _forward(
+        self, scope: Mapping[str, Any], receive: Any, send: Any, method: str, path: str, headers: Any, body: bytes
+    ) -> None:
+        """Forward to the upstream, tee its chunks to the client, and save the interaction once it ended well."""
+        self.client = self.client or _client()
+        forwarded = [(k, v) for k, v in headers if k.lower() not in _HOP] + [("accept-encoding", "identity")]
+        started = time.monotonic()
+        upstream = self.client.build_request(method, self.upstream + path, headers=forwarded, content=body)
+        try:
+            response = await self.client.send(upstream, stream=True)
+        except httpx.HTTPError as exc:  # no answer at all: the client's connection ends without one too
+            _log.warning("recorder: %s %s: the upstream failed before answering: %r", method, path, exc)
+            await player.hang_up(scope, receive)
+            return
+        arrived = time.monotonic()
+        chunks: list[bytes] = []
+        events: list[float] = []  # when each SSE event (ended by a blank line) was complete
+        try:
+            out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()]
+            out = [(k, v) for k, v in out if k.lower().decode() not in _HOP and k.lower() != b"content-encoding"]
+            await send({"type": "http.response.start", "status": response.status_code, "headers": out})
+            last = b""  # the previous chunk's last byte: a blank line may straddle two chunks
+            async for chunk in response.aiter_raw():
+                now = time.monotonic()
+                chunks.append(chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                events += [now] * (last + chunk).count(b"\n\n")
+                last = chunk[-1:]
+        except httpx.HTTPError as exc:  # the upstream broke off: so does the client's body, and nothing is saved
+            _log.warning("recorder: %s %s: the upstream broke off mid-answer: %r", method, path, exc)
+            await player.hang_up(scope, receive)
+            return
+        finally:
+            await response.aclose()
+        secrets = _secrets({k.lower(): v for k, v in headers})
+        request = (
+            method,
+            _scrub(self.upstream + path, secrets),
+            _scrub(body.decode("utf-8", "replace"), secrets),
+            {k: v[0] for k, v in _kept(headers, secrets).items()},
+        )
+        recorded = {
+            "status": {"code": response.status_code, "message": response.reason_phrase},
+            "headers": _kept(response.headers.multi_items(), secrets),
+            "body": {"string": _scrub(b"".join(chunks).decode("utf-8", "replace"), secrets)},
+        }
+        marks = [arrived, *events]
+        pacing = {
+            "headers_after": round(arrived - started, 4),
+            "event_gaps": [round(b - a, 4) for a, b in zip(marks, marks[1:], strict=False)],
+        }
+        await asyncio.to_thread(self._save, request, recorded, pacing)
+        # The body ends once the cassette holds it: a client that saw the end can replay it at once.
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    def _save(self, request: tuple[str, str, str, dict[str, str]], response: dict[str, Any], pacing: Any) -> None:
+        with self.lock:
+            self.library.add(self.tape.add(*request, response, pacing, replace=self.mode == "all"))
+
+
+def _client() -> httpx.AsyncClient:
+    return httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0), follow_redirects=False)
+
+
+async def _error(send: Any, path: str, error: EmulatorError) -> None:
+    """An error of the recorder's own, in the shape of the API the path belongs to."""
+    if api_path(path).startswith("/v1/messages"):
+        body = encode(anthropic_messages.render_error(error))
+    else:
+        body = encode(openai_body(error))
+    await wire.whole(body, status=error.status)({}, None, send)

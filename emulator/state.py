@@ -1,0 +1,117 @@
+"""The server's state, in one object built from `Settings`: what was loaded (scenarios, recordings, the
+writer of default answers) and what requests share as they arrive (call counts, chaos attempts, rate-limit
+buckets, prompt caches, the journal).
+
+The methods over what requests share are async: they are the store interface that a shared store (for
+several worker processes) implements. Only the pipeline's shell awaits them, before and after the pure
+stages, which receive plain values.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from emulator import faults, limits, profiles, recordings, scenarios
+from emulator.answer import CallKey
+from emulator.conversation import Fault, Prompt, Timing
+from emulator.dialects import anthropic_messages, openai_chat, openai_responses
+from emulator.generate import Writer
+from emulator.journal import Entry, Journal, Note
+
+# Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
+READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What `emulator serve` configures; every field has a default that suits tests."""
+
+    scenarios: Sequence[Path] = field(default_factory=tuple)
+    seed: int = 0
+    frozen_time: int | None = None  # `created` for every response; None follows the real clock
+    max_body_bytes: int = 32 * 1024 * 1024
+    fault: Fault | None = None  # for every request (`--fault`); a scenario's or a header's wins
+    timing: Timing | None = None  # for every request (`--timing`)
+    limits: limits.Limits = limits.Limits()  # per API key; none by default: no 429s unless asked
+    profile: str = profiles.DEFAULT  # the upstream plain /v1 stands in for; /NAME/v1 picks another
+    recordings: Sequence[Path] = field(default_factory=tuple)  # cassettes (files or directories) to replay
+    replay_speed: float = 1.0  # scales the recorded gaps: 0 replays as fast as possible
+    strict: bool = False  # replay only: a request no recording matches is an error naming the nearest one
+
+
+class State:
+    """Scenario files are read and validated, and cassettes loaded, once: here."""
+
+    def __init__(self, settings: Settings = Settings()) -> None:
+        self.settings = settings
+        self.book = scenarios.load(settings.scenarios)
+        self.library = recordings.load(settings.recordings, READERS) if settings.recordings else None
+        self.writer = Writer(settings.seed)
+        self.profile = profiles.PROFILES[settings.profile]  # what plain /v1 stands in for
+        self.limited = bool(settings.limits)
+        self._calls: Counter[CallKey] = Counter()
+        self._attempts = faults.Attempts()  # (test id, key, request) → attempts, for chaos
+        self._limiter = limits.Limiter(settings.limits)
+        self._caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
+        self._journal = Journal()
+
+    def created(self) -> int:
+        """`created` for an answer: the frozen clock, else now."""
+        frozen = self.settings.frozen_time
+        return frozen if frozen is not None else int(time.time())
+
+    # --- what requests share: the store interface ---------------------------------------------------------
+
+    async def next_call(self, key: CallKey) -> int:
+        """How many calls a `replies` scenario had from this test id and key before this one."""
+        before = self._calls[key]
+        self._calls[key] = before + 1
+        return before
+
+    async def next_attempt(self, request: tuple[str, str, str]) -> int:
+        """This attempt's number, from 0, of a request (test id, key, request identity): for chaos."""
+        return self._attempts.next(request)
+
+    async def take(self, scope: tuple[str, str], tokens: int, now: float) -> limits.Verdict:
+        """Take a request and its tokens from the rate-limit buckets of (test id, key)."""
+        return self._limiter.take(scope, tokens, now)
+
+    async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
+        """Tokens of `prompt` the profile's prompt cache serves (0 for a profile without one)."""
+        cache = self._caches.get(profile.name)
+        return cache.cached_tokens(prompt, now) if cache else 0
+
+    async def open(self, note: Note) -> int:
+        """Journal a request now, before its answer is delivered; its entry's id."""
+        return self._journal.add(note)
+
+    async def end(self, entry: int, ended: str) -> None:
+        """Note who ended a request's broken connection first: "client" or "server"."""
+        self._journal.end(entry, ended)
+
+    async def entries(self, test_id: str | None = None) -> list[Entry]:
+        return self._journal.entries(test_id)
+
+    async def find(self, where: Mapping[str, str]) -> list[dict[str, Any]]:
+        """Journal entries whose fields equal the given values (as text), oldest first."""
+        return self._journal.find(where)
+
+    async def clear(self, test_id: str | None = None) -> None:
+        """Forget the journal: all of it, or one test's."""
+        self._journal.clear(test_id)
+
+    async def reset(self, test_id: str | None = None) -> None:
+        """Forget call counts, journal entries and rate-limit levels (all, or one test's); prompt caches and
+        chaos attempts, which no test id scopes, all of them."""
+        for key in [k for k in self._calls if test_id is None or k[0] == test_id]:
+            del self._calls[key]
+        self._journal.clear(test_id)
+        for cache in self._caches.values():
+            cache.reset()
+        self._limiter.reset(test_id)
+        self._attempts.clear()

@@ -1,0 +1,65 @@
+"""What goes back to the client, as plain values: a `Whole` answer sent at once, or a `Script` of steps
+(writes, pauses, hang-ups) that `player` plays. Building them is pure; sending a `Whole` is two ASGI messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from emulator.faults import GARBAGE, Hangup, Step
+
+JSON = b"application/json"
+Headers = list[tuple[bytes, bytes]]  # raw, as ASGI sends them
+
+
+def raw(headers: Mapping[str, str]) -> Headers:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+
+
+@dataclass(frozen=True, slots=True)
+class Whole:
+    """An answer sent at once: status line, headers, body. An ASGI app, so any route can return one."""
+
+    status: int
+    headers: Headers
+    body: bytes
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
+        await send({"type": "http.response.body", "body": self.body})
+
+
+def whole(body: bytes, headers: Mapping[str, str] = {}, status: int = 200, content_type: bytes = JSON) -> Whole:
+    """`body` with `headers`, then its length and type, as Starlette's `Response` would have sent them."""
+    length = b"%d" % len(body)
+    return Whole(status, [*raw(headers), (b"content-length", length), (b"content-type", content_type)], body)
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """An answer played step by step: `latency` seconds, the status line (unless not `started`: a fault that
+    answers nothing well-formed), then `steps`. `entry` is the journal entry told who ended a hang-up."""
+
+    steps: Sequence[Step]
+    status: int
+    headers: Headers
+    latency: float = 0.0
+    started: bool = True
+    entry: int | None = None
+
+
+class Raw(bytes):
+    """Bytes written straight to the socket, before any status line."""
+
+
+def silent(kind: str, entry: int | None = None) -> Script:
+    """The faults that answer nothing well-formed: `empty`, `garbage`, `hang`, `reset`."""
+    if kind == "hang":
+        steps: list[Step] = [Hangup(after=None)]
+    elif kind == "garbage":
+        steps = [Raw(GARBAGE), Hangup()]
+    else:
+        steps = [Hangup(reset=kind == "reset")]
+    return Script(steps, 0, [], started=False, entry=entry)
