@@ -26,6 +26,7 @@ from emulator import sse, tokens
 from emulator.answer import finish
 from emulator.conversation import Fault, Reply, ToolCall
 from emulator.dialects import anthropic_messages as dialect
+from emulator.dialects.anthropic_messages import rendering
 from emulator.errors import InvalidRequest, NotFound, UpstreamError
 from emulator.generate import Writer, default_reply
 
@@ -407,15 +408,15 @@ json_values = st.recursive(
 def test_cut_arguments_read_as_the_sdk_partial_parser_reads_them(obj: dict[str, Any], ascii: bool, data: Any) -> None:
     text = json.dumps(obj, ensure_ascii=ascii)
     cut = text[: data.draw(st.integers(1, len(text)))]
-    value, streamed = dialect._tool_input(cut)
+    value, streamed = rendering._tool_input(cut)
     assert streamed == cut
     assert value == jiter.from_json(cut.encode(), partial_mode=True)
 
 
 def test_text_that_is_not_json_is_wrapped() -> None:
-    assert dialect._tool_input("*** Begin Patch") == ({"input": "*** Begin Patch"}, '{"input":"*** Begin Patch"}')
-    assert dialect._tool_input("[1, 2]")[0] == {"input": "[1, 2]"}
-    assert dialect._tool_input("") == ({}, "")
+    assert rendering._tool_input("*** Begin Patch") == ({"input": "*** Begin Patch"}, '{"input":"*** Begin Patch"}')
+    assert rendering._tool_input("[1, 2]")[0] == {"input": "[1, 2]"}
+    assert rendering._tool_input("") == ({}, "")
 
 
 # --- stream and non-stream agree, for any reply a scenario can script ----------------------------------------

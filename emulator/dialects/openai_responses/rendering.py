@@ -1,0 +1,224 @@
+"""Responses: a `Turn` rendered as the answer, whole or streamed, and errors in the dialect's shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator import ids, profiles, tokens
+from emulator.conversation import (
+    Prompt,
+    Turn,
+    Usage,
+)
+from emulator.errors import EmulatorError, UpstreamError, openai_body
+from emulator.sse import comment, dumps, frame
+
+# A frame cut short, as its clients parse it: broken JSON.
+MALFORMED = b'event: response.output_text.delta\ndata: {"type": "response.output_text.delta", "delta": "unt\n\n'
+KEEPALIVE = comment("keep-alive")  # an SSE comment: clients skip it, idle timers see bytes
+
+
+def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
+    """The finished output items, in order: reasoning, message, then each tool call. OpenAI shows no raw
+    reasoning: its item has a summary only when `reasoning.summary` asks for one."""
+    items: list[dict[str, Any]] = []
+    if turn.reasoning:
+        shown = not profiles.PROFILES[prompt.profile].hidden_reasoning
+        summarised = shown or prompt.echo.get("reasoning", {}).get("summary")
+        item: dict[str, Any] = {"id": ids.make("rs_", turn.id), "type": "reasoning"}
+        item["summary"] = [{"type": "summary_text", "text": turn.reasoning}] if summarised else []
+        if shown:
+            item["content"] = [{"type": "reasoning_text", "text": turn.reasoning}]
+        items.append(item | {"encrypted_content": None, "status": "completed"})
+    if turn.text:
+        items.append(
+            {
+                "id": ids.make("msg_", turn.id),
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": turn.text, "annotations": [], "logprobs": []}],
+            }
+        )
+    for call in turn.tool_calls:
+        if call.kind == "custom":
+            items.append(
+                {
+                    "id": ids.make("ctc_", turn.id, call.id),
+                    "type": "custom_tool_call",
+                    "status": "completed",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "input": call.arguments,
+                }
+            )
+        else:
+            items.append(
+                {
+                    "id": ids.make("fc_", turn.id, call.id),
+                    "type": "function_call",
+                    "status": "completed",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                }
+            )
+    if turn.finish_reason in ("length", "content_filter") and items:
+        items[-1]["status"] = "incomplete"
+    return items
+
+
+def _status(turn: Turn) -> tuple[str, dict[str, str] | None]:
+    if turn.finish_reason == "length":
+        return "incomplete", {"reason": "max_output_tokens"}
+    if turn.finish_reason == "content_filter":
+        return "incomplete", {"reason": "content_filter"}
+    return "completed", None
+
+
+def _response(
+    prompt: Prompt, turn: Turn, status: str, output: list[dict[str, Any]], *, usage: bool = True
+) -> dict[str, Any]:
+    echo = prompt.echo
+    u = turn.usage
+    return {
+        "id": ids.make("resp_", turn.id),
+        "object": "response",
+        "created_at": turn.created,
+        "status": status,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": echo.get("instructions"),
+        "max_output_tokens": echo.get("max_output_tokens"),
+        "model": turn.model,
+        "output": output,
+        "parallel_tool_calls": echo.get("parallel_tool_calls", True),
+        "previous_response_id": None,
+        "reasoning": echo.get("reasoning", {"effort": None, "summary": None}),
+        "store": False,  # stateless: always false (seed 001)
+        "temperature": echo.get("temperature"),
+        "text": echo.get("text", {"format": {"type": "text"}}),
+        "tool_choice": echo.get("tool_choice", "auto"),
+        "tools": echo.get("tools", []),
+        "top_p": echo.get("top_p"),
+        "truncation": "disabled",
+        "usage": {
+            "input_tokens": u.input_tokens,
+            "input_tokens_details": {"cached_tokens": u.cached_tokens, "cache_write_tokens": 0},
+            "output_tokens": u.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": _reasoning_tokens(prompt, u)},
+            "total_tokens": u.total_tokens,
+        }
+        if usage
+        else None,
+        "user": echo.get("user"),
+        "metadata": echo.get("metadata", {}),
+    }
+
+
+def _reasoning_tokens(prompt: Prompt, usage: Usage) -> int:
+    """OpenAI's count; Inferam always reports 0, its reasoning being in `output_tokens` (seed 001)."""
+    return usage.reasoning_tokens if profiles.PROFILES[prompt.profile].hidden_reasoning else 0
+
+
+def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
+    """The `Response` object for a non-streamed request."""
+    status, details = _status(turn)
+    return _response(prompt, turn, status, _items(prompt, turn)) | {"incomplete_details": details}
+
+
+def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
+    """Every SSE event of the streamed answer, in order, numbered from 0."""
+    payloads: list[dict[str, Any]] = []
+    done: list[tuple[int, dict[str, Any]]] = []  # (position of its output_item.done, item), for response.failed
+
+    def emit(kind: str, **fields: Any) -> None:
+        payloads.append({"type": kind, **fields})
+
+    started = _response(prompt, turn, "in_progress", [], usage=False)
+    emit("response.created", response=started)
+    emit("response.in_progress", response=started)
+    for index, item in enumerate(_items(prompt, turn)):
+        at = {"item_id": item["id"], "output_index": index}
+        emit("response.output_item.added", output_index=index, item=_opened(item))
+        if item["type"] == "reasoning":
+            _stream_reasoning(emit, at, item)
+        elif item["type"] == "message":
+            text = item["content"][0]["text"]
+            part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+            emit("response.content_part.added", **at, content_index=0, part=part)
+            for piece in tokens.split(text):
+                emit("response.output_text.delta", **at, content_index=0, delta=piece, logprobs=[])
+            emit("response.output_text.done", **at, content_index=0, text=text, logprobs=[])
+            emit("response.content_part.done", **at, content_index=0, part=part | {"text": text})
+        elif item["type"] == "function_call":
+            for piece in tokens.split(item["arguments"]):
+                emit("response.function_call_arguments.delta", **at, delta=piece)
+            emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
+        else:
+            for piece in tokens.split(item["input"]):
+                emit("response.custom_tool_call_input.delta", **at, delta=piece)
+            emit("response.custom_tool_call_input.done", **at, input=item["input"])
+        emit("response.output_item.done", output_index=index, item=item)
+        done.append((len(payloads), item))
+
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":
+        cut = fault.after_events or 0
+        payloads = payloads[:cut]
+        error = UpstreamError.of(fault)
+        if fault.event == "error":  # the flat `error` event of the SDK's type; nothing follows it
+            emit("error", code=error.code, message=error.message, param=None)
+        else:
+            failed = _response(prompt, turn, "failed", [item for end, item in done if end <= cut], usage=False)
+            emit("response.failed", response=failed | {"error": {"code": error.code, "message": error.message}})
+    else:
+        status, details = _status(turn)
+        final = _response(prompt, turn, status, [item for _, item in done]) | {"incomplete_details": details}
+        emit(f"response.{status}", response=final)
+    return [frame(dumps(p | {"sequence_number": n}), p["type"]) for n, p in enumerate(payloads)]
+
+
+def _opened(item: dict[str, Any]) -> dict[str, Any]:
+    """An output item as `output_item.added` announces it: in progress, its content still empty."""
+    reasoning: dict[str, Any] = {"summary": [], "content": []} if "content" in item else {"summary": []}
+    empty: dict[str, dict[str, Any]] = {"reasoning": reasoning, "message": {"content": []}}
+    blank = {"function_call": {"arguments": ""}, "custom_tool_call": {"input": ""}}
+    opened = item | empty.get(item["type"], {}) | blank.get(item["type"], {}) | {"status": "in_progress"}
+    return opened
+
+
+# The events that stream one part of a reasoning item (opened, its text in deltas, the text done, closed),
+# and the key that numbers the part.
+SUMMARY_EVENTS = (
+    "reasoning_summary_part.added",
+    "reasoning_summary_text.delta",
+    "reasoning_summary_text.done",
+    "reasoning_summary_part.done",
+    "summary_index",
+)
+REASONING_EVENTS = (
+    "content_part.added",
+    "reasoning_text.delta",
+    "reasoning_text.done",
+    "content_part.done",
+    "content_index",
+)
+
+
+def _stream_reasoning(emit: Any, at: dict[str, Any], item: dict[str, Any]) -> None:
+    """Reasoning streams twice: as its summary (what the seed documents) and as raw reasoning text; each
+    only where the item has it."""
+    for parts, events in ((item["summary"], SUMMARY_EVENTS), (item.get("content", ()), REASONING_EVENTS)):
+        added, delta, done, closed, index = events
+        for part in parts:
+            text, opened = part["text"], part | {"text": ""}
+            emit(f"response.{added}", **at, **{index: 0}, part=opened)
+            for piece in tokens.split(text):
+                emit(f"response.{delta}", **at, **{index: 0}, delta=piece)
+            emit(f"response.{done}", **at, **{index: 0}, text=text)
+            emit(f"response.{closed}", **at, **{index: 0}, part=opened | {"text": text})
+
+
+def render_error(error: EmulatorError) -> dict[str, Any]:
+    return openai_body(error)

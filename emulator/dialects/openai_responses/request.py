@@ -1,0 +1,230 @@
+"""Responses: the request, parsed and validated into a `Prompt`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from emulator import profiles
+from emulator.conversation import (
+    EFFORTS,
+    Message,
+    Prompt,
+    ResponseFormat,
+    Tool,
+    ToolCall,
+    ToolChoice,
+)
+from emulator.errors import InvalidRequest
+from emulator.fields import Fields, bearer, wrong_type, wrong_value
+
+ROLES = ("user", "assistant", "system", "developer")
+# Items the model produced: a run of them in `input` is one assistant turn.
+MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call")
+ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call_output")
+# Inferam can't run hosted tools and drops them from the request (seed 001).
+CLIENT_TOOLS = ("function", "custom")
+NAME = "openai_responses"  # as `Prompt.dialect` and profiles name it
+
+
+def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = "inferam") -> Prompt:
+    """Validate a request body into a `Prompt`; any bad field raises `InvalidRequest` naming it."""
+    f = Fields(body)
+    model = f.need("model", str)
+    if "previous_response_id" in f:
+        raise InvalidRequest(
+            "Invalid 'previous_response_id': this server keeps no conversation state (store is always false). "
+            "Send the whole conversation in 'input'.",
+            param="previous_response_id",
+            code="invalid_value",
+        )
+    messages = _input(f)
+    instructions = f.get("instructions", str)
+    if instructions:
+        messages = [Message("system", instructions), *messages]
+    tools_raw = [t for t in f.objects("tools") if t.get("type", str) in CLIENT_TOOLS]
+    tools = tuple(_tool(t) for t in tools_raw)
+    reasoning = f.obj("reasoning")
+    text = f.obj("text")
+    choice, choice_echo = _tool_choice(f, tools)
+    echo = {
+        "instructions": instructions,
+        "tools": [_tool_echo(t) for t in tools_raw],
+        "tool_choice": choice_echo,
+        "max_output_tokens": f.count("max_output_tokens"),
+        "reasoning": {
+            "effort": reasoning and reasoning.get("effort", str),
+            "summary": reasoning and reasoning.get("summary", str),
+        },
+        "text": {"format": text.data.get("format") if text and text.obj("format") else {"type": "text"}},
+        "temperature": f.number("temperature", 0, 2),
+        "top_p": f.number("top_p", 0, 1),
+        "parallel_tool_calls": f.get("parallel_tool_calls", bool, True),
+        "metadata": f.get("metadata", dict, {}),
+        "prompt_cache_key": f.get("prompt_cache_key", str),
+        "user": f.get("user", str),
+    }
+    return Prompt(
+        dialect=NAME,
+        profile=profile,
+        model=model,
+        messages=tuple(messages),
+        tools=tools,
+        tool_choice=choice,
+        parallel_tool_calls=bool(echo["parallel_tool_calls"]),
+        max_tokens=echo["max_output_tokens"],
+        effort=_effort(profile, model, reasoning.choice("effort", EFFORTS) if reasoning else None),
+        stream=bool(f.get("stream", bool, False)),
+        response_format=_format(text),
+        temperature=echo["temperature"],
+        top_p=echo["top_p"],
+        cache_key=echo["prompt_cache_key"] or echo["user"],
+        api_key=bearer(headers),
+        headers=headers,
+        fingerprint=fingerprint,
+        echo=echo,
+    )
+
+
+def _input(f: Fields) -> list[Message]:
+    value = f.data.get("input")
+    if value is None:
+        f.need("input", str)
+    if isinstance(value, str):
+        return [Message("user", value)]
+    if not isinstance(value, list):
+        raise wrong_type("input", "a string or an array of input items", value)
+    messages: list[Message] = []
+    turn: dict[str, Any] | None = None  # the assistant turn being gathered from consecutive model items
+    for item in f.objects("input"):
+        kind = item.choice("type", ITEM_TYPES, "message")
+        role = item.choice("role", ROLES) if kind == "message" else None
+        if kind in MODEL_ITEMS or role == "assistant":
+            if turn is None:
+                turn = {"text": [], "reasoning": [], "calls": []}
+                messages.append(Message("assistant"))  # replaced when the run ends
+            _gather(item, kind, turn)
+            messages[-1] = Message(
+                "assistant",
+                text="".join(turn["text"]),
+                reasoning="\n".join(turn["reasoning"]),
+                tool_calls=tuple(turn["calls"]),
+            )
+            continue
+        turn = None
+        if kind == "message":
+            if role is None:
+                item.need("role", str)
+            text, images = _content(item)
+            messages.append(Message(role, text=text, images=images))  # type: ignore[arg-type]
+        else:  # a tool's output
+            output = item.data.get("output")
+            if not isinstance(output, (str, list)):
+                raise wrong_type(item.at("output"), "a string or an array of content parts", output)
+            text = output if isinstance(output, str) else _content(item, "output")[0]
+            messages.append(Message("tool", text=text, tool_call_id=item.need("call_id", str)))
+    return messages
+
+
+def _gather(item: Fields, kind: str | None, turn: dict[str, Any]) -> None:
+    if kind == "reasoning":
+        parts = item.objects("content") or item.objects("summary")
+        turn["reasoning"].append("".join(p.need("text", str) for p in parts))
+    elif kind == "function_call":
+        turn["calls"].append(ToolCall(item.need("call_id", str), item.need("name", str), item.need("arguments", str)))
+    elif kind == "custom_tool_call":
+        call = ToolCall(item.need("call_id", str), item.need("name", str), item.need("input", str), "custom")
+        turn["calls"].append(call)
+    else:
+        turn["text"].append(_content(item)[0])
+
+
+def _content(item: Fields, key: str = "content") -> tuple[str, int]:
+    """The text of a content field (a string or an array of parts) and how many images it holds."""
+    content = item.data.get(key)
+    if isinstance(content, str):
+        return content, 0
+    if not isinstance(content, list):
+        if content is None:
+            item.need(key, str)
+        raise wrong_type(item.at(key), "a string or an array of content parts", content)
+    texts, images = [], 0
+    for part in item.objects(key):
+        kind = part.choice("type", ("input_text", "output_text", "input_image", "refusal"))
+        if kind in ("input_text", "output_text"):
+            texts.append(part.need("text", str))
+        elif kind == "refusal":
+            texts.append(part.need("refusal", str))
+        elif kind == "input_image":
+            url = part.get("image_url", str)
+            if url is None or not url.startswith("data:"):
+                raise InvalidRequest(
+                    f"Invalid '{part.at('image_url')}': only base64 data: URLs are supported; "
+                    "remote image URLs and file ids are not.",
+                    param=part.at("image_url"),
+                    code="invalid_value",
+                )
+            images += 1
+        else:
+            part.need("type", str)
+    return "\n".join(texts), images
+
+
+def _tool(t: Fields) -> Tool:
+    if t.get("type", str) == "custom":
+        return Tool(name=t.need("name", str), kind="custom", description=t.get("description", str, "") or "")
+    return Tool(
+        name=t.need("name", str),
+        description=t.get("description", str, "") or "",
+        parameters=t.get("parameters", dict),
+    )
+
+
+def _tool_echo(t: Fields) -> dict[str, Any]:
+    """The tool as the Response object lists it: the request's own fields, with the ones the type requires."""
+    if t.data["type"] == "custom":
+        return {"type": "custom", "name": t.data["name"]} | {
+            k: t.data[k] for k in ("description", "format") if k in t.data
+        }
+    return {
+        "type": "function",
+        "name": t.data["name"],
+        "description": t.data.get("description"),
+        "parameters": t.data.get("parameters"),
+        "strict": t.data.get("strict"),
+    }
+
+
+def _tool_choice(f: Fields, tools: tuple[Tool, ...]) -> tuple[ToolChoice, Any]:
+    value = f.data.get("tool_choice")
+    if value is None:
+        return ToolChoice(), "auto"
+    if isinstance(value, str):
+        return ToolChoice(f.choice("tool_choice", ("auto", "none", "required"))), value  # type: ignore[arg-type]
+    choice = f.obj("tool_choice")
+    assert choice is not None
+    kind = choice.need("type", str)
+    if kind not in CLIENT_TOOLS:  # a hosted tool, an allowed-tools list: nothing to force here
+        return ToolChoice(), "auto"
+    name = choice.need("name", str)
+    if name not in {t.name for t in tools}:
+        raise wrong_value(choice.at("name"), name, "the name of a tool given in 'tools'")
+    return ToolChoice("required", name), {"type": kind, "name": name}
+
+
+def _format(text: Fields | None) -> ResponseFormat:
+    spec = text.obj("format") if text else None
+    if spec is None:
+        return ResponseFormat()
+    kind = spec.choice("type", ("text", "json_object", "json_schema"))
+    if kind == "json_schema":
+        spec.need("name", str)
+        return ResponseFormat("json_schema", spec.need("schema", dict))
+    if kind is None:
+        spec.need("type", str)
+    return ResponseFormat(kind)  # type: ignore[arg-type]
+
+
+def _effort(profile: str, model: str, asked: str | None) -> str | None:
+    rules = profiles.PROFILES[profile]
+    return profiles.effort(rules, model, asked, None) if rules.thinking is not None else asked
