@@ -8,10 +8,10 @@ real reasoning models do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from emulator import ids, recordings, tokens
-from emulator.conversation import Prompt, Reply, ToolCall, Turn, Usage
+from emulator.conversation import Prompt, Reply, ToolCall, Turn, Usage, frozen
 from emulator.generate import Writer, default_reply
 from emulator.recordings import Recording
 from emulator.scenarios import Scenario
@@ -31,7 +31,7 @@ def calls_key(scenario: Scenario | None, prompt: Prompt) -> CallKey | None:
     return (prompt.headers.get(TEST_ID, ""), scenario.name, prompt.api_key)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Source:
     """Where an answer comes from (stage 3 of the pipeline picks it): a recording of this very request, played
     as it was recorded; a recording of the same conversation, rendered afresh; a scenario; or, with none of

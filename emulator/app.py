@@ -56,7 +56,11 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         answer = await run(state, endpoint, scope, receive)
-        await player.deliver(answer, scope, receive, send, state.end)
+        if type(answer) is Whole:  # the common answer, sent here: no coroutine more on the hot path
+            await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
+            await send({"type": "http.response.body", "body": answer.body})
+        else:
+            await player.deliver(answer, scope, receive, send, state.end)
 
     return Route(path, _Endpoint(handle), methods=["POST"])
 

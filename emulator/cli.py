@@ -1,4 +1,5 @@
-"""`emulator serve` and `emulator check`: thin shells over `create_app`, uvicorn and the scenario loader."""
+"""`emulator serve`, `record`, `report` and `check`: thin shells over `create_app`, the recorder, uvicorn and
+the scenario loader."""
 
 from __future__ import annotations
 
@@ -29,8 +30,28 @@ ENDPOINTS = (
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="emulator", description="Impersonate LLM inference upstreams locally.")
     commands = parser.add_subparsers(dest="command", required=True)
+    _serve_arguments(commands.add_parser("serve", help="serve the emulated APIs"))
+    _record_arguments(
+        commands.add_parser("record", help="proxy to a real upstream and record each interaction to a cassette")
+    )
+    grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
+    grade.add_argument("--url", default="http://127.0.0.1:8000", help="the emulator (default: http://127.0.0.1:8000)")
+    grade.add_argument("--test-id", help="only this test's requests (x-emulator-test-id)")
 
-    serve = commands.add_parser("serve", help="serve the emulated APIs")
+    check = commands.add_parser("check", help="validate scenario files and exit non-zero on a mistake")
+    check.add_argument("paths", type=Path, nargs="+", metavar="PATH")
+
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return _check(args.paths)
+    if args.command == "report":
+        return _report(args.url, args.test_id)
+    if args.command == "record":
+        return _record(args)
+    return _serve(args)
+
+
+def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
@@ -89,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
-    record = commands.add_parser("record", help="proxy to a real upstream and record each interaction to a cassette")
+
+def _record_arguments(record: argparse.ArgumentParser) -> None:
     record.add_argument("--upstream", required=True, metavar="URL", help="e.g. https://api.openai.com")
     record.add_argument(
         "--out", type=Path, default=Path("recordings/recorded.yaml"), help="the cassette (default: %(default)s)"
@@ -112,22 +134,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="scale the recorded gaps of what is replayed (default: 1.0; 0: as fast as possible)",
     )
     record.add_argument("--no-access-log", action="store_true", help="do not log each request")
-
-    grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
-    grade.add_argument("--url", default="http://127.0.0.1:8000", help="the emulator (default: http://127.0.0.1:8000)")
-    grade.add_argument("--test-id", help="only this test's requests (x-emulator-test-id)")
-
-    check = commands.add_parser("check", help="validate scenario files and exit non-zero on a mistake")
-    check.add_argument("paths", type=Path, nargs="+", metavar="PATH")
-
-    args = parser.parse_args(argv)
-    if args.command == "check":
-        return _check(args.paths)
-    if args.command == "report":
-        return _report(args.url, args.test_id)
-    if args.command == "record":
-        return _record(args)
-    return _serve(args)
 
 
 def _check(paths: list[Path]) -> int:

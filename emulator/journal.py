@@ -59,8 +59,10 @@ class Journal:
         self._next = 1
 
     def add(self, note: Note) -> int:
-        """Journal a request under the next id, now; that id."""
-        entry = Entry(self._next, time.time(), *note)
+        """Journal a request under the next id, now; that id. The entry is built as the tuple it is, with every
+        field given (`ended` not yet known): through `Entry(…)`, a Python-level `__new__`, it took half again
+        as long."""
+        entry = tuple.__new__(Entry, (self._next, time.time(), *note, None))
         self._next += 1
         self._entries.append(entry)
         return entry.id

@@ -25,7 +25,7 @@ from typing import Any
 
 from emulator import faults, ids, limits, profiles, recordings, report
 from emulator.answer import TEST_ID, Source, calls_key, compose
-from emulator.conversation import Fault, Prompt, Timing, Turn
+from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
 from emulator.dialects import Dialect, anthropic_messages
 from emulator.error_answer import error_answer, retry_headers
 from emulator.errors import (
@@ -58,7 +58,7 @@ class Endpoint:
     profile: Profile
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Request:
     """What stage 1 read: the method, the path, the headers by name, the body, and the request's identity (the
     seed's digest of its path and body: the root of the answer's ids)."""
@@ -70,7 +70,7 @@ class Request:
     fingerprint: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Asked:
     """The fault and pacing a request's headers ask for (`x-emulator-fault`, `x-emulator-timing`)."""
 
@@ -81,7 +81,7 @@ class Asked:
 NOTHING_ASKED = Asked()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Shaped:
     """Stage 4's answer: the turn with its fault and pacing decided, its headers, and the status line it
     will send (None: none at all, a fault that answers nothing well-formed)."""
@@ -106,7 +106,7 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         counted = calls_key(source.scenario, prompt)
         calls = await state.next_call(counted) if counted else 0
         turn = compose(prompt, source, state.writer, calls, state.created(), settings.replay_speed)
-        now = time.time()
+        now = time.time() if profile.cache or state.limited else 0.0
         cached = await state.cached_tokens(profile, prompt, now) if profile.cache else 0
         fault, pace = decide(asked, turn, settings)  # 4
         attempt = await state.next_attempt(_identity(prompt)) if fault and chancy(fault, profile) else 0
@@ -143,19 +143,14 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
 
 async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, settings: Settings) -> Request:
     """The request as sent, refused before its body is read when the profile does not serve the endpoint
-    or no key came with it, and refused past the body size limit."""
+    or no key came with it; its body read straight off the ASGI channel, refused past the size limit."""
     dialect, profile = endpoint.dialect, endpoint.profile
     path = scope["path"]
     profiles.serves(profile, dialect.NAME, path)
     # By name, the last of a repeated header winning; ASGI header names are lower-case already.
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
     profiles.authenticate(profile, dialect.NAME, headers)
-    body = await _body(receive, headers.get("content-length", ""), settings.max_body_bytes)
-    return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
-
-
-async def _body(receive: Receive, declared: str, limit: int) -> bytes:
-    """The whole body, refused past `limit` bytes, read straight off the ASGI channel (the hot path)."""
+    limit, declared = settings.max_body_bytes, headers.get("content-length", "")
     body, more = b"", True
     too_large = declared.isdigit() and int(declared) > limit
     while more and not too_large:
@@ -167,7 +162,7 @@ async def _body(receive: Receive, declared: str, limit: int) -> bytes:
         too_large = len(body) > limit
     if too_large:
         raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
-    return body
+    return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
 
 
 # --- 2. parse ---------------------------------------------------------------------------------------------

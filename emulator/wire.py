@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from emulator.conversation import frozen
 from emulator.faults import GARBAGE, Hangup, Step
 
 JSON = b"application/json"
@@ -18,7 +18,7 @@ def raw(headers: Mapping[str, str]) -> Headers:
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Whole:
     """An answer sent at once: status line, headers, body. An ASGI app, so any route can return one."""
 
@@ -37,7 +37,7 @@ def whole(body: bytes, headers: Mapping[str, str] = {}, status: int = 200, conte
     return Whole(status, [*raw(headers), (b"content-length", length), (b"content-type", content_type)], body)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Script:
     """An answer played step by step: `latency` seconds, the status line (unless not `started`: a fault that
     answers nothing well-formed), then `steps`. `entry` is the journal entry told who ended a hang-up."""
