@@ -180,7 +180,7 @@ def parse(endpoint: Endpoint, request: Request) -> tuple[Prompt, Asked]:
 def _json(raw: bytes) -> Any:
     try:
         return loads(raw)
-    except (ValueError, UnicodeError) as exc:
+    except (ValueError, UnicodeError, RecursionError) as exc:  # RecursionError: nested past the parser's depth
         raise InvalidRequest(
             "We could not parse the JSON body of your request. The API expects a JSON payload, "
             f"but what was sent was not valid JSON ({exc}).",

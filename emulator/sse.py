@@ -55,10 +55,11 @@ def loads(raw: bytes) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         pass
-    # orjson refused: the standard library decides, with its clearer message. NaN and Infinity are
-    # not JSON; a `\ud800` escape without its pair parses into a string that cannot be written back
-    # as UTF-8, so it is refused here rather than when a reply echoes it.
-    body = json.loads(raw, parse_constant=_reject_constant)
+    # orjson refused: the standard library decides, with its clearer message. The bytes are decoded first,
+    # strictly: given bytes, `json.loads` lets a lone surrogate's UTF-8 (ED A0 80) through as `\ud800`, which
+    # no answer could then be written with. NaN and Infinity are not JSON; a `\ud800` escape without its
+    # pair parses into such a string too, so it is refused here rather than when a reply echoes it.
+    body = json.loads(raw.decode("utf-8-sig"), parse_constant=_reject_constant)
     if _SURROGATE_ESCAPE.search(raw):
         json.dumps(body, ensure_ascii=False).encode()
     return body
