@@ -119,10 +119,11 @@ def test_inferel_retries_upstream_failures_before_the_client_sees_them(server: S
             except openai.APIStatusError as exc:
                 return exc.status_code, time.monotonic() - started
 
-    status, took = ask("/inferel", "status=503; at=upstream")  # every upstream try fails: the error, later
-    assert status == 503 and took >= 2 * profiles.RETRY_MS / 1000 * 0.9
-    status, took = ask("/inferam", "status=503; at=upstream")  # no retries behind Inferam: at once
-    assert status == 503 and took < 0.4
+    status, slow = ask("/inferel", "status=503; at=upstream")  # every upstream try fails: the error, later
+    assert status == 503 and slow >= 2 * profiles.RETRY_MS / 1000 * 0.9
+    status, fast = ask("/inferam", "status=503; at=upstream")  # no retries behind Inferam: at once
+    # Against the retried request measured just before: both pay the same overhead, whatever the machine's load.
+    assert status == 503 and fast < slow - profiles.RETRY_MS / 1000
     status, _ = ask("/inferel", "status=503")  # at the edge: the client gets it
     assert status == 503
     upstream = [ask("/inferel", "status=503; at=upstream; rate=0.5", i)[0] for i in range(16)]

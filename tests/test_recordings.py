@@ -117,8 +117,11 @@ def test_record_then_replay_gives_the_same_answer_at_the_same_pace(
     assert replayed == recorded  # text, tool calls, usage and ids: all of it
     assert len(replayed_at) == len(recorded_at)
     if stream:
-        assert recorded_at[-1] > 0.1  # the upstream did pace it
+        assert recorded_at[-1] - recorded_at[0] > 0.1  # the upstream did pace it
+        # Each event when it came after the first, replayed against recorded: the client's own start-up, slower
+        # on a loaded machine, is no part of the pace.
         for then, now in zip(recorded_at, replayed_at, strict=True):
+            then, now = then - recorded_at[0], now - replayed_at[0]
             assert abs(now - then) < 0.1 + 0.3 * then, (recorded_at, replayed_at)
 
 
@@ -286,7 +289,9 @@ def test_a_recording_streams_as_the_upstream_sends(chain: Chain) -> None:
     """The first events arrive through the recorder long before the upstream's stream ends."""
     _, at = call(chain.recorder, "chat", "paced", True)
     assert at[-1] - at[1] > 0.1
-    assert at[0] < 0.1
+    # The first event came before the upstream's 300 ms wait for the next was over: passed on, not held back.
+    # (Against the next event's arrival, not the clock: a loaded machine's slow client start does not count.)
+    assert at[1] - at[0] > 0.2
 
 
 def test_only_allowed_headers_are_kept() -> None:
