@@ -101,7 +101,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         prompt, asked = parse(endpoint, request)  # 2
         source = pick(state.book, state.library, request, prompt, settings.strict)  # 3
         if source.recording:  # played as recorded, with nothing of ours added
-            await state.open(note(request, prompt, None, source.recording.status))
+            played = source.recording
+            await state.open(note(request, prompt, None, played.status, source=f"recording {played.source}"))
             return recordings.script(source.recording, settings.replay_speed)
         counted = calls_key(source.scenario, prompt)
         calls = await state.next_call(counted) if counted else 0
@@ -319,9 +320,12 @@ def _identity(prompt: Prompt) -> tuple[str, str, str]:
 # --- 5. note ----------------------------------------------------------------------------------------------
 
 
-def note(request: Request, prompt: Prompt | None, turn: Turn | None, status: int | None) -> Note:
+def note(
+    request: Request, prompt: Prompt | None, turn: Turn | None, status: int | None, source: str | None = None
+) -> Note:
     """The journal's note of a request, taken before any of its answer is delivered (WireMock's rule), so that
-    a client that timed out is still seen."""
+    a client that timed out is still seen. Its source is the turn's, or `source` for an answer played as
+    recorded (None: refused)."""
     headers = request.headers
     attempt = headers.get("x-stainless-retry-count", "")
     fault = turn.fault if turn else None
@@ -335,7 +339,7 @@ def note(request: Request, prompt: Prompt | None, turn: Turn | None, status: int
         prompt.model if prompt else None,
         key_hint(prompt.api_key) if prompt else "",
         bool(prompt and prompt.stream),
-        turn.source if turn else None,
+        turn.source if turn else source,
         faults.describe(fault) if fault else None,
         status,
         int(attempt) if attempt.isdigit() else None,

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,10 @@ def test_an_explicit_scenario_wins_over_a_recording_and_a_miss_falls_through(
         )
         assert replayed.headers["x-emulator-source"].startswith("recording recorded.yaml#0")
         assert replayed.parse().choices[0].message.content == "Twenty characters!! and twenty more...."
+    # The journal says what answered, as the header does: it was null for a recording replayed by exact match.
+    with urllib.request.urlopen(f"{replayer.base_url}/_emulator/requests", timeout=10) as response:
+        journalled = json.load(response)["requests"]
+    assert [e["source"] for e in journalled] == [replayed.headers["x-emulator-source"]]
 
 
 def ask_everywhere(server: Server, model: str, stream: bool) -> dict[str, Any]:
