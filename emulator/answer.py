@@ -65,7 +65,12 @@ def alternatives(prompt: Prompt, writer: Writer, created: int) -> tuple[Turn, ..
     """The other `n - 1` choices of a default answer, each generated afresh, as sampling would; a scenario's
     script reads the same in every choice (no alternatives: the dialect repeats the turn)."""
     others = (
-        replace(prompt, fingerprint=ids.digest(prompt.fingerprint, "choice", i)) for i in range(1, prompt.choices)
+        replace(
+            prompt,
+            fingerprint=ids.digest(prompt.fingerprint, "choice", i),
+            conversation=ids.digest(prompt.root, "choice", i),
+        )
+        for i in range(1, prompt.choices)
     )
     return tuple(finish(p, default_reply(p, writer), created=created) for p in others)
 

@@ -107,7 +107,8 @@ class Prompt:
     cache_key: str | None = None
     api_key: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)  # lower-cased names
-    fingerprint: str = ""  # a digest of the raw request: the seed of its ids and generated text
+    fingerprint: str = ""  # a digest of the raw request (and the server's seed): the root of its ids
+    conversation: str = ""  # its conversation key (`identity.conversation`): the root of its answer's text
     echo: Mapping[str, Any] = field(default_factory=dict)  # request fields the dialect reflects back as given
     profile: str = "inferam"  # the upstream it was sent to (`profiles.PROFILES`), whose shapes the answer takes
     choices: int = 1  # Chat Completions' `n`, where the profile honours it
@@ -116,6 +117,11 @@ class Prompt:
     def thinking(self) -> bool:
         """Whether the model reasons first: on by default, as Inferam's model does."""
         return self.effort != "none" and self.reasoning_budget != 0
+
+    @property
+    def root(self) -> str:
+        """What seeds the answer's text: the conversation key, or the fingerprint of a request built without one."""
+        return self.conversation or self.fingerprint
 
     @property
     def last_user_text(self) -> str:

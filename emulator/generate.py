@@ -95,7 +95,7 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     It reasons first unless thinking is off; it calls a tool when `tool_choice` requires one, with
     arguments valid against the tool's schema; it answers JSON when `response_format` asks for it.
     """
-    root = prompt.fingerprint
+    root = prompt.root
     reasoning = ""
     if prompt.thinking:
         reasoning = writer.text(THINKING.get(prompt.effort) or THINKING[None], root, "reasoning")

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from emulator import faults, ids, limits, profiles, recordings, report
+from emulator import faults, identity, ids, limits, profiles, recordings, report
 from emulator.answer import TEST_ID, Source, calls_key, compose
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
 from emulator.dialects import Dialect, anthropic_messages
@@ -173,8 +173,9 @@ def parse(endpoint: Endpoint, request: Request) -> tuple[Prompt, Asked]:
     """The body as the dialect's `Prompt`, and the fault and pacing the request's headers ask for."""
     profile = endpoint.profile
     prompt = endpoint.dialect.parse_request(_json(request.raw), request.headers, request.fingerprint, profile.name)
-    if profile.pools:  # `model:pool` routes to a resource group; the model is the part before
-        prompt = replace(prompt, model=profiles.base_model(profile, prompt.model))
+    if profile.pools:  # `model:pool` routes to a resource group; the model is the part before, the pool no part
+        model = profiles.base_model(profile, prompt.model)  # of the conversation
+        prompt = replace(prompt, model=model, conversation=identity.conversation(prompt, model))
     return prompt, _asked(request.headers)
 
 
@@ -259,7 +260,7 @@ def shape(
             turn, usage=replace(usage, cached_tokens=max(min(cached, usage.input_tokens), usage.cached_tokens))
         )
     if fault and chancy(fault, profile):
-        fault, pace = _by_chance(fault, pace, profile, seed, prompt.fingerprint, attempt)
+        fault, pace = _by_chance(fault, pace, profile, seed, prompt.conversation, attempt)
     rate_headers: dict[str, str] = {}
     if verdict is not None:
         rate_headers = _rate_headers(dialect, profile, verdict, now)
@@ -313,8 +314,8 @@ def _fails(fault: Fault, prompt: Prompt, dialect: Dialect) -> bool:
 
 
 def _identity(prompt: Prompt) -> tuple[str, str, str]:
-    """(test id, API key, request): whose rate limits a request takes from, and what a retry repeats."""
-    return prompt.headers.get(TEST_ID, ""), prompt.api_key, prompt.fingerprint
+    """(test id, API key, conversation): whose rate limits a request takes from, and what a retry repeats."""
+    return prompt.headers.get(TEST_ID, ""), prompt.api_key, prompt.conversation
 
 
 # --- 5. note ----------------------------------------------------------------------------------------------
@@ -344,7 +345,7 @@ def note(
         status,
         int(attempt) if attempt.isdigit() else None,
         headers.get(TEST_ID, ""),
-        prompt.fingerprint[:16] if prompt else "",
+        prompt.conversation[:16] if prompt else "",  # a retry is the same conversation again
         fault.kind if fault else None,
         retry_after,
         retryable,

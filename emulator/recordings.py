@@ -28,6 +28,7 @@ from vcr.serializers import yamlserializer
 from emulator.conversation import Prompt, Reply, Timing
 from emulator.errors import EmulatorError, NotFound
 from emulator.faults import Pause, Step
+from emulator.identity import conversation
 from emulator.sse import loads
 from emulator.wire import Script, raw
 
@@ -185,7 +186,7 @@ class Library:
     """Recordings by (method, path, body); the first recording of a request answers it, every time.
 
     Each successful recording that a `Reader` understands is also indexed by its conversation
-    (`conversation_key`): a request that matches no body, for instance the same conversation asked in
+    (`identity.conversation`): a request that matches no body, for instance the same conversation asked in
     another dialect, or streamed where the recording was not, is answered with the recorded `Reply`.
     """
 
@@ -207,7 +208,7 @@ class Library:
 
     def answer(self, prompt: Prompt) -> tuple[Recording, Reply] | None:
         """The recording of the same conversation, in whatever dialect it was recorded, and what it said."""
-        return self.conversations.get(conversation_key(prompt))
+        return self.conversations.get(prompt.conversation or conversation(prompt))
 
     def __len__(self) -> int:
         return len(self.recordings)
@@ -232,38 +233,12 @@ class Library:
         return (best[1], best[2]) if best else None
 
 
-def conversation_key(prompt: Prompt) -> str:
-    """What makes two requests the same conversation, whichever dialect carries them: the model, each
-    message's role (a developer message is a system message), words (whitespace aside) and tool calls
-    (names and arguments, ids aside), the tools offered and how the model must use them. Streaming,
-    limits, sampling and ids do not count."""
-    turns = [
-        [
-            "system" if m.role == "developer" else m.role,
-            " ".join(m.text.split()),
-            [[c.name, _canonical(c.arguments)] for c in m.tool_calls],
-            m.images,
-        ]
-        for m in prompt.messages
-    ]
-    choice = prompt.tool_choice
-    shape = [prompt.model, turns, sorted(t.name for t in prompt.tools), choice.mode, choice.name]
-    return json.dumps(shape + [prompt.response_format.type], separators=(",", ":"))
-
-
-def _canonical(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), sort_keys=True, separators=(",", ":"))
-    except ValueError:
-        return arguments
-
-
 def _understood(reader: Reader, recording: Recording) -> tuple[str, Reply] | None:
     """A recording's conversation key and answer, or None when its request or answer cannot be read back."""
     try:
         prompt = reader.parse_request(loads(recording.request.encode()), {})
         stream = "text/event-stream" in recording.headers.get("content-type", "")
-        return conversation_key(prompt), reader.read_response(recording.body, stream)
+        return conversation(prompt), reader.read_response(recording.body, stream)
     except (EmulatorError, ValueError, LookupError, TypeError, AttributeError):
         return None
 

@@ -62,7 +62,7 @@ class ReplySpec:
     def resolve(self, prompt: Prompt, writer: Writer | None, salt: object) -> Reply:
         """The `Reply` this spec scripts for `prompt`, faker text and missing arguments filled in (a fixed
         spec needs no writer)."""
-        root = prompt.fingerprint
+        root = prompt.root
 
         def fill(text: Text, part: str) -> str:
             if isinstance(text, str):

@@ -37,6 +37,14 @@ def encode(obj: Any) -> bytes:
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def canonical(obj: Any) -> str:
+    """JSON with its keys sorted: one text for every key order, for comparing and hashing values."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # integers past 64 bits
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+
+
 def dumps(obj: Any) -> str:
     """Compact JSON as upstreams send it, as text."""
     return encode(obj).decode()

@@ -84,7 +84,8 @@ def test_findings_from_real_clients(server: Server) -> None:
             list(
                 client.chat.completions.create(
                     model="m",
-                    messages=USER,
+                    # another conversation: the same one again would be a retry of the 503, as a client's is
+                    messages=[{"role": "user", "content": "a stream"}],
                     stream=True,
                     extra_headers=headers | {"x-emulator-fault": "truncate; after_events=2"},
                 )

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from emulator import profiles, tokens
+from emulator import identity, profiles, tokens
 from emulator.conversation import (
     Message,
     Prompt,
@@ -58,10 +58,11 @@ def _prompt(
     tools = tuple(_tool(t) for t in f.objects("tools"))
     tool_choice, parallel = _tool_choice(f, tools)
     effort, budget = _thinking(f, max_tokens, profiles.PROFILES[profile].thinks_unasked)
+    everything, form, temperature = system + messages, _output_format(f), f.number("temperature", 0, 1)
     return Prompt(
         dialect=NAME,
         model=model,
-        messages=system + messages,
+        messages=everything,
         tools=tools,
         tool_choice=tool_choice,
         parallel_tool_calls=parallel,
@@ -70,12 +71,13 @@ def _prompt(
         reasoning_budget=budget,
         stop=_stop_sequences(f),
         stream=bool(f.get("stream", bool, False)),
-        response_format=_output_format(f),
-        temperature=f.number("temperature", 0, 1),
+        response_format=form,
+        temperature=temperature,
         top_p=f.number("top_p", 0, 1),
         api_key=_api_key(headers),
         headers=headers,
         fingerprint=fingerprint,
+        conversation=identity.key(model, everything, tools, tool_choice, form, temperature, None),
         profile=profile,
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from emulator import profiles
+from emulator import identity, profiles
 from emulator.conversation import (
     EFFORTS,
     Message,
@@ -76,12 +76,14 @@ def parse_request(
     budget = given.get("thinking_budget")
     if budget is not None and max_tokens is not None:
         budget = min(budget, max_tokens)  # "no larger than the output limit": capped, not refused
+    choice = _tool_choice(f, tools) if "tool_choice" in given else AUTO
+    form, temperature, seed = given.get("response_format", TEXT), given.get("temperature"), given.get("seed")
     return Prompt(
         dialect=NAME,
         model=model,
         messages=messages,
         tools=tools,
-        tool_choice=_tool_choice(f, tools) if "tool_choice" in given else AUTO,
+        tool_choice=choice,
         parallel_tool_calls=given.get("parallel_tool_calls", True),
         max_tokens=max_tokens,
         effort=effort,
@@ -89,14 +91,15 @@ def parse_request(
         stop=given.get("stop", ()),
         stream=stream,
         include_usage=bool(options and options.get("include_usage", bool, False)),
-        response_format=given.get("response_format", TEXT),
-        temperature=given.get("temperature"),
+        response_format=form,
+        temperature=temperature,
         top_p=given.get("top_p"),
-        seed=given.get("seed"),
+        seed=seed,
         cache_key=given.get("prompt_cache_key") or given.get("user"),
         api_key=bearer(headers),
         headers=headers,
         fingerprint=fingerprint,
+        conversation=identity.key(model, messages, tools, choice, form, temperature, seed),
         profile=profile,
         choices=choices,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator import profiles
+from emulator import identity, profiles
 from emulator.conversation import (
     EFFORTS,
     Message,
@@ -64,6 +64,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         "prompt_cache_key": f.get("prompt_cache_key", str),
         "user": f.get("user", str),
     }
+    form = _format(text)
     return Prompt(
         dialect=NAME,
         profile=profile,
@@ -75,13 +76,14 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         max_tokens=echo["max_output_tokens"],
         effort=_effort(profile, model, reasoning.choice("effort", EFFORTS) if reasoning else None),
         stream=bool(f.get("stream", bool, False)),
-        response_format=_format(text),
+        response_format=form,
         temperature=echo["temperature"],
         top_p=echo["top_p"],
         cache_key=echo["prompt_cache_key"] or echo["user"],
         api_key=bearer(headers),
         headers=headers,
         fingerprint=fingerprint,
+        conversation=identity.key(model, messages, tools, choice, form, echo["temperature"], None),
         echo=echo,
     )
 

@@ -1,0 +1,71 @@
+"""What makes two requests the same conversation, whichever dialect carries them: the conversation key.
+
+One definition for everything that asks: it seeds the answer's text (the default's text, reasoning, tool
+calls and their arguments, and a scenario's faker text), so that a conversation gets the same answer
+streamed or not and through Chat Completions, Responses or Messages; replay finds a recording of the same
+conversation by it; chaos counts a conversation's attempts by it, and the client report its retries.
+
+In the key: the model; the system text wherever it came from (top-level `system`, `instructions`, system
+or developer messages, in order); each message's role, words and images, its tool calls (name and
+arguments, canonical) and tool results; the tools (name, kind, description, schema); the tool choice; the
+response format and its schema; `temperature` and `seed` when sent. Not in it: ids, key order, runs of
+whitespace; limits (max tokens and stop sequences cut the same answer shorter); `stream` and its options;
+metadata (`user`, `metadata`, `client_metadata`, `prompt_cache_key`, `safety_identifier`); the dialect and
+the path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from emulator import ids
+from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolChoice
+from emulator.sse import canonical, loads
+
+
+def conversation(prompt: Prompt, model: str | None = None) -> str:
+    """The conversation key of `prompt` (with `model` for its model, if given): a digest, the same for the same
+    conversation in any dialect."""
+    return key(
+        model or prompt.model,
+        prompt.messages,
+        prompt.tools,
+        prompt.tool_choice,
+        prompt.response_format,
+        prompt.temperature,
+        prompt.seed,
+    )
+
+
+def key(
+    model: str,
+    messages: Sequence[Message],
+    tools: Sequence[Tool],
+    choice: ToolChoice,
+    form: ResponseFormat,
+    temperature: float | None,
+    seed: int | None,
+) -> str:
+    """The conversation key from a request's parts, for a dialect to set as it builds the `Prompt`: one text of
+    them all, hashed once (each message's text is the costly part; the rest is short)."""
+    parts = [model, choice.mode, choice.name or "", form.type, _schema(form.schema), repr(temperature), repr(seed)]
+    for m in messages:  # each message's role, words (whitespace aside), tool calls and images
+        parts += ("system" if m.role == "developer" else m.role, " ".join(m.text.split()), str(m.images))
+        parts += (f"{c.name}\x1d{_arguments(c.arguments)}" for c in m.tool_calls)
+    for t in tools:
+        parts += (t.name, t.kind, " ".join(t.description.split()), _schema(t.parameters))
+    # One text, its parts apart by a separator no JSON or word holds unescaped, hashed once.
+    return ids.digest("\x1e".join(parts))
+
+
+def _arguments(arguments: str) -> str:
+    """Tool-call arguments as canonical JSON (key order and spacing aside); freeform input as it is."""
+    try:
+        return canonical(loads(arguments.encode()))
+    except (ValueError, UnicodeError, RecursionError):
+        return arguments
+
+
+def _schema(schema: Mapping[str, Any] | None) -> str:
+    return canonical(schema) if schema is not None else ""
