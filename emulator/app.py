@@ -56,11 +56,11 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         answer = await run(state, endpoint, scope, receive)
-        if type(answer) is Whole:  # the common answer, sent here: no coroutine more on the hot path
+        if isinstance(answer, Script):
+            await player.deliver(answer, scope, receive, send, state.end)
+        else:  # the common answer, sent here: no coroutine more on the hot path (what `Whole.__call__` does)
             await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
             await send({"type": "http.response.body", "body": answer.body})
-        else:
-            await player.deliver(answer, scope, receive, send, state.end)
 
     return Route(path, _Endpoint(handle), methods=["POST"])
 

@@ -1,5 +1,5 @@
-"""Stage 6 of the answering path, the shell's: delivers a `Whole` as two ASGI messages, and plays a `Script`
-against the client (writes, pauses and hang-ups, down to the socket), then completes its journal entry.
+"""Stage 6 of the answering path, the shell's: plays a `Script` against the client (writes, pauses and
+hang-ups, down to the socket), then completes its journal entry.
 
 A script is played by an ASGI response of its own rather than Starlette's `StreamingResponse`: a hang-up
 must close the connection mid-body (no terminating chunk) or reset it, and then wait for uvicorn to see the
@@ -17,23 +17,19 @@ from typing import Any
 
 from emulator.faults import Hangup, Pause
 from emulator.server import TRANSPORT
-from emulator.wire import Raw, Script, Whole
+from emulator.wire import Raw, Script
 
 Scope = Mapping[str, Any]
 
 
 async def deliver(
-    answer: Whole | Script, scope: Scope, receive: Any, send: Any, end: Callable[[int, str], Awaitable[None]]
+    script: Script, scope: Scope, receive: Any, send: Any, end: Callable[[int, str], Awaitable[None]]
 ) -> None:
-    """Send the answer; a script that hung up tells its journal entry (through `end`) who ended it first."""
-    if type(answer) is Whole:  # the common answer: two messages, nothing to play
-        await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
-        await send({"type": "http.response.body", "body": answer.body})
-        return
-    assert isinstance(answer, Script)
-    ended = await play(answer, scope, receive, send)
-    if ended and answer.entry is not None:
-        await end(answer.entry, ended)
+    """Play a script; one that hung up tells its journal entry (through `end`) who ended it first. (A `Whole`
+    needs no player: the app sends its two messages itself.)"""
+    ended = await play(script, scope, receive, send)
+    if ended and script.entry is not None:
+        await end(script.entry, ended)
 
 
 async def play(script: Script, scope: Scope, receive: Any, send: Any) -> str | None:
