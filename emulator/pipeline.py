@@ -46,6 +46,7 @@ from emulator.wire import JSON, Script, Whole, raw, silent, whole
 
 FAULT_HEADER = "x-emulator-fault"
 TIMING_HEADER = "x-emulator-timing"
+RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
 EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 
@@ -110,7 +111,7 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         now = time.time() if profile.cache or state.limited else 0.0
         cached = await state.cached_tokens(profile, prompt, now) if profile.cache else 0
         fault, pace = decide(asked, turn, settings)  # 4
-        attempt = await state.next_attempt(_identity(prompt)) if fault and chancy(fault, profile) else 0
+        attempt = await state.next_attempt(_identity(prompt))
         verdict = await state.take(_identity(prompt)[:2], turn.usage.total_tokens, now) if state.limited else None
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, settings.seed, now)
         entry = await state.open(note(request, prompt, shaped.turn, shaped.status))  # 5
@@ -252,7 +253,7 @@ def shape(
     """The turn as it will be sent: the prompt cache's share of its input (`cached` tokens); its fault, which
     strikes with its `rate` as the seed, the request and its `attempt` decide, and which a profile that retries
     upstream failures may absorb at the cost of latency; a 429 when the rate limit's `verdict` refuses it;
-    and the headers: the request id, the source, the rate limits and the profile's own."""
+    and the headers: the request id (of this attempt), the source, the rate limits and the profile's own."""
     dialect, profile = endpoint.dialect, endpoint.profile
     if cached:
         usage = turn.usage
@@ -270,7 +271,7 @@ def shape(
             fault = replace(spent, retry_after_ms=math.ceil(wait * 1000))
     if fault is not turn.fault or pace is not turn.timing:
         turn = replace(turn, fault=fault, timing=pace)
-    headers = profiles.request_id(profile, dialect.NAME, request.fingerprint)
+    headers = profiles.request_id(profile, dialect.NAME, request.fingerprint, _nth(request, attempt))
     headers["x-emulator-source"] = turn.source
     headers |= rate_headers
     if profile.headers or profile.processing_ms:
@@ -293,6 +294,14 @@ def _by_chance(
         late = (pace.latency_ms if pace else 0) + retries * profiles.RETRY_MS
         pace = replace(pace or Timing(), latency_ms=late)
     return (None if saved else fault), pace
+
+
+def _nth(request: Request, attempt: int) -> int:
+    """Which attempt at the request this is, for its request id: the client's count of its retries
+    (`x-stainless-retry-count`) when it sends one, else how often this server has seen the same test id,
+    key and conversation (`attempt`)."""
+    retried = request.headers.get(RETRY_COUNT, "")
+    return int(retried) if retried.isdigit() else attempt
 
 
 def _rate_headers(dialect: Dialect, profile: Profile, verdict: limits.Verdict, now: float) -> dict[str, str]:
@@ -328,7 +337,7 @@ def note(
     a client that timed out is still seen. Its source is the turn's, or `source` for an answer played as
     recorded (None: refused)."""
     headers = request.headers
-    attempt = headers.get("x-stainless-retry-count", "")
+    attempt = headers.get(RETRY_COUNT, "")
     fault = turn.fault if turn else None
     retry_after = retryable = None
     if fault and fault.kind == "status":  # what the client is told to wait: retry-after-ms, else retry-after

@@ -74,7 +74,8 @@ class State:
         return before
 
     async def next_attempt(self, request: tuple[str, str, str]) -> int:
-        """This attempt's number, from 0, of a request (test id, key, request identity): for chaos."""
+        """This attempt's number, from 0, at a request (test id, key, conversation): for chaos, and for the
+        request id of a client that does not count its retries."""
         return self._attempts.next(request)
 
     async def take(self, scope: tuple[str, str], tokens: int, now: float) -> limits.Verdict:

@@ -442,6 +442,55 @@ def test_sdk_retry_attempts_show_in_the_journal(fresh: Server, dialect: str, spe
     assert {a["kind"] for a in attempts} == {spec.split(";")[0].split("=")[0]}
 
 
+REQUEST_ID = {"chat": "x-request-id", "responses": "x-request-id", "messages": "request-id"}
+
+
+@pytest.mark.parametrize("dialect", ["chat", "responses", "messages"])
+def test_every_attempt_has_its_own_request_id_the_same_from_run_to_run(server: Server, dialect: str) -> None:
+    """An SDK retries a 503 twice: three attempts, three request ids (users search their logs by them), and
+    the same three again in the next run, for the ids derive from the seed, the request and the attempt."""
+
+    def run() -> list[str]:
+        seen: list[str] = []
+        hook = {"response": [lambda response: seen.append(response.headers[REQUEST_ID[dialect]])]}
+        headers = {"x-emulator-fault": "status=503; retry_after_ms=1", "x-emulator-test-id": f"ids-{dialect}"}
+        with pytest.raises((openai.InternalServerError, anthropic.InternalServerError)):
+            if dialect == "messages":
+                options = {"http_client": anthropic.DefaultHttpxClient(event_hooks=hook)}
+                with server.anthropic(max_retries=2, **options) as claude:
+                    claude.messages.create(model="m", max_tokens=10, messages=USER, extra_headers=headers)
+            else:
+                with server.openai(max_retries=2, http_client=openai.DefaultHttpxClient(event_hooks=hook)) as client:
+                    if dialect == "chat":
+                        client.chat.completions.create(model="m", messages=USER, extra_headers=headers)
+                    else:
+                        client.responses.create(model="m", input="hi", extra_headers=headers)
+        return seen
+
+    first = run()
+    assert len(first) == 3 and len(set(first)) == 3
+    assert run() == first  # x-stainless-retry-count names the attempt, whatever the server saw before
+
+
+def test_a_client_that_does_not_count_its_retries_gets_a_new_request_id_per_attempt(fresh: Server) -> None:
+    """Without `x-stainless-retry-count`, the attempt is how often the server has seen the same test id, key
+    and conversation; after a reset the count starts again, and so do the ids."""
+    body = {"model": "m", "messages": USER}
+    headers = {"authorization": "Bearer sk-test", "x-emulator-test-id": "uncounted"}
+
+    def ids() -> list[str]:
+        with httpx2.Client(base_url=fresh.base_url, headers=headers) as client:
+            return [client.post("/v1/chat/completions", json=body).headers["x-request-id"] for _ in range(3)]
+
+    first = ids()
+    assert len(set(first)) == 3
+    urllib.request.urlopen(urllib.request.Request(f"{fresh.base_url}/_emulator/reset", method="POST"), timeout=10)
+    assert ids() == first
+    counted = {**headers, "x-stainless-retry-count": "0"}
+    with httpx2.Client(base_url=fresh.base_url, headers=counted) as client:  # the client's count wins
+        assert client.post("/v1/chat/completions", json=body).headers["x-request-id"] == first[0]
+
+
 def test_attempts_count_each_request_and_forget_the_oldest_past_capacity() -> None:
     attempts = faults.Attempts(capacity=2)
     assert [attempts.next(("a",)), attempts.next(("a",)), attempts.next(("b",))] == [0, 1, 0]
