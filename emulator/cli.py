@@ -88,7 +88,8 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--limits",
         metavar="SPEC",
-        help="rate limits per API key, e.g. 'requests_per_minute=60; tokens_per_minute=40000; requests_per_day=1000'",
+        help="rate limits per API key, enforced with 429s, e.g. 'requests_per_minute=60; tokens_per_minute=40000; "
+        "requests_per_day=1000'; 'off' for no rate-limit headers (default: generous limits that only report)",
     )
     serve.add_argument(
         "--recordings",
@@ -163,12 +164,19 @@ def _report(url: str, test_id: str | None) -> int:
     return 1 if graded["findings"] else 0
 
 
+def rate_limits(spec: str | None) -> limits.Limits:
+    """`--limits`: none given, the default limits, which only report; `off`, none at all; else those enforced."""
+    if spec is None:
+        return limits.DEFAULT
+    return limits.OFF if spec.strip() == "off" else limits.parse(faults.split_spec(spec), "--limits")
+
+
 def _serve(args: argparse.Namespace) -> int:
     paths = args.scenarios or ([Path("scenarios")] if Path("scenarios").is_dir() else [])
     try:
         fault = faults.fault(faults.split_spec(args.fault), "--fault") if args.fault else None
         pace = faults.timing(faults.split_spec(args.timing), "--timing") if args.timing else None
-        quota = limits.parse(faults.split_spec(args.limits), "--limits") if args.limits else limits.Limits()
+        quota = rate_limits(args.limits)
         if args.replay_speed < 0:
             raise ValueError(f"--replay-speed must be 0 or more, not {args.replay_speed:g}")
     except ValueError as exc:
@@ -201,7 +209,7 @@ def _serve(args: argparse.Namespace) -> int:
     lines = [f"emulator on {base}  (profile {args.profile}, seed {args.seed}{frozen})"]
     lines += [f"  {e.split()[0]:<5}{base}{e.split()[1]}" for e in ENDPOINTS]
     lines += [f"every request: {faults.describe(v)}" for v in (fault, pace) if v]
-    lines += [f"rate limits per key: {quota}"] if quota else []
+    lines += [f"rate limits per key: {quota}"] if quota.enforce and quota else []
     lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths)) or 'nowhere'}")
     lines += [f"  {s.name}" for s in book.scenarios]
     if state.library is not None:

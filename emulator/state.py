@@ -37,7 +37,7 @@ class Settings:
     max_body_bytes: int = 32 * 1024 * 1024
     fault: Fault | None = None  # for every request (`--fault`); a scenario's or a header's wins
     timing: Timing | None = None  # for every request (`--timing`)
-    limits: limits.Limits = limits.Limits()  # per API key; none by default: no 429s unless asked
+    limits: limits.Limits = limits.DEFAULT  # per API key; by default they report and never refuse
     profile: str = profiles.DEFAULT  # the upstream plain /v1 stands in for; /NAME/v1 picks another
     recordings: Sequence[Path] = field(default_factory=tuple)  # cassettes (files or directories) to replay
     replay_speed: float = 1.0  # scales the recorded gaps: 0 replays as fast as possible

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator import scenarios
-from emulator.cli import main
+from emulator import limits, scenarios
+from emulator.cli import main, rate_limits
 from tests.conftest import BUNDLED
 
 
@@ -78,6 +78,14 @@ def test_serve_refuses_a_missing_cassette_and_a_negative_replay_speed(capsys: py
     assert "no cassette or directory at /nonexistent/cassette.yaml" in capsys.readouterr().err
     assert main(["serve", "--replay-speed", "-1"]) == 2
     assert "--replay-speed must be 0 or more" in capsys.readouterr().err
+
+
+def test_limits_default_to_reporting_off_sends_none_and_a_spec_enforces(capsys: pytest.CaptureFixture[str]) -> None:
+    assert rate_limits(None) == limits.DEFAULT and not limits.DEFAULT.enforce
+    assert rate_limits("off") == limits.OFF and not limits.OFF
+    assert rate_limits("requests_per_minute=60") == limits.Limits(requests_per_minute=60, enforce=True)
+    assert main(["serve", "--limits", "requests_per_minute=0"]) == 2
+    assert "--limits.requests_per_minute: expected a positive integer" in capsys.readouterr().err
 
 
 def test_record_needs_an_upstream(capsys: pytest.CaptureFixture[str]) -> None:

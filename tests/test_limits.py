@@ -83,7 +83,46 @@ def test_anthropic_headers_use_rfc_3339_resets(make_server: Any) -> None:
     assert caught.value.type == "rate_limit_error" and int(caught.value.response.headers["retry-after"]) >= 1
 
 
-def test_no_limits_no_headers(server: Any) -> None:
+def test_limits_off_no_headers(make_server: Any) -> None:
+    server = make_server(Settings(limits=limits.OFF))  # `--limits off`
     with server.openai() as client:
         headers = client.chat.completions.with_raw_response.create(model="m", messages=USER).headers
     assert not any(name.startswith("x-ratelimit") for name in headers)
+
+
+def test_buckets_that_only_report_count_down_to_empty_and_never_refuse() -> None:
+    limiter = Limiter(Limits(requests_per_minute=2, tokens_per_minute=100, enforce=False))
+    verdicts = [limiter.take(("", "k"), 60, now=0.0) for _ in range(4)]
+    assert all(v.allowed for v in verdicts)
+    assert [v.buckets["requests_per_minute"].remaining for v in verdicts] == [1, 0, 0, 0]
+    assert [v.buckets["tokens_per_minute"].remaining for v in verdicts] == [40, 0, 0, 0]
+    assert verdicts[-1].buckets["requests_per_minute"].reset == pytest.approx(60.0)  # empty, not in debt
+
+
+def test_every_answer_reports_the_default_limits_counting_down(server: Any) -> None:
+    """By default every answer carries its profile's rate-limit headers (the README's figures), counting down
+    per key, and nothing is refused."""
+    chat = server.openai(api_key="sk-default-limits").chat.completions.with_raw_response
+    raw = chat.create(model="m", messages=USER)
+    first, usage = raw.headers, raw.parse().usage
+    assert (first["x-ratelimit-limit-requests"], first["x-ratelimit-limit-tokens"]) == ("10000", "10000000")
+    assert first["x-ratelimit-remaining-requests"] == "9999"  # a full bucket, less this request
+    assert usage and first["x-ratelimit-remaining-tokens"] == str(10_000_000 - usage.total_tokens)
+    assert first["x-ratelimit-reset-requests"].endswith("ms")  # refilling at 10000 a minute: one in 6 ms
+    claude = server.anthropic(api_key="sk-default-limits-2").messages.with_raw_response
+    headers = claude.create(model="m", max_tokens=20, messages=USER).headers
+    assert headers["anthropic-ratelimit-requests-limit"] == "10000"
+    assert headers["anthropic-ratelimit-tokens-limit"] == "10000000"
+    assert headers["anthropic-ratelimit-requests-reset"].endswith("Z")
+    infercom = openai.OpenAI(base_url=f"{server.base_url}/infercom/v1", api_key="sk-default-limits-3")
+    headers = infercom.chat.completions.with_raw_response.create(model="MiniMax-M2.7", messages=USER).headers
+    assert (headers["x-ratelimit-limit-requests"], headers["x-ratelimit-limit-requests-day"]) == ("10000", "10000000")
+    assert int(headers["x-ratelimit-reset-requests-day"]) > time.time()
+
+
+def test_a_limit_the_spec_omits_is_unlimited_and_not_reported(make_server: Any) -> None:
+    server = make_server(Settings(limits=Limits(requests_per_minute=5)))
+    with server.openai() as client:
+        headers = client.chat.completions.with_raw_response.create(model="m", messages=USER).headers
+    assert headers["x-ratelimit-limit-requests"] == "5"
+    assert not any(name.endswith("-tokens") for name in headers)

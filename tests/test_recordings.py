@@ -28,6 +28,7 @@ from vcr.cassette import Cassette
 
 from emulator import recorder, recordings
 from emulator.app import Settings
+from emulator.limits import Limits
 from tests.conftest import FROZEN, SCENARIOS, Server, serve, serve_app
 
 REPO = Path(__file__).parent.parent
@@ -37,6 +38,7 @@ TIMING = {"x-emulator-timing": "ttft_ms=150; tokens_per_second=80"}
 TOOLS: Any = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
 RESPONSES_TOOLS: Any = [{"type": "function", "name": "get_weather", "parameters": {"type": "object"}}]
 MESSAGES_TOOLS: Any = [{"name": "get_weather", "input_schema": {"type": "object"}}]
+USER: Any = [{"role": "user", "content": "hi"}]
 
 
 class Chain:
@@ -225,6 +227,22 @@ def test_a_chat_recording_answers_the_same_conversation_in_every_dialect(
     with replayer.openai() as client:
         raw = client.responses.with_raw_response.create(model=model, input="hi", tools=RESPONSES_TOOLS)
     assert raw.headers["x-emulator-source"] == "recording recorded.yaml#0"
+
+
+def test_a_recording_played_as_recorded_keeps_its_own_rate_limit_headers(
+    chain: Chain, make_server: Callable[[Settings], Server]
+) -> None:
+    """The upstream's rate-limit headers are recorded and replayed as they were; the replayer adds none of
+    its own (the upstream reports 10000 requests a minute, the replayer would report 3)."""
+    with chain.recorder.openai() as client:
+        recorded = client.chat.completions.with_raw_response.create(model="m", messages=USER).headers
+    chain.stop_upstream()
+    replayer = make_server(Settings(recordings=(chain.cassette,), limits=Limits(requests_per_minute=3)))
+    with replayer.openai() as client:
+        replayed = client.chat.completions.with_raw_response.create(model="m", messages=USER).headers
+    names = [name for name in recorded if name.startswith("x-ratelimit-")]
+    assert names and {n: replayed[n] for n in names} == {n: recorded[n] for n in names}
+    assert replayed["x-ratelimit-limit-requests"] == "10000"
 
 
 def test_twenty_parallel_streams_are_all_recorded(chain: Chain) -> None:

@@ -1,0 +1,91 @@
+"""The handler's own cost per request, in process: the ASGI app called directly, no server, no socket.
+
+What it measures, for the `haiku` scenario and the default generator, each non-streamed and streamed:
+microseconds per request from the ASGI call to the last `send`, the median of `--rounds` rounds of
+`--requests` requests each. It is the figure issue work quotes as "the handler per request"; what the
+server and the socket add is `throughput.py`'s to measure.
+
+To compare two trees in one run, give each in turn on PYTHONPATH, alternating, e.g.:
+
+    git worktree add /tmp/before HEAD~1
+    for i in 1 2 3; do
+        PYTHONPATH=/tmp/before python bench/handler.py; python bench/handler.py
+    done
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import emulator
+from emulator.app import Settings, create_app
+
+ROOT = Path(emulator.__file__).resolve().parent.parent
+CASES = {
+    "haiku": b'{"model": "haiku", "messages": [{"role": "user", "content": "hi"}]}',
+    "default": b'{"model": "m", "messages": [{"role": "user", "content": "Tell me about rate limits."}]}',
+    "haiku stream": b'{"model": "haiku", "stream": true, "messages": [{"role": "user", "content": "hi"}]}',
+    "default stream": b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "Tell me more."}]}',
+}
+
+
+def scope(body: bytes) -> dict[str, Any]:
+    headers = [(b"content-type", b"application/json"), (b"authorization", b"Bearer sk-bench")]
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/chat/completions",
+        "raw_path": b"/v1/chat/completions",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [*headers, (b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+        "state": {},
+    }
+
+
+async def measure(app: Callable[..., Awaitable[None]], body: bytes, requests: int) -> float:
+    """Microseconds per request over `requests` requests of `body`."""
+    request = scope(body)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        return None
+
+    started = time.perf_counter()
+    for _ in range(requests):
+        await app(dict(request), receive, send)
+    return (time.perf_counter() - started) / requests * 1e6
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    app = create_app(Settings(scenarios=(ROOT / "scenarios",), frozen_time=1767225600))
+    for body in CASES.values():  # warm up: imports, caches, the first request's one-off work
+        await measure(app, body, 50)
+    results: dict[str, list[float]] = {name: [] for name in CASES}
+    for _ in range(args.rounds):
+        for name, body in CASES.items():
+            results[name].append(await measure(app, body, args.requests))
+    print(f"{emulator.__file__}")
+    for name, figures in results.items():
+        print(f"  {name:<16} {statistics.median(figures):7.1f} µs/request  (rounds: {', '.join(f'{f:.1f}' for f in figures)})")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
