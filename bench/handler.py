@@ -84,7 +84,8 @@ async def main() -> None:
             results[name].append(await measure(app, body, args.requests))
     print(f"{emulator.__file__}")
     for name, figures in results.items():
-        print(f"  {name:<16} {statistics.median(figures):7.1f} µs/request  (rounds: {', '.join(f'{f:.1f}' for f in figures)})")
+        rounds = ", ".join(f"{f:.1f}" for f in figures)
+        print(f"  {name:<16} {statistics.median(figures):7.1f} µs/request  (rounds: {rounds})")
 
 
 if __name__ == "__main__":

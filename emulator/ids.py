@@ -47,6 +47,18 @@ def make(prefix: str, root: str, *salt: object, length: int = 24) -> str:
     return prefix + raw[:length].translate(_TO_ALPHANUMERIC).decode()
 
 
+# An odd 256-bit constant: multiplying by it is a bijection modulo 2**256 that spreads a small number's bits
+# over every byte, so that `nth` gives each attempt a root unlike the others in every character.
+_SPREAD = int(digest("emulator attempt"), 16) | 1
+_MASK = (1 << 256) - 1
+
+
+def nth(root: str, attempt: int) -> str:
+    """The root of a request's `attempt` (0: `root` itself), distinct for every attempt, at the cost of integer
+    arithmetic rather than a hash: a retried request names each attempt anew (its request id)."""
+    return f"{int(root, 16) ^ (attempt * _SPREAD) & _MASK:064x}" if attempt else root
+
+
 def draws(root: str, *salt: object, count: int) -> memoryview:
     """`count` stable integers below 65,536 derived from `root` and `salt`: the dice of generated text."""
     return memoryview(_hash((root, *salt), hashlib.shake_256()).digest(2 * count)).cast("H")

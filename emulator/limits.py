@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -120,7 +120,7 @@ def _bucket(size: int, level: float, rate: float) -> Bucket:
 def parse(data: Mapping[str, Any], at: str) -> Limits:
     """Enforced limits from a mapping of positive integers (the CLI's `key=value; …`, split); a limit it
     omits is unlimited."""
-    values = {}
+    values: dict[str, Any] = {}
     for key, raw in data.items():
         if key not in WINDOWS:
             raise ValueError(f"{at}.{key}: unknown limit; expected one of {', '.join(WINDOWS)}")
@@ -168,51 +168,34 @@ _REQUESTS, _TOKENS, _DAY = _names(OPENAI, "requests"), _names(OPENAI, "tokens"),
 _ANTHROPIC_REQUESTS, _ANTHROPIC_TOKENS = _names(ANTHROPIC, "requests"), _names(ANTHROPIC, "tokens")
 
 
-def openai_headers(verdict: Verdict) -> dict[str, str]:
-    """`x-ratelimit-*` (wire-formats.md §4.1): requests from the tightest request bucket, and tokens;
-    resets as Go durations."""
-    requests, tokens = _requests_and_tokens(verdict)
-    return _report({}, _REQUESTS, requests, go_duration) | _report({}, _TOKENS, tokens, go_duration)
-
-
-def anthropic_headers(verdict: Verdict, now: float) -> dict[str, str]:
-    """`anthropic-ratelimit-*` (wire-formats.md §4.2), resets as RFC 3339 times."""
-
-    def reset(seconds: float) -> str:
-        return rfc3339(math.ceil(now + seconds))
-
-    requests, tokens = _requests_and_tokens(verdict)
-    return _report(_report({}, _ANTHROPIC_REQUESTS, requests, reset), _ANTHROPIC_TOKENS, tokens, reset)
-
-
-def infercom_headers(verdict: Verdict, now: float) -> dict[str, str]:
-    """Infercom's `x-ratelimit-*` (seed 003): requests per minute and per day, resets as Unix timestamps."""
-
-    def reset(seconds: float) -> str:
-        return str(math.ceil(now + seconds))
-
-    buckets = verdict.buckets
-    headers = _report({}, _REQUESTS, buckets.get("requests_per_minute"), reset)
-    return _report(headers, _DAY, buckets.get("requests_per_day"), reset)
-
-
-def _requests_and_tokens(verdict: Verdict) -> tuple[Bucket | None, Bucket | None]:
-    """The bucket that reports requests (the tightest of per minute and per day), and the tokens bucket."""
-    buckets = verdict.buckets
+def headers(flavor: str, verdict: Verdict, now: float) -> dict[str, str]:
+    """The buckets as a provider reports them, by `flavor`:
+    - `openai`: `x-ratelimit-*` (wire-formats.md §4.1), requests from the tightest request bucket, and tokens;
+      resets as Go durations;
+    - `anthropic`: `anthropic-ratelimit-*` (wire-formats.md §4.2), the same buckets, resets as RFC 3339 times;
+    - `infercom`: `x-ratelimit-*` (seed 003), requests per minute and per day, resets as Unix timestamps.
+    A bucket the limits do not have is not reported. One function, its names computed once: it runs for
+    every answer."""
+    buckets, found = verdict.buckets, {}
     minute, day = buckets.get("requests_per_minute"), buckets.get("requests_per_day")
+    if flavor == "infercom":
+        for names, bucket in ((_REQUESTS, minute), (_DAY, day)):
+            if bucket:
+                limit, remaining, reset = names
+                found[limit], found[remaining] = str(bucket.limit), str(bucket.remaining)
+                found[reset] = str(math.ceil(now + bucket.reset))
+        return found
     requests = day if minute is None or (day is not None and day.remaining < minute.remaining) else minute
-    return requests, buckets.get("tokens_per_minute")
-
-
-def _report(
-    headers: dict[str, str], names: tuple[str, str, str], bucket: Bucket | None, reset: Callable[[float], str]
-) -> dict[str, str]:
-    """Limit, remaining and reset of a bucket into `headers`, under the provider's names and reset format."""
-    if bucket:
-        limit, remaining, resets = names
-        headers[limit], headers[remaining], headers[resets] = (
-            str(bucket.limit),
-            str(bucket.remaining),
-            reset(bucket.reset),
-        )
-    return headers
+    tokens = buckets.get("tokens_per_minute")
+    anthropic = flavor == "anthropic"
+    pairs = (
+        ((_ANTHROPIC_REQUESTS, requests), (_ANTHROPIC_TOKENS, tokens))
+        if anthropic
+        else ((_REQUESTS, requests), (_TOKENS, tokens))
+    )
+    for names, bucket in pairs:
+        if bucket:
+            limit, remaining, reset = names
+            found[limit], found[remaining] = str(bucket.limit), str(bucket.remaining)
+            found[reset] = rfc3339(math.ceil(now + bucket.reset)) if anthropic else go_duration(bucket.reset)
+    return found

@@ -264,7 +264,8 @@ def shape(
         fault, pace = _by_chance(fault, pace, profile, seed, prompt.conversation, attempt)
     rate_headers: dict[str, str] = {}
     if verdict is not None:
-        rate_headers = _rate_headers(dialect, profile, verdict, now)
+        flavor = "anthropic" if dialect.NAME == profiles.MESSAGES else profile.rate_headers
+        rate_headers = limits.headers(flavor, verdict, now)
         if not verdict.allowed:
             wait = verdict.retry_after
             spent = Fault("status", status=429, message=verdict.message, retry_after=math.ceil(wait))
@@ -302,14 +303,6 @@ def _nth(request: Request, attempt: int) -> int:
     key and conversation (`attempt`)."""
     retried = request.headers.get(RETRY_COUNT, "")
     return int(retried) if retried.isdigit() else attempt
-
-
-def _rate_headers(dialect: Dialect, profile: Profile, verdict: limits.Verdict, now: float) -> dict[str, str]:
-    if dialect.NAME == profiles.MESSAGES:
-        return limits.anthropic_headers(verdict, now)
-    if profile.rate_headers == "infercom":
-        return limits.infercom_headers(verdict, now)
-    return limits.openai_headers(verdict)
 
 
 def _fails(fault: Fault, prompt: Prompt, dialect: Dialect) -> bool:
@@ -358,6 +351,7 @@ def note(
         fault.kind if fault else None,
         retry_after,
         retryable,
+        headers.get("idempotency-key"),
     )
 
 

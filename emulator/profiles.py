@@ -217,14 +217,14 @@ def answer_headers(profile: Profile, turn: Turn) -> dict[str, str]:
 
 def request_id(profile: Profile | None, dialect: str, root: str, attempt: int = 0) -> dict[str, str]:
     """The header naming a response: Anthropic's `request-id: req_011…` (what its SDK reads), a profile's own
-    (Infercom's `inference-id`, a UUID), else `x-request-id`. Every attempt at a request has its own: the
-    first is derived from `root` alone, a retry from `root` and its `attempt` number."""
-    salt = (attempt,) if attempt else ()
+    (Infercom's `inference-id`, a UUID), else `x-request-id`. Every attempt at a request has its own, derived
+    from `root` and the `attempt` number."""
+    root = ids.nth(root, attempt)
     if dialect == MESSAGES:
-        return {"request-id": ids.make("req_011", root, *salt, length=21)}
+        return {"request-id": ids.make("req_011", root, length=21)}
     if profile and profile.request_id != "x-request-id":
-        return {profile.request_id: ids.uuid(root, profile.request_id, *salt)}
-    return {"x-request-id": ids.make("req_", root, *salt)}
+        return {profile.request_id: ids.uuid(root, profile.request_id)}
+    return {"x-request-id": ids.make("req_", root)}
 
 
 def base_model(profile: Profile, model: str) -> str:
