@@ -28,6 +28,7 @@ class Note(NamedTuple):
     kind: str | None = None  # the fault's kind
     retry_after: float | None = None  # what the answer told the client to wait, in seconds
     retryable: bool | None = None  # whether an error status should be retried (`x-should-retry`, else the status)
+    idempotency: str | None = None  # the client's `idempotency-key`: equal on every attempt at one call
 
 
 class Entry(NamedTuple):
@@ -50,6 +51,7 @@ class Entry(NamedTuple):
     kind: str | None = None
     retry_after: float | None = None
     retryable: bool | None = None
+    idempotency: str | None = None
     ended: str | None = None  # who ended a broken connection first: "client" or "server"
 
 

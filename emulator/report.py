@@ -2,9 +2,18 @@
 faults it met. Each finding names the rule, the requests and what happened; no finding, no verdict
 against the client.
 
-A retry is the same request again (same body, same key, same test id). The SDKs' own rules
-(wire-formats.md §4.3-4.4): 408, 409, 429 and 5xx are retried, other 4xx are not, `x-should-retry`
-overrides both, and `retry-after` / `retry-after-ms` say how long to wait first.
+Requests of one conversation (its key, `identity.py`), API key and test id are grouped; within a group,
+attempts chain into one call and its retries by what the client says, else by what came before:
+- an equal `idempotency-key` is the same call, a new one another call;
+- `x-stainless-retry-count` above 0 is a retry of the latest call, 0 a new call;
+- without either, a request after a failed attempt is its retry, after a good answer a new call.
+(Codex's `x-client-request-id` names its thread, the same on every request of a session: no help here.)
+
+The SDKs' own rules (wire-formats.md §4.3-4.4): 408, 409, 429 and 5xx are retried, other 4xx are not,
+`x-should-retry` overrides both, and `retry-after` / `retry-after-ms` say how long to wait first. A call
+that was retried at least once and then stopped did not give up without retrying: it ran out of retries.
+A stream that broke mid-way is not retried by the SDKs: the client comes back with a new call of the same
+conversation (streamed or not, as Claude Code falls back), which any later request of the group shows.
 """
 
 from __future__ import annotations
@@ -45,34 +54,75 @@ class Finding:
 
 
 def grade(entries: Iterable[Entry]) -> dict[str, Any]:
-    """The report over journal entries: findings by rule, and how many faulted requests were checked."""
-    by_request: dict[tuple[str, str, str], list[Entry]] = defaultdict(list)
+    """The report over journal entries: findings by rule, how many faulted requests were checked, and each
+    call that met a fault with the attempts it made."""
+    groups: dict[tuple[str, str, str], list[Entry]] = defaultdict(list)
     for e in entries:
         if e.request:
-            by_request[(e.test_id, e.key, e.request)].append(e)
+            groups[(e.test_id, e.key, e.request)].append(e)
     findings: list[Finding] = []
+    calls: list[dict[str, Any]] = []
     checked = 0
-    for attempts in by_request.values():
-        attempts.sort(key=lambda e: e.time)
-        for i, e in enumerate(attempts):
-            if not e.kind:
+    for group in groups.values():
+        group.sort(key=lambda e: e.time)
+        later = {e.id: group[i + 1] if i + 1 < len(group) else None for i, e in enumerate(group)}
+        for chain in _calls(group):
+            faulted = [e for e in chain if e.kind]
+            if not faulted:
                 continue
-            checked += 1
-            retry = attempts[i + 1] if i + 1 < len(attempts) else None
-            findings += _judge(e, retry)
+            checked += len(faulted)
+            for i, e in enumerate(chain):
+                if e.kind:
+                    retry = chain[i + 1] if i + 1 < len(chain) else None
+                    findings += _judge(e, retry, later[e.id], len(chain))
+            last = chain[-1]
+            calls.append(
+                {
+                    "requests": [e.id for e in chain],
+                    "attempts": len(chain),
+                    "outcome": "stopped" if last.kind or (last.status or 200) >= 400 else "answered",
+                }
+            )
     return {
         "verdict": "fail" if findings else "pass",
         "faulted_requests": checked,
         "findings": [asdict(f) | {"means": RULES[f.rule]} for f in findings],
+        "calls": calls,
     }
 
 
-def _judge(e: Entry, retry: Entry | None) -> list[Finding]:
+def _calls(group: list[Entry]) -> list[list[Entry]]:
+    """A group's requests, in time order, chained into calls: each call's first attempt and its retries."""
+    calls: list[list[Entry]] = []
+    by_key: dict[str, list[Entry]] = {}
+    for e in group:
+        if e.idempotency:
+            call = by_key.get(e.idempotency)
+        elif e.attempt is not None:
+            call = calls[-1] if e.attempt > 0 and calls else None
+        else:
+            call = calls[-1] if calls and _failed(calls[-1][-1]) else None
+        if call is None:
+            call = []
+            calls.append(call)
+            if e.idempotency:
+                by_key[e.idempotency] = call
+        call.append(e)
+    return calls
+
+
+def _failed(e: Entry) -> bool:
+    return bool(e.kind) or e.status is None or e.status >= 400
+
+
+def _judge(e: Entry, retry: Entry | None, later: Entry | None, attempts: int) -> list[Finding]:
+    """Findings on a faulted attempt `e`: `retry` is the call's next attempt, `later` the group's next
+    request (a new call counts as coming back after a broken stream), `attempts` the call's count."""
     ids = (e.id,) if retry is None else (e.id, retry.id)
     if e.kind == "status" and e.status is not None:
         should = e.retryable
         if retry is None:
-            if should:
+            if should and attempts == 1:
                 return [Finding("gave_up_on_retryable", ids, f"{e.status} was not retried")]
             return []
         if not should:
@@ -86,9 +136,9 @@ def _judge(e: Entry, retry: Entry | None) -> list[Finding]:
     found = []
     if e.kind == "stall" and e.ended == "server":
         found.append(Finding("held_stalled_connection", ids, "the server closed the stalled stream; the client waited"))
-    if retry is None:
-        if e.stream and e.kind in MIDSTREAM:
+    if e.stream and e.kind in MIDSTREAM:
+        if later is None:
             found.append(Finding("no_comeback_after_midstream", ids, f"the stream broke ({e.fault}); no new request"))
-        elif e.kind in CONNECTION:
-            found.append(Finding("gave_up_on_retryable", ids, f"a connection failure ({e.kind}) was not retried"))
+    elif e.kind in CONNECTION and retry is None and attempts == 1:
+        found.append(Finding("gave_up_on_retryable", ids, f"a connection failure ({e.kind}) was not retried"))
     return found
