@@ -11,7 +11,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from emulator import faults, limits, profiles, recorder, scenarios, server
+from emulator import faults, limits, profiles, recorder, recordings, scenarios, server
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -38,7 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     grade.add_argument("--url", default="http://127.0.0.1:8000", help="the emulator (default: http://127.0.0.1:8000)")
     grade.add_argument("--test-id", help="only this test's requests (x-emulator-test-id)")
 
-    check = commands.add_parser("check", help="validate scenario files and exit non-zero on a mistake")
+    check = commands.add_parser(
+        "check", help="validate scenario files and cassettes, print every mistake, exit non-zero on any"
+    )
     check.add_argument("paths", type=Path, nargs="+", metavar="PATH")
 
     args = parser.parse_args(argv)
@@ -138,14 +140,31 @@ def _record_arguments(record: argparse.ArgumentParser) -> None:
 
 
 def _check(paths: list[Path]) -> int:
+    """Validate scenario files and cassettes (told apart by a top-level `interactions`); print every mistake."""
+    problems: list[str] = []
     try:
-        book = scenarios.load(paths)
+        files = scenarios.yaml_files(paths)
     except scenarios.ScenarioError as exc:
         print(exc, file=sys.stderr)
         return 1
-    print(f"ok: {len(book.scenarios)} scenarios")
+    cassettes = [f for f in files if recordings.is_cassette_file(f)]
+    book, library = scenarios.Book(()), recordings.Library(())
+    try:
+        book = scenarios.load([f for f in files if f not in cassettes])
+    except scenarios.ScenarioError as exc:
+        problems.append(str(exc))
+    try:
+        library = recordings.load(cassettes)
+    except recordings.CassetteError as exc:
+        problems.append(str(exc))
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    print(f"ok: {len(book.scenarios)} scenarios, {len(library)} recordings in {len(cassettes)} cassettes")
     for s in book.scenarios:
         print(f"  {s.name}  ({s.source})")
+    for file in cassettes:
+        print(f"  {file}  (cassette)")
     return 0
 
 

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+import yaml
 from vcr.cassette import Cassette
 from vcr.matchers import method as same_method
 from vcr.matchers import requests_match
-from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
+from vcr.persisters.filesystem import FilesystemPersister
 from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
-from vcr.serialize import serialize
+from vcr.serialize import deserialize, serialize
 from vcr.serializers import yamlserializer
 
 from emulator.conversation import Prompt, Reply, Timing
@@ -119,6 +120,8 @@ class Tape:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        if path.exists():
+            read(path)  # a malformed cassette is refused before anything is appended to it
         self.cassette = Cassette.load(
             path=str(path), record_mode=RecordMode.NEW_EPISODES, persister=_AtomicPersister, match_on=MATCH_ON
         )
@@ -293,23 +296,139 @@ def _differences(recorded: Any, asked: Any, at: str) -> list[str]:
     return [] if recorded == asked else [at]
 
 
+class CassetteError(ValueError):
+    """Cassettes are malformed; the message has one line per mistake: the file, the key path, what is wrong."""
+
+
 def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}) -> Library:
     """Read cassettes (files, or `*.yaml`/`*.yml` in directories, sorted) with vcrpy's safe loader; an empty
-    file holds nothing, a missing path is an error. `readers` (by path from `/v1/` on) index the
-    conversations for cross-dialect replay."""
+    file holds nothing, a missing path is an error, a malformed cassette a `CassetteError` that lists every
+    mistake in every file. `readers` (by path from `/v1/` on) index the conversations for cross-dialect
+    replay."""
     files: list[Path] = []
     for path in paths:
         if not path.exists():
             raise FileNotFoundError(f"no cassette or directory at {path}")
         files += sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")) if path.is_dir() else [path]
     found: list[Recording] = []
+    problems: list[str] = []
     for file in files:
         try:
-            requests, responses, *metadata = FilesystemPersister.load_cassette(file, yamlserializer)
-        except CassetteNotFoundError:
-            continue
-        found += _recordings(file.name, requests, responses, (metadata[0] if metadata else {}).get(PACING) or [])
+            found += read(file)
+        except CassetteError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise CassetteError("\n".join(problems))
     return Library(found, readers)
+
+
+def read(file: Path) -> list[Recording]:
+    """One cassette's interactions; the YAML is parsed once, checked, then handed to vcrpy's reader."""
+    try:
+        document = yamlserializer.deserialize(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise CassetteError(f"{file}: not a readable YAML file: {' '.join(str(exc).split())}") from None
+    if document is None:
+        return []  # an empty file, as vcrpy sees it: nothing recorded yet
+    if problems := list(cassette_problems(document)):
+        raise CassetteError("\n".join(f"{file}: {p}" for p in problems))
+    requests, responses, *metadata = deserialize(document, _Parsed)
+    return list(_recordings(file.name, requests, responses, (metadata[0] if metadata else {}).get(PACING) or []))
+
+
+def is_cassette(document: Any) -> bool:
+    """Whether a parsed YAML document means to be a cassette (and not, say, a scenario file)."""
+    return isinstance(document, dict) and "interactions" in document
+
+
+def is_cassette_file(file: Path) -> bool:
+    """Whether a file means to be a cassette: YAML with `interactions` at the top (`emulator check` sorts by it)."""
+    try:
+        return is_cassette(yamlserializer.deserialize(file.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False  # the scenario loader says what is wrong with it
+
+
+class _Parsed:
+    """A vcrpy serializer for a document already parsed: `read` parses and checks before vcrpy converts."""
+
+    @staticmethod
+    def deserialize(document: Any) -> Any:
+        return document
+
+
+# What vcrpy and replay read of an interaction: (key path, accepted types, what was expected).
+_SHAPE: tuple[tuple[str, tuple[type, ...], str], ...] = (
+    ("request.method", (str,), "a string such as POST"),
+    ("request.uri", (str,), "a string, the URL"),
+    ("request.body", (str, bytes, type(None)), "a string, bytes or null"),
+    ("request.headers", (dict,), "a mapping of header names to lists of values"),
+    ("response.status.code", (int,), "an integer HTTP status"),
+    ("response.headers", (dict,), "a mapping of header names to lists of values"),
+    ("response.body.string", (str, bytes), "a string or bytes"),
+)
+_MISSING = object()
+
+
+def cassette_problems(document: Any) -> Iterator[str]:
+    """Every way a parsed document falls short of a cassette, each as `KEY PATH: what is wrong`."""
+    if not is_cassette(document):
+        yield "not a cassette: expected a mapping with 'interactions', a list of {request, response}"
+        return
+    interactions = document["interactions"]
+    if not isinstance(interactions, list):
+        yield f"interactions: expected a list of {{request, response}}, got {_kind(interactions)}"
+        return
+    for i, interaction in enumerate(interactions):
+        at = f"interactions[{i}]"
+        if not isinstance(interaction, dict):
+            yield f"{at}: expected a mapping with request and response, got {_kind(interaction)}"
+            continue
+        for path, types, expected in _SHAPE:
+            value = _dig(interaction, path)
+            if value is _MISSING:
+                yield f"{at}.{path}: missing; expected {expected}"
+            elif not isinstance(value, types) or isinstance(value, bool):
+                yield f"{at}.{path}: expected {expected}, got {_kind(value)}"
+        headers = _dig(interaction, "response.headers")
+        for name, values in headers.items() if isinstance(headers, dict) else ():
+            if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
+                yield f"{at}.response.headers.{name}: expected a list of strings, got {_kind(values)}"
+    metadata = document.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        yield f"metadata: expected a mapping, got {_kind(metadata)}"
+        return
+    pacing = metadata.get(PACING) or []
+    if not isinstance(pacing, list):
+        yield f"metadata.{PACING}: expected a list, one entry per interaction, got {_kind(pacing)}"
+        return
+    for i, paced in enumerate(pacing):
+        at = f"metadata.{PACING}[{i}]"
+        if paced is not None and not isinstance(paced, dict):
+            yield f"{at}: expected a mapping of headers_after and event_gaps, got {_kind(paced)}"
+            continue
+        gaps = (paced or {}).get("event_gaps", [])
+        if not _seconds((paced or {}).get("headers_after", 0)):
+            yield f"{at}.headers_after: expected seconds, a number of at least 0"
+        if not (isinstance(gaps, list) and all(_seconds(g) for g in gaps)):
+            yield f"{at}.event_gaps: expected a list of seconds, numbers of at least 0"
+
+
+def _seconds(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf")
+
+
+def _dig(mapping: Mapping[str, Any], path: str) -> Any:
+    value: Any = mapping
+    for key in path.split("."):
+        if not isinstance(value, dict) or key not in value:
+            return _MISSING
+        value = value[key]
+    return value
+
+
+def _kind(value: Any) -> str:
+    return "nothing" if value is None else f"{type(value).__name__} ({str(value)[:40]!r})"
 
 
 def _recordings(

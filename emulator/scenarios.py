@@ -35,6 +35,7 @@ class ScenarioError(Exception):
 # --- the parsed form --------------------------------------------------------------------------------
 
 Text = str | FakerText
+NO_TEXT: Text = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,17 +182,9 @@ class Book:
 
 def load(paths: Iterable[Path]) -> Book:
     """Load scenario files and directories (`*.yaml`, `*.yml`, sorted); raise one error listing every mistake."""
-    files = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml"))
-        elif path.exists():
-            files.append(path)
-        else:
-            raise ScenarioError(f"{path}: no such file or directory")
     scenarios: list[Scenario] = []
     problems: list[str] = []
-    for file in files:
+    for file in yaml_files(paths):
         try:
             document = yaml.safe_load(file.read_text(encoding="utf-8"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
@@ -221,6 +214,19 @@ def load(paths: Iterable[Path]) -> Book:
     return Book(tuple(scenarios))
 
 
+def yaml_files(paths: Iterable[Path]) -> list[Path]:
+    """Files as given, and the `*.yaml` and `*.yml` files in directories, sorted; a missing path is an error."""
+    files = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml"))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise ScenarioError(f"{path}: no such file or directory")
+    return files
+
+
 def _kind(value: Any) -> str:
     names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer"}
     return "nothing" if value is None else names.get(type(value), type(value).__name__)
@@ -230,16 +236,40 @@ def _fail(at: str, expected: str, value: Any) -> ScenarioError:
     return ScenarioError(f"{at}: expected {expected}, got {_kind(value)}{f' ({value!r})' if value is not None else ''}")
 
 
-def _mapping(value: Any, at: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> dict[str, Any]:
+class _Mistakes(list[str]):
+    """The mistakes found in one part of a scenario, gathered so that all are reported, not the first."""
+
+    def read(self, default: T, read: Callable[..., T], *args: Any) -> T:
+        """`read(*args)`, or `default` with its mistake noted."""
+        try:
+            return read(*args)
+        except ScenarioError as exc:
+            self.append(str(exc))
+            return default
+
+    def key(self, data: Mapping[str, Any], key: str, at: str, read: Callable[[Any, str], T], default: T) -> T:
+        """`read(data[key], "AT.KEY")` when the key is there, else `default` (also when it was wrong)."""
+        return self.read(default, read, data[key], f"{at}.{key}") if key in data else default
+
+    def check(self) -> None:
+        if self:
+            raise ScenarioError("\n".join(self))
+
+
+def _mapping(
+    value: Any, at: str, allowed: tuple[str, ...], required: tuple[str, ...] = (), mistakes: list[str] | None = None
+) -> dict[str, Any]:
+    """A mapping with only `allowed` keys and every `required` one. Not a mapping raises; a wrong key raises
+    too, or is noted in `mistakes` when given, so that the rest of it is still read."""
     if not isinstance(value, dict):
         raise _fail(at, "a mapping", value)
-    for key in value:
-        if key not in allowed:
-            raise ScenarioError(f"{at}.{key}: unknown key; expected one of {', '.join(allowed)}")
-    for key in required:
-        if key not in value:
-            raise ScenarioError(f"{at}.{key}: missing; this key is required")
-    return value
+    wrong = [f"{at}.{key}: unknown key; expected one of {', '.join(allowed)}" for key in value if key not in allowed]
+    wrong += [f"{at}.{key}: missing; this key is required" for key in required if key not in value]
+    if wrong and mistakes is None:
+        raise ScenarioError("\n".join(wrong))
+    if wrong and mistakes is not None:
+        mistakes.extend(wrong)
+    return {k: v for k, v in value.items() if k in allowed}
 
 
 def _string(value: Any, at: str) -> str:
@@ -261,53 +291,64 @@ def _glob(value: Any, at: str) -> re.Pattern[str]:
 
 def _scenario(entry: Any, at: str) -> Scenario:
     kinds = ("reply", "steps", "replies")
-    data = _mapping(entry, at, ("name", "match", "timing", *kinds), ("name",))
-    name = _string(data["name"], f"{at}.name")
+    mistakes = _Mistakes()
+    data = _mapping(entry, at, ("name", "match", "timing", *kinds), ("name",), mistakes)
+    name = mistakes.key(data, "name", at, _string, "")
     given = [k for k in kinds if k in data]
     if len(given) != 1:
-        raise ScenarioError(f"{at}: expected exactly one of reply, steps, replies; got {', '.join(given) or 'none'}")
-    kind = given[0]
-    steps: tuple[ReplySpec, ...]
-    if kind == "reply":
-        steps = (_reply(data["reply"], f"{at}.reply"),)
-    else:
-        items = data[kind]
-        if not isinstance(items, list) or not items:
-            raise _fail(f"{at}.{kind}", "a non-empty list of replies", items)
-        steps = tuple(_reply(item, f"{at}.{kind}[{i}]") for i, item in enumerate(items))
-    match = _match(data["match"], f"{at}.match") if "match" in data else None
-    timing = _timing(data["timing"], f"{at}.timing") if "timing" in data else None
-    return Scenario(name=name, source=at, match=match, steps=steps, by_call=kind == "replies", timing=timing)
+        mistakes.append(f"{at}: expected exactly one of reply, steps, replies; got {', '.join(given) or 'none'}")
+    steps: tuple[ReplySpec, ...] = ()
+    if given == ["reply"]:
+        steps = (mistakes.key(data, "reply", at, _reply, ReplySpec()),)
+    elif len(given) == 1:
+        steps = mistakes.key(data, given[0], at, _replies, steps)
+    match = mistakes.key(data, "match", at, _match, None)
+    timing = mistakes.key(data, "timing", at, _timing, None)
+    mistakes.check()
+    return Scenario(name=name, source=at, match=match, steps=steps, by_call=given == ["replies"], timing=timing)
+
+
+def _replies(value: Any, at: str) -> tuple[ReplySpec, ...]:
+    if not isinstance(value, list) or not value:
+        raise _fail(at, "a non-empty list of replies", value)
+    mistakes = _Mistakes()
+    replies = tuple(mistakes.read(ReplySpec(), _reply, item, f"{at}[{i}]") for i, item in enumerate(value))
+    mistakes.check()
+    return replies
 
 
 def _match(value: Any, at: str) -> Match:
-    data = _mapping(value, at, ("model", "last_user", "tools", "tool", "header"))
-    last_user = None
-    if "last_user" in data:
-        spec = data["last_user"]
-        if isinstance(spec, str):
-            spec = {"contains": spec}
-        spec = _mapping(spec, f"{at}.last_user", ("contains", "regex"))
-        if len(spec) != 1:
-            raise ScenarioError(f"{at}.last_user: expected exactly one of contains, regex")
-        if "contains" in spec:
-            last_user = re.compile(re.escape(_string(spec["contains"], f"{at}.last_user.contains")), re.IGNORECASE)
-        else:
-            last_user = _regex(spec["regex"], f"{at}.last_user.regex")
+    mistakes = _Mistakes()
+    data = _mapping(value, at, ("model", "last_user", "tools", "tool", "header"), (), mistakes)
+    last_user = mistakes.key(data, "last_user", at, _last_user, None)
     tools = data.get("tools")
     if tools is not None and not isinstance(tools, bool):
-        raise _fail(f"{at}.tools", "true (tools offered) or false (none offered)", tools)
+        mistakes.append(str(_fail(f"{at}.tools", "true (tools offered) or false (none offered)", tools)))
     headers = data.get("header", {})
     if not isinstance(headers, dict):
-        raise _fail(f"{at}.header", "a mapping of header names to globs", headers)
+        mistakes.append(str(_fail(f"{at}.header", "a mapping of header names to globs", headers)))
+        headers = {}
+    model = mistakes.key(data, "model", at, _glob, None)
+    tool = mistakes.key(data, "tool", at, _glob, None)
+    globs = tuple((str(k).lower(), mistakes.read(None, _glob, v, f"{at}.header.{k}")) for k, v in headers.items())
+    mistakes.check()
     return Match(
-        model_glob=_string(data["model"], f"{at}.model") if "model" in data else None,
-        model=_glob(data["model"], f"{at}.model") if "model" in data else None,
+        model_glob=data["model"] if model else None,
+        model=model,
         last_user=last_user,
         tools=tools,
-        tool=_glob(data["tool"], f"{at}.tool") if "tool" in data else None,
-        headers=tuple((str(k).lower(), _glob(v, f"{at}.header.{k}")) for k, v in headers.items()),
+        tool=tool,
+        headers=tuple((k, g) for k, g in globs if g is not None),
     )
+
+
+def _last_user(value: Any, at: str) -> re.Pattern[str]:
+    spec = _mapping({"contains": value} if isinstance(value, str) else value, at, ("contains", "regex"))
+    if len(spec) != 1:
+        raise ScenarioError(f"{at}: expected exactly one of contains, regex")
+    if "contains" in spec:
+        return re.compile(re.escape(_string(spec["contains"], f"{at}.contains")), re.IGNORECASE)
+    return _regex(spec["regex"], f"{at}.regex")
 
 
 def _text(value: Any, at: str) -> Text:
@@ -325,27 +366,40 @@ def _text(value: Any, at: str) -> Text:
 
 
 def _reply(value: Any, at: str) -> ReplySpec:
-    data = _mapping(value, at, ("reasoning", "text", "tool_calls", "finish_reason", "usage", "fault"))
+    mistakes = _Mistakes()
+    data = _mapping(value, at, ("reasoning", "text", "tool_calls", "finish_reason", "usage", "fault"), (), mistakes)
     finish = data.get("finish_reason")
     if finish is not None and finish not in FINISH_REASONS:
-        raise _fail(f"{at}.finish_reason", f"one of {', '.join(FINISH_REASONS)}", finish)
-    usage = None
-    if "usage" in data:
-        usage = _mapping(data["usage"], f"{at}.usage", USAGE_KEYS)
-        for key, count in usage.items():
-            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise _fail(f"{at}.usage.{key}", "a non-negative integer", count)
+        mistakes.append(str(_fail(f"{at}.finish_reason", f"one of {', '.join(FINISH_REASONS)}", finish)))
+    usage = mistakes.key(data, "usage", at, _usage, None)
     calls = data.get("tool_calls", [])
     if not isinstance(calls, list):
-        raise _fail(f"{at}.tool_calls", "a list of tool calls", calls)
-    return ReplySpec(
-        reasoning=_text(data.get("reasoning", ""), f"{at}.reasoning"),
-        text=_text(data.get("text", ""), f"{at}.text"),
-        tool_calls=tuple(_call(c, f"{at}.tool_calls[{i}]") for i, c in enumerate(calls)),
+        mistakes.append(str(_fail(f"{at}.tool_calls", "a list of tool calls", calls)))
+        calls = []
+    spec = ReplySpec(
+        reasoning=mistakes.key(data, "reasoning", at, _text, NO_TEXT),
+        text=mistakes.key(data, "text", at, _text, NO_TEXT),
+        tool_calls=tuple(
+            mistakes.read(CallSpec("", None), _call, c, f"{at}.tool_calls[{i}]") for i, c in enumerate(calls)
+        ),
         finish_reason=finish,
         usage=usage,
-        fault=_fault(data["fault"], f"{at}.fault") if "fault" in data else None,
+        fault=mistakes.key(data, "fault", at, _fault, None),
     )
+    mistakes.check()
+    return spec
+
+
+def _usage(value: Any, at: str) -> Mapping[str, int]:
+    usage = _mapping(value, at, USAGE_KEYS)
+    wrong = [_fail(f"{at}.{k}", "a non-negative integer", n) for k, n in usage.items() if not _count(n)]
+    if wrong:
+        raise ScenarioError("\n".join(map(str, wrong)))
+    return usage
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _fault(value: Any, at: str) -> Fault:

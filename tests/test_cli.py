@@ -18,6 +18,8 @@ from emulator import limits, scenarios
 from emulator.cli import main, rate_limits
 from tests.conftest import BUNDLED
 
+REPO = BUNDLED.parent
+
 
 def test_check_accepts_the_bundled_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(BUNDLED)]) == 0
@@ -29,6 +31,47 @@ def test_check_rejects_a_bad_file_readably(tmp_path: Path, capsys: pytest.Captur
     bad.write_text("scenarios:\n  - name: x\n    reply: {txt: hi}\n")
     assert main(["check", str(bad)]) == 1
     assert f"{bad}: scenarios[0].reply.txt: unknown key" in capsys.readouterr().err
+
+
+def test_check_reports_every_mistake_of_a_scenario(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "scenarios:\n"
+        "  - name: x\n"
+        "    match: {last_user: {regex: '(unclosed'}}\n"
+        "    reply: {finish_reason: done, fault: {kind: explode}}\n"
+    )
+    assert main(["check", str(bad)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[1] for line in err] == [
+        "scenarios[0].reply.finish_reason",
+        "scenarios[0].reply.fault.kind",
+        "scenarios[0].match.last_user.regex",
+    ]
+
+
+def test_check_reads_cassettes_and_scenarios_together(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(BUNDLED), str(REPO / "recordings")]) == 0
+    out = capsys.readouterr().out
+    cassettes = sorted((REPO / "recordings").glob("*.yaml"))
+    assert f"in {len(cassettes)} cassettes" in out and "weather-agent" in out
+    assert all(f"{c}  (cassette)" in out for c in cassettes)
+    (tmp_path / "broken.yaml").write_text("interactions: [{request: {}}]\n")
+    (tmp_path / "scenario.yaml").write_text("scenarios: [{name: a}]\n")
+    assert main(["check", str(tmp_path / "absent.yaml")]) == 1
+    assert f"{tmp_path / 'absent.yaml'}: no such file or directory" in capsys.readouterr().err
+    assert main(["check", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'broken.yaml'}: interactions[0].request.method: missing" in err
+    assert f"{tmp_path / 'scenario.yaml'}: scenarios[0]: expected exactly one of reply" in err
+
+
+def test_serve_refuses_a_malformed_cassette_readably(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "notes.yaml").write_text("title: not a cassette\n")
+    assert main(["serve", "--recordings", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"the recordings cannot be read: {tmp_path / 'notes.yaml'}: not a cassette" in err
+    assert "Traceback" not in err
 
 
 def test_serve_starts_with_a_banner_and_answers(tmp_path: Path) -> None:

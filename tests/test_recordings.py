@@ -341,6 +341,56 @@ def test_vcrpy_reads_the_cassettes_the_recorder_writes() -> None:
         assert cassette.get_metadata(recordings.PACING, None)
 
 
+MALFORMED = {
+    "interactions: [{request: {}}]": [
+        "interactions[0].request.method: missing; expected a string such as POST",
+        "interactions[0].request.uri: missing",
+        "interactions[0].request.body: missing",
+        "interactions[0].request.headers: missing",
+        "interactions[0].response.status.code: missing; expected an integer HTTP status",
+        "interactions[0].response.headers: missing",
+        "interactions[0].response.body.string: missing",
+    ],
+    "scenarios: []": ["not a cassette: expected a mapping with 'interactions'"],
+    "interactions: {}": ["interactions: expected a list of {request, response}, got dict"],
+    "interactions: [3]": ["interactions[0]: expected a mapping with request and response, got int"],
+    (
+        "interactions: [{request: {method: POST, uri: /v1/x, body: null, headers: {}},"
+        " response: {status: {code: ok}, headers: {a: b}, body: {string: ''}}}]\n"
+        "metadata: {emulator_pacing: [{event_gaps: [-1]}]}"
+    ): [
+        "interactions[0].response.status.code: expected an integer HTTP status, got str ('ok')",
+        "interactions[0].response.headers.a: expected a list of strings, got str ('b')",
+        "metadata.emulator_pacing[0].event_gaps: expected a list of seconds",
+    ],
+    "interactions: [{request: {}": ["not a readable YAML file"],
+}
+
+
+@pytest.mark.parametrize(("text", "mistakes"), MALFORMED.items(), ids=range(len(MALFORMED)))
+def test_a_malformed_cassette_is_refused_with_every_mistake_named(
+    tmp_path: Path, text: str, mistakes: list[str]
+) -> None:
+    cassette = tmp_path / "c.yaml"
+    cassette.write_text(text)
+    with pytest.raises(recordings.CassetteError) as caught:
+        recordings.load([tmp_path])
+    lines = str(caught.value).splitlines()
+    assert len(lines) == len(mistakes)
+    for line, mistake in zip(lines, mistakes, strict=True):
+        assert line.startswith(f"{cassette}: {mistake}"), line
+    with pytest.raises(recordings.CassetteError):  # and nothing is recorded into it
+        recordings.Tape(cassette)
+    assert cassette.read_text() == text
+
+
+def test_empty_cassettes_hold_nothing(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("")
+    (tmp_path / "comment.yaml").write_text("# recorded later\n")
+    (tmp_path / "none.yaml").write_text("interactions: []\n")
+    assert len(recordings.load([tmp_path])) == 0
+
+
 def test_strict_replay_names_the_nearest_recording(make_server: Callable[[Settings], Server]) -> None:
     server = make_server(Settings(recordings=(REPO / "recordings",), strict=True))
     recorded: Any = [{"role": "user", "content": "Say hello."}]

@@ -70,6 +70,38 @@ def test_every_mistake_is_reported_at_once(tmp_path: Path) -> None:
     assert len(str(caught.value).splitlines()) == 2
 
 
+def test_every_mistake_within_one_scenario_is_reported(tmp_path: Path) -> None:
+    text = """scenarios:
+  - name: 7
+    colour: red
+    match: {last_user: {regex: "("}, model: [x], tools: maybe}
+    steps:
+      - {finish_reason: done, usage: {input_tokens: -1, output_tokens: x}}
+      - {fault: {kind: explode}, text: {faker: poem}, tool_calls: [{arguments: {}}]}
+"""
+    with pytest.raises(scenarios.ScenarioError) as caught:
+        load_text(tmp_path, text)
+    at = f"{tmp_path / 's.yaml'}: scenarios[0]"
+    lines = str(caught.value).splitlines()
+    assert all(line.startswith(at) for line in lines)
+    expected = [
+        ".colour: unknown key",
+        ".name: expected a string",
+        ".match.last_user.regex: not a valid regular expression",
+        ".match.tools: expected true",
+        ".match.model: expected a string",
+        ".steps[0].finish_reason: expected one of",
+        ".steps[0].usage.input_tokens: expected a non-negative integer",
+        ".steps[0].usage.output_tokens: expected a non-negative integer",
+        ".steps[1].text.faker: expected one of",
+        ".steps[1].tool_calls[0].name: missing",
+        ".steps[1].fault.kind",
+    ]
+    for part in expected:
+        assert sum(line.startswith(at + part) for line in lines) == 1, (part, lines)
+    assert len(lines) == len(expected)
+
+
 def test_missing_path_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(scenarios.ScenarioError, match="no such file"):
         scenarios.load([tmp_path / "absent.yaml"])
