@@ -68,6 +68,10 @@ class Limiter:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._sizes = [(name, size, size / WINDOWS[name]) for name in WINDOWS if (size := getattr(limits, name))]
+        # The same, with each bucket's index and whether it counts tokens (else requests): for `_report`.
+        self._plan = [
+            (i, name, size, rate, name == "tokens_per_minute") for i, (name, size, rate) in enumerate(self._sizes)
+        ]
         self._levels: dict[tuple[str, str], list[float]] = {}  # → each bucket's level, then when it was read
 
     def take(self, scope: tuple[str, str], tokens: int, now: float) -> Verdict:
@@ -100,11 +104,15 @@ class Limiter:
     def _report(self, read: list[float], tokens: int, elapsed: float) -> Verdict:
         """Limits that only report: take what the request wants, stopping at empty; refuse nothing."""
         buckets = {}
-        for i, (name, size, rate) in enumerate(self._sizes):
+        for i, name, size, rate, per_token in self._plan:
             level = read[i] + elapsed * rate
-            level = (level if level < size else size) - (tokens if name == "tokens_per_minute" else 1)
-            read[i] = level = level if level > 0 else 0.0
-            buckets[name] = _bucket(size, level, rate)
+            if level > size:
+                level = size
+            level -= tokens if per_token else 1
+            if level < 0:
+                level = 0.0
+            read[i] = level
+            buckets[name] = tuple.__new__(Bucket, (size, int(level), (size - level) / rate))
         return tuple.__new__(Verdict, (True, buckets, 0.0, None))
 
     def reset(self, test_id: str | None = None) -> None:
@@ -137,15 +145,22 @@ def parse(data: Mapping[str, Any], at: str) -> Limits:
 
 
 def go_duration(seconds: float) -> str:
-    """OpenAI's `x-ratelimit-reset-*` format, Go's durations: `12ms`, `1.5s`, `6m0s`, `1h2m3s`."""
-    if seconds < 1:
-        return f"{math.ceil(seconds * 1000)}ms"
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    text = f"{round(secs, 3):g}s"
+    """OpenAI's `x-ratelimit-reset-*` format, Go's durations: `12ms`, `1.5s`, `6m0s`, `1h2m3s`; to the
+    millisecond, rounded up."""
+    return _go_duration(math.ceil(seconds * 1000))
+
+
+@functools.lru_cache(maxsize=4096)
+def _go_duration(ms: int) -> str:
+    """Cached: answers close in time share their resets."""
+    if ms < 1000:
+        return f"{ms}ms"
+    hours, rest = divmod(ms, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    text = f"{rest / 1000:g}s"
     if minutes or hours:
-        text = f"{int(minutes)}m{text}"
-    return f"{int(hours)}h{text}" if hours else text
+        text = f"{minutes}m{text}"
+    return f"{hours}h{text}" if hours else text
 
 
 @functools.lru_cache(maxsize=256)
