@@ -101,7 +101,7 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--replay-speed",
-        type=float,
+        type=_speed,
         default=1.0,
         metavar="FACTOR",
         help="scale the recorded gaps between events (default: 1.0; 0: as fast as possible)",
@@ -131,12 +131,23 @@ def _record_arguments(record: argparse.ArgumentParser) -> None:
     )
     record.add_argument(
         "--replay-speed",
-        type=float,
+        type=_speed,
         default=1.0,
         metavar="FACTOR",
         help="scale the recorded gaps of what is replayed (default: 1.0; 0: as fast as possible)",
     )
     record.add_argument("--no-access-log", action="store_true", help="do not log each request")
+
+
+def _speed(text: str) -> float:
+    """`--replay-speed`: a factor from 0 (as fast as possible) to 100."""
+    try:
+        speed = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= speed <= 100:  # nan and inf too
+        raise argparse.ArgumentTypeError(f"expected a factor from 0 to 100, got {text}")
+    return speed
 
 
 def _check(paths: list[Path]) -> int:
@@ -196,8 +207,6 @@ def _serve(args: argparse.Namespace) -> int:
         fault = faults.fault(faults.split_spec(args.fault), "--fault") if args.fault else None
         pace = faults.timing(faults.split_spec(args.timing), "--timing") if args.timing else None
         quota = rate_limits(args.limits)
-        if args.replay_speed < 0:
-            raise ValueError(f"--replay-speed must be 0 or more, not {args.replay_speed:g}")
     except ValueError as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
@@ -240,8 +249,6 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _record(args: argparse.Namespace) -> int:
     try:
-        if args.replay_speed < 0:
-            raise ValueError(f"--replay-speed must be 0 or more, not {args.replay_speed:g}")
         proxy = recorder.Recorder(args.upstream, args.out, args.mode, args.replay_speed)
     except (OSError, ValueError) as exc:
         print(f"emulator: the cassette {args.out} cannot be read: {exc}", file=sys.stderr)

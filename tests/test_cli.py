@@ -119,8 +119,11 @@ def test_serve_refuses_invalid_scenarios(tmp_path: Path) -> None:
 def test_serve_refuses_a_missing_cassette_and_a_negative_replay_speed(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--recordings", "/nonexistent/cassette.yaml"]) == 1
     assert "no cassette or directory at /nonexistent/cassette.yaml" in capsys.readouterr().err
-    assert main(["serve", "--replay-speed", "-1"]) == 2
-    assert "--replay-speed must be 0 or more" in capsys.readouterr().err
+    for speed in ("-1", "nan", "inf", "1e9"):
+        with pytest.raises(SystemExit) as exited:
+            main(["serve", "--replay-speed", speed])
+        assert exited.value.code == 2
+        assert f"argument --replay-speed: expected a factor from 0 to 100, got {speed}" in capsys.readouterr().err
 
 
 def test_limits_default_to_reporting_off_sends_none_and_a_spec_enforces(capsys: pytest.CaptureFixture[str]) -> None:

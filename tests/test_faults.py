@@ -73,12 +73,19 @@ def test_header_grammar(spec: str, expected: Fault) -> None:
     [
         ("teapot", "'teapot' is not a fault kind"),
         ("status", "h.status: missing"),
-        ("status=200", "h.status: expected an HTTP error status"),
+        ("status=200", "h.status: expected an integer from 400 to 599, got 200"),
+        ("status=429; retry_after=nan", "h.retry_after: expected a number from 0 to 86,400, got nan"),
+        ("status=429; retry_after=inf", "h.retry_after: expected a number from 0 to 86,400, got inf"),
+        ("status=429; retry_after=-5", "h.retry_after: expected a number from 0 to 86,400, got -5"),
+        ("status=429; retry_after_ms=-1", "h.retry_after_ms: expected an integer from 0 to 86,400,000"),
+        ("stall; after_events=1; ms=600001", "h.ms: expected an integer from 0 to 600,000, got 600001"),
+        ("drip; size=1; ms=100000000000", "h.ms: expected an integer from 0 to 600,000"),
+        ("status=500; rate=nan", "h.rate: expected a number from 0 to 1, got nan"),
         ("truncate", "exactly one of after_events, after_bytes"),
         ("hang; ms=5", "h.ms: not a parameter of 'hang'"),
         ("stall; after_events=x", "h.after_events: expected an integer, got 'x'"),
         ("status=429; should_retry=maybe", "h.should_retry: expected true or false"),
-        ("slice; size=0", "h.size: expected a number of bytes of at least 1"),
+        ("slice; size=0", "h.size: expected an integer from 1 to 1,000,000,000, got 0"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec: str, message: str) -> None:
@@ -92,6 +99,25 @@ def test_timing_grammar() -> None:
     )
     with pytest.raises(FaultError, match="t.speed: unknown timing key"):
         faults.timing({"speed": 3}, "t")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("tokens_per_second=1e-320", "t.tokens_per_second: expected a number from 0.1 to 100,000, got 1e-320"),
+        ("tokens_per_second=0", "t.tokens_per_second: expected a number from 0.1 to 100,000, got 0"),
+        ("tokens_per_second=inf", "t.tokens_per_second: expected a number from 0.1 to 100,000, got inf"),
+        ("tokens_per_second=nan", "t.tokens_per_second: expected a number from 0.1 to 100,000, got nan"),
+        ("ttft_ms=100000000000", "t.ttft_ms: expected an integer from 0 to 600,000, got 100000000000"),
+        ("jitter_ms=10000000000000", "t.jitter_ms: expected an integer from 0 to 600,000, got 10000000000000"),
+        ("latency_ms=-1", "t.latency_ms: expected an integer from 0 to 600,000, got -1"),
+    ],
+)
+def test_timing_out_of_range_names_the_key_and_the_range(spec: str, message: str) -> None:
+    with pytest.raises(FaultError) as caught:
+        faults.timing(faults.split_spec(spec), "t")
+    assert str(caught.value) == message
+    assert faults.timing(faults.split_spec("ttft_ms=600000; tokens_per_second=0.1; jitter_ms=0"), "t")
 
 
 # --- the plan ------------------------------------------------------------------------------------------
