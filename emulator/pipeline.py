@@ -40,13 +40,14 @@ from emulator.journal import Note, key_hint
 from emulator.profiles import Profile
 from emulator.recordings import Library
 from emulator.scenarios import Book
-from emulator.sse import encode, loads
+from emulator.sse import deeper_than, encode, loads
 from emulator.state import Settings, State
 from emulator.wire import JSON, Script, Whole, raw, silent, whole
 
 FAULT_HEADER = "x-emulator-fault"
 TIMING_HEADER = "x-emulator-timing"
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
+MAX_NESTING = 128  # levels of arrays and objects a request body may nest
 EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 
@@ -111,8 +112,9 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         now = time.time() if profile.cache or state.limited else 0.0
         cached = await state.cached_tokens(profile, prompt, now) if profile.cache else 0
         fault, pace = decide(asked, turn, settings)  # 4
-        attempt = await state.next_attempt(_identity(prompt))
-        verdict = await state.take(_identity(prompt)[:2], turn.usage.total_tokens, now) if state.limited else None
+        identity = _identity(prompt)
+        attempt = await state.next_attempt(identity)
+        verdict = await state.take(identity[:2], turn.usage.total_tokens, now) if state.limited else None
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, settings.seed, now)
         entry = await state.open(note(request, prompt, shaped.turn, shaped.status))  # 5
         return render(endpoint, prompt, shaped, entry)  # 6
@@ -182,13 +184,18 @@ def parse(endpoint: Endpoint, request: Request) -> tuple[Prompt, Asked]:
 
 def _json(raw: bytes) -> Any:
     try:
-        return loads(raw)
+        body = loads(raw)
     except (ValueError, UnicodeError, RecursionError) as exc:  # RecursionError: nested past the parser's depth
         raise InvalidRequest(
             "We could not parse the JSON body of your request. The API expects a JSON payload, "
             f"but what was sent was not valid JSON ({exc}).",
             code="invalid_json",
         ) from None
+    # Nesting is bounded so that no later step (keys, schemas, echoes) recurses past Python's stack; only a
+    # body with enough brackets to nest that deep is walked.
+    if raw.count(b"[") + raw.count(b"{") > MAX_NESTING and deeper_than(body, MAX_NESTING):
+        raise InvalidRequest(f"The request body nests arrays and objects more than {MAX_NESTING} levels deep.")
+    return body
 
 
 def _asked(headers: Mapping[str, str]) -> Asked:

@@ -73,6 +73,16 @@ def loads(raw: bytes) -> Any:
     return body
 
 
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether JSON `value` nests arrays and objects more than `limit` levels deep (without recursing)."""
+    level: list[Any] = [value]
+    for _ in range(limit + 1):
+        level = [c for v in level if type(v) in (dict, list) for c in (v.values() if type(v) is dict else v)]
+        if not level:
+            return False
+    return True
+
+
 def frame(data: str, event: str | None = None) -> bytes:
     """One SSE event; `data` must not contain a line break (compact JSON never does)."""
     head = f"event: {event}\n" if event else ""

@@ -115,3 +115,7 @@ def test_bad_input_is_a_400_naming_the_field(client: openai.OpenAI) -> None:
             model="m", input=[{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]
         )
     assert caught.value.param == "input[0].content[0].type"
+    with pytest.raises(openai.BadRequestError) as caught:  # it was a 200: the typeless tool was dropped
+        client.responses.create(model="m", input="hi", tools=[{}])  # type: ignore[list-item]
+    assert caught.value.param == "tools[0].type"
+    assert caught.value.code == "missing_required_parameter"

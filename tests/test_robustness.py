@@ -124,3 +124,32 @@ def test_a_lone_surrogate_in_a_string_is_a_400(connection: http.client.HTTPConne
     payload = response.read()
     assert response.status == 400, payload
     assert b"utf-8" in payload, payload  # it says what is wrong
+
+
+NESTED = b'{"a": ' * 1000 + b"1" + b"}" * 1000
+DEEP_BODIES = {  # 1,000 levels (past Python's recursion, under the JSON parser's 1,024), where clients put depth
+    "metadata": CHAT[:-1] + b', "metadata": ' + NESTED + b"}",
+    "tool schema": CHAT[:-1]
+    + b', "tool_choice": "required", "tools": [{"type": "function", "name": "f", "input_schema": '
+    + NESTED
+    + b', "parameters": '
+    + NESTED
+    + b', "function": {"name": "f", "parameters": '
+    + NESTED
+    + b"}}]}",
+    "response format": CHAT[:-1] + b', "response_format": {"type": "json_schema", "json_schema": {"schema": ' + NESTED + b"}}}",
+}
+
+
+@pytest.mark.parametrize("where", DEEP_BODIES)
+@pytest.mark.parametrize(("path", "shape"), ENDPOINTS, ids=[p for p, _ in ENDPOINTS])
+def test_a_body_nested_a_thousand_levels_deep_is_a_400(
+    connection: http.client.HTTPConnection, path: str, shape: str, where: str
+) -> None:
+    """It was a 500 (a RecursionError while keying or echoing the body) on every endpoint."""
+    headers = {"content-type": "application/json", "authorization": "Bearer sk-test", "x-api-key": "sk-test"}
+    connection.request("POST", path, body=DEEP_BODIES[where], headers=headers)
+    response = connection.getresponse()
+    payload = response.read()
+    assert response.status == 400, payload
+    assert b"more than 128 levels deep" in payload

@@ -42,7 +42,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
     instructions = f.get("instructions", str)
     if instructions:
         messages = [Message("system", instructions), *messages]
-    tools_raw = [t for t in f.objects("tools") if t.get("type", str) in CLIENT_TOOLS]
+    tools_raw = [t for t in f.objects("tools") if t.need("type", str) in CLIENT_TOOLS]
     tools = tuple(_tool(t) for t in tools_raw)
     reasoning = f.obj("reasoning")
     text = f.obj("text")
