@@ -33,10 +33,14 @@ async def deliver(
 
 
 async def play(script: Script, scope: Scope, receive: Any, send: Any) -> str | None:
-    """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None."""
+    """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None.
+
+    Pauses are scheduled against the script's start, so that a slow loop does not add up into a slower
+    stream, and they end early when the client goes away: a paced stream stops with its client."""
+    clock = Clock(receive)
     try:
-        if script.latency:
-            await asyncio.sleep(script.latency)
+        if script.latency and await clock.pause(script.latency):
+            return None
         if script.started:
             await send({"type": "http.response.start", "status": script.status, "headers": script.headers})
         for step in script.steps:
@@ -45,13 +49,55 @@ async def play(script: Script, scope: Scope, receive: Any, send: Any) -> str | N
             elif isinstance(step, bytes):
                 await send({"type": "http.response.body", "body": step, "more_body": True})
             elif isinstance(step, Pause):
-                await asyncio.sleep(step.seconds)
+                if await clock.pause(step.seconds):
+                    return None
             else:
-                return await _hang_up(scope, receive, step)
+                return await _hang_up(scope, clock, step)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except OSError:  # the client went away first
         pass
+    finally:
+        clock.stop()
     return None
+
+
+class Clock:
+    """A script's time: where its pauses are due (from its start), and whether the client has gone (the
+    ASGI `http.disconnect`, watched from the first pause on; a send to a client that left does nothing)."""
+
+    LONG = 0.5  # seconds: a pause at least this long ends the moment the client goes; a shorter one at its end
+
+    def __init__(self, receive: Any) -> None:
+        self.receive = receive
+        self.loop = asyncio.get_running_loop()
+        self.due = self.loop.time()
+        self.gone: asyncio.Future[None] | None = None
+
+    async def pause(self, seconds: float) -> bool:
+        """Wait until `seconds` after the last pause was due; whether the client went away meanwhile."""
+        self.due += seconds
+        gone = self.watch()
+        delay = self.due - self.loop.time()
+        if delay >= self.LONG:
+            await asyncio.wait((gone,), timeout=delay)
+        elif delay > 0:
+            await asyncio.sleep(delay)
+        return gone.done()
+
+    def watch(self) -> asyncio.Future[None]:
+        if self.gone is None:
+            self.gone = asyncio.ensure_future(_until_disconnect(self.receive))
+        return self.gone
+
+    async def until_gone(self, timeout: float | None = None) -> bool:
+        """Wait for the client to go (at most `timeout` seconds); whether it went."""
+        gone = self.watch()
+        await asyncio.wait((gone,), timeout=timeout)
+        return gone.done()
+
+    def stop(self) -> None:
+        if self.gone is not None:
+            self.gone.cancel()
 
 
 def _transport(scope: Scope) -> Any:
@@ -63,21 +109,21 @@ def _transport(scope: Scope) -> Any:
 
 async def hang_up(scope: Scope, receive: Any) -> None:
     """Close the client's connection now, mid-body or before any status line: as a peer that went away."""
-    await _hang_up(scope, receive, Hangup())
+    clock = Clock(receive)
+    try:
+        await _hang_up(scope, clock, Hangup())
+    finally:
+        clock.stop()
 
 
-async def _hang_up(scope: Scope, receive: Any, step: Hangup) -> str:
+async def _hang_up(scope: Scope, clock: Clock, step: Hangup) -> str:
     """Stop, and say who ended the connection first: "client" (it gave up) or "server"."""
     transport = _transport(scope)
     if step.after is None:  # stall until the client gives up
-        await _until_disconnect(receive)
+        await clock.until_gone()
         return "client"
-    if step.after:
-        try:
-            await asyncio.wait_for(_until_disconnect(receive), step.after)
-            return "client"
-        except TimeoutError:
-            pass
+    if step.after and await clock.until_gone(step.after):
+        return "client"
     while transport.get_write_buffer_size() and not transport.is_closing():  # what was written, arrives
         await asyncio.sleep(0.001)
     if step.reset:
@@ -87,7 +133,7 @@ async def _hang_up(scope: Scope, receive: Any, step: Hangup) -> str:
         transport.abort()
     else:
         transport.close()
-    await _until_disconnect(receive)
+    await clock.until_gone()
     return "server"
 
 
