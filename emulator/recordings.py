@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-import yaml
 from vcr.cassette import Cassette
 from vcr.matchers import method as same_method
 from vcr.matchers import requests_match
@@ -26,9 +25,10 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import deserialize, serialize
 from vcr.serializers import yamlserializer
 
+from emulator import yamlfile
 from emulator.conversation import Prompt, Reply, Timing
 from emulator.errors import EmulatorError, NotFound
-from emulator.faults import Pause, Step
+from emulator.faults import MAX_PAUSE_MS, Pause, Step
 from emulator.identity import conversation
 from emulator.sse import loads
 from emulator.wire import Script, raw
@@ -56,6 +56,7 @@ ALLOWED_HEADERS = frozenset(
 ALLOWED_PREFIXES = ("x-stainless-", "x-ratelimit-", "anthropic-ratelimit-")
 # Top-level request fields that do not change the answer, so matching ignores them.
 VOLATILE_FIELDS = ("user", "metadata", "prompt_cache_key", "client_metadata", "safety_identifier")
+MAX_GAP = MAX_PAUSE_MS / 1000  # seconds: the longest recorded pause a cassette may hold, as for any pause
 PACING = "emulator_pacing"  # metadata key: per interaction, {headers_after, event_gaps} in seconds
 
 
@@ -325,9 +326,9 @@ def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}) -> Library:
 def read(file: Path) -> list[Recording]:
     """One cassette's interactions; the YAML is parsed once, checked, then handed to vcrpy's reader."""
     try:
-        document = yamlserializer.deserialize(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise CassetteError(f"{file}: not a readable YAML file: {' '.join(str(exc).split())}") from None
+        document = _document(file)
+    except (OSError, UnicodeDecodeError, yamlfile.DocumentError) as exc:
+        raise CassetteError(f"{file}: not a readable YAML file: {exc}") from None
     if document is None:
         return []  # an empty file, as vcrpy sees it: nothing recorded yet
     if problems := list(cassette_problems(document)):
@@ -344,9 +345,15 @@ def is_cassette(document: Any) -> bool:
 def is_cassette_file(file: Path) -> bool:
     """Whether a file means to be a cassette: YAML with `interactions` at the top (`emulator check` sorts by it)."""
     try:
-        return is_cassette(yamlserializer.deserialize(file.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return is_cassette(_document(file))
+    except (OSError, UnicodeDecodeError, yamlfile.DocumentError):
         return False  # the scenario loader says what is wrong with it
+
+
+def _document(file: Path) -> Any:
+    """A cassette file's YAML, by vcrpy's safe cassette loader (which knows the few Python tags old cassettes
+    hold), with the bounds of `yamlfile`."""
+    return yamlfile.load(file.read_text(encoding="utf-8"), yamlserializer._CassetteLoader)
 
 
 class _Parsed:
@@ -409,13 +416,13 @@ def cassette_problems(document: Any) -> Iterator[str]:
             continue
         gaps = (paced or {}).get("event_gaps", [])
         if not _seconds((paced or {}).get("headers_after", 0)):
-            yield f"{at}.headers_after: expected seconds, a number of at least 0"
+            yield f"{at}.headers_after: expected seconds, a number from 0 to {MAX_GAP:g}"
         if not (isinstance(gaps, list) and all(_seconds(g) for g in gaps)):
-            yield f"{at}.event_gaps: expected a list of seconds, numbers of at least 0"
+            yield f"{at}.event_gaps: expected a list of seconds, numbers from 0 to {MAX_GAP:g}"
 
 
 def _seconds(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf")
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= MAX_GAP
 
 
 def _dig(mapping: Mapping[str, Any], path: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -138,6 +139,49 @@ scenarios:
     with pytest.raises(InvalidRequest, match="known: both, glob, header, regex, tools, words"):
         book.pick(prompt(headers={"x-emulator-scenario": "nope"}))
     assert book.models == ("exact", "glob", "words", "regex", "tools", "header", "both")
+
+
+def test_a_regex_cannot_stall_matching(tmp_path: Path) -> None:
+    """`^(a+)+$` against 26 characters took 3.6 s with Python's backtracking `re` (doubling per character);
+    RE2 matches in linear time. Measured against a trivial pattern on the same input, in the same test."""
+    book = load_text(
+        tmp_path,
+        """
+scenarios:
+  - {name: backtracking, match: {model: nested, last_user: {regex: "^(a+)+$"}}, reply: {text: x}}
+  - {name: trivial, match: {model: plain, last_user: {regex: "^b"}}, reply: {text: x}}
+""",
+    )
+    text = "a" * 26 + "b"
+
+    def timed(model: str) -> float:
+        started = time.perf_counter()
+        for _ in range(20):
+            assert book.pick(prompt(text, model=model)) is None
+        return time.perf_counter() - started
+
+    baseline = min(timed("plain") for _ in range(3))
+    assert min(timed("nested") for _ in range(3)) < 4 * baseline + 0.05
+
+
+@pytest.mark.parametrize("pattern", ["(?=x)", "(a)\\\\1", "("])
+def test_a_regex_outside_re2_is_refused_at_load(tmp_path: Path, pattern: str) -> None:
+    with pytest.raises(scenarios.ScenarioError, match="not a valid regular expression in RE2's syntax"):
+        load_text(tmp_path, f'scenarios: [{{name: a, match: {{last_user: {{regex: "{pattern}"}}}}, reply: {{}}}}]')
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once(tmp_path: Path) -> None:
+    """A 300-byte "billion laughs" (nine aliases, nine levels deep) hung `emulator check` for minutes."""
+    lines = ["scenarios: [{name: a, reply: {text: x}}]", "lol0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"lol{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 10)]
+    started = time.perf_counter()
+    with pytest.raises(scenarios.ScenarioError, match="one key, 'scenarios'"):  # the same file, no aliases
+        load_text(tmp_path, "\n".join(line.replace("*", "") for line in lines))
+    baseline = time.perf_counter() - started
+    started = time.perf_counter()
+    with pytest.raises(scenarios.ScenarioError, match="aliases expand to more than 1,000,000 values"):
+        load_text(tmp_path, "\n".join(lines))
+    assert time.perf_counter() - started < 20 * baseline + 0.5  # it was minutes
 
 
 def answerer(tmp_path: Path, text: str) -> tuple[State, Callable[[Prompt], Turn]]:
