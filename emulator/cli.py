@@ -11,7 +11,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from emulator import faults, limits, profiles, recorder, recordings, scenarios, server
+from emulator import faults, journal, limits, profiles, recent, recorder, recordings, scenarios, server
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -94,6 +94,21 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         "requests_per_day=1000'; 'off' for no rate-limit headers (default: generous limits that only report)",
     )
     serve.add_argument(
+        "--journal-size",
+        type=_positive,
+        default=journal.CAPACITY,
+        metavar="N",
+        help="requests the journal keeps, the oldest going first (default: %(default)s)",
+    )
+    serve.add_argument(
+        "--max-clients",
+        type=_positive,
+        default=recent.CAPACITY,
+        metavar="N",
+        help="test ids, keys and conversations whose counts and rate limits are kept, the least recently seen "
+        "forgotten first (default: %(default)s)",
+    )
+    serve.add_argument(
         "--recordings",
         type=Path,
         action="append",
@@ -137,6 +152,16 @@ def _record_arguments(record: argparse.ArgumentParser) -> None:
         help="scale the recorded gaps of what is replayed (default: 1.0; 0: as fast as possible)",
     )
     record.add_argument("--no-access-log", action="store_true", help="do not log each request")
+
+
+def _positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {text}")
+    return number
 
 
 def _speed(text: str) -> float:
@@ -221,6 +246,8 @@ def _serve(args: argparse.Namespace) -> int:
         recordings=tuple(args.recordings or ()),
         replay_speed=args.replay_speed,
         strict=args.strict,
+        max_clients=args.max_clients,
+        journal_size=args.journal_size,
     )
     try:
         app = create_app(settings)

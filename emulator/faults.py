@@ -208,27 +208,6 @@ def before_response(fault: Fault | None) -> bool:
     return fault is not None and fault.kind in BEFORE_RESPONSE and (fault.kind != "reset" or fault.after_events is None)
 
 
-class Attempts:
-    """How many times each request has been seen, for chaos: a retry is a new attempt. Bounded: past
-    `capacity` requests the oldest is forgotten (it would count as new again), so a server that runs for
-    weeks under a chaos fault does not grow without end."""
-
-    def __init__(self, capacity: int = 100_000) -> None:
-        self.capacity = capacity
-        self._seen: dict[tuple[str, ...], int] = {}  # insertion order: oldest first
-
-    def next(self, request: tuple[str, ...]) -> int:
-        """This attempt's number, from 0."""
-        attempt = self._seen.pop(request, 0)
-        self._seen[request] = attempt + 1
-        if len(self._seen) > self.capacity:
-            del self._seen[next(iter(self._seen))]
-        return attempt
-
-    def clear(self) -> None:
-        self._seen.clear()
-
-
 # --- the plan -----------------------------------------------------------------------------------------
 
 

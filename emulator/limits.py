@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from emulator.recent import CAPACITY, Recent
+
 WINDOWS = {"requests_per_minute": 60.0, "tokens_per_minute": 60.0, "requests_per_day": 86_400.0}
 
 
@@ -65,19 +67,20 @@ class Verdict(NamedTuple):
 class Limiter:
     """The buckets of every (test id, API key) seen; the only state is their levels and when they were read."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, capacity: int = CAPACITY) -> None:
         self.limits = limits
         self._sizes = [(name, size, size / WINDOWS[name]) for name in WINDOWS if (size := getattr(limits, name))]
         # The same, with each bucket's index and whether it counts tokens (else requests): for `_report`.
         self._plan = [
             (i, name, size, rate, name == "tokens_per_minute") for i, (name, size, rate) in enumerate(self._sizes)
         ]
-        self._levels: dict[tuple[str, str], list[float]] = {}  # → each bucket's level, then when it was read
+        # (test id, key) → each bucket's level, then when it was read; the least recently used forgotten first
+        self._levels: Recent[tuple[str, str], list[float] | None] = Recent(capacity)
 
     def take(self, scope: tuple[str, str], tokens: int, now: float) -> Verdict:
         """Take one request and its `tokens` from every bucket of `scope` at time `now`, or refuse (only when
         enforcing) with the time until it would fit. A bucket that only reports stops at empty."""
-        read = self._levels.get(scope)
+        read = self._levels.use(scope, None)
         if read is None:
             read = self._levels[scope] = [size for _, size, _ in self._sizes] + [now]
         elapsed, read[-1] = now - read[-1], now
@@ -116,8 +119,7 @@ class Limiter:
         return tuple.__new__(Verdict, (True, buckets, 0.0, None))
 
     def reset(self, test_id: str | None = None) -> None:
-        for key in [k for k in self._levels if test_id is None or k[0] == test_id]:
-            del self._levels[key]
+        self._levels.forget(lambda key: test_id is None or key[0] == test_id)
 
 
 def _bucket(size: int, level: float, rate: float) -> Bucket:

@@ -10,18 +10,18 @@ stages, which receive plain values.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from emulator import faults, limits, profiles, recordings, scenarios
+from emulator import journal, limits, profiles, recent, recordings, scenarios
 from emulator.answer import CallKey
 from emulator.conversation import Fault, Prompt, Timing
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.generate import Writer
 from emulator.journal import Entry, Journal, Note
+from emulator.recent import Recent
 
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
 READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
@@ -42,6 +42,8 @@ class Settings:
     recordings: Sequence[Path] = field(default_factory=tuple)  # cassettes (files or directories) to replay
     replay_speed: float = 1.0  # scales the recorded gaps: 0 replays as fast as possible
     strict: bool = False  # replay only: a request no recording matches is an error naming the nearest one
+    max_clients: int = recent.CAPACITY  # (test id, key, conversation)s whose counts are kept; least recent go
+    journal_size: int = journal.CAPACITY  # entries the journal keeps; the oldest go first
 
 
 class State:
@@ -54,11 +56,11 @@ class State:
         self.writer = Writer(settings.seed)
         self.profile = profiles.PROFILES[settings.profile]  # what plain /v1 stands in for
         self.limited = bool(settings.limits)
-        self._calls: Counter[CallKey] = Counter()
-        self._attempts = faults.Attempts()  # (test id, key, request) → attempts, for chaos
-        self._limiter = limits.Limiter(settings.limits)
+        self._calls: Recent[CallKey, int] = Recent(settings.max_clients)  # → calls a `replies` scenario had
+        self._attempts: Recent[tuple[str, str, str], int] = Recent(settings.max_clients)  # (test id, key, request)
+        self._limiter = limits.Limiter(settings.limits, settings.max_clients)
         self._caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
-        self._journal = Journal()
+        self._journal = Journal(settings.journal_size)
 
     def created(self) -> int:
         """`created` for an answer: the frozen clock, else now."""
@@ -69,14 +71,12 @@ class State:
 
     async def next_call(self, key: CallKey) -> int:
         """How many calls a `replies` scenario had from this test id and key before this one."""
-        before = self._calls[key]
-        self._calls[key] = before + 1
-        return before
+        return self._calls.count(key)
 
     async def next_attempt(self, request: tuple[str, str, str]) -> int:
         """This attempt's number, from 0, at a request (test id, key, conversation): for chaos, and for the
         request id of a client that does not count its retries."""
-        return self._attempts.next(request)
+        return self._attempts.count(request)
 
     async def take(self, scope: tuple[str, str], tokens: int, now: float) -> limits.Verdict:
         """Take a request and its tokens from the rate-limit buckets of (test id, key)."""
@@ -109,8 +109,7 @@ class State:
     async def reset(self, test_id: str | None = None) -> None:
         """Forget call counts, journal entries and rate-limit levels (all, or one test's); prompt caches and
         chaos attempts, which no test id scopes, all of them."""
-        for key in [k for k in self._calls if test_id is None or k[0] == test_id]:
-            del self._calls[key]
+        self._calls.forget(lambda key: test_id is None or key[0] == test_id)
         self._journal.clear(test_id)
         for cache in self._caches.values():
             cache.reset()

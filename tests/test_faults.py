@@ -22,6 +22,7 @@ from emulator import faults
 from emulator.app import Settings
 from emulator.conversation import Fault, Timing
 from emulator.faults import FaultError, Hangup, Pause
+from emulator.recent import Recent
 from tests.conftest import Server
 
 USER: Any = [{"role": "user", "content": "hi"}]
@@ -517,10 +518,11 @@ def test_a_client_that_does_not_count_its_retries_gets_a_new_request_id_per_atte
         assert client.post("/v1/chat/completions", json=body).headers["x-request-id"] == first[0]
 
 
-def test_attempts_count_each_request_and_forget_the_oldest_past_capacity() -> None:
-    attempts = faults.Attempts(capacity=2)
-    assert [attempts.next(("a",)), attempts.next(("a",)), attempts.next(("b",))] == [0, 1, 0]
-    attempts.next(("c",))  # a third request: the oldest, "a", is forgotten
-    assert attempts.next(("b",)) == 1 and attempts.next(("a",)) == 0
-    attempts.clear()
-    assert attempts.next(("b",)) == 0
+def test_counts_forget_the_least_recently_used_past_capacity() -> None:
+    attempts: Recent[tuple[str], int] = Recent(capacity=2)
+    assert [attempts.count(("a",)), attempts.count(("a",)), attempts.count(("b",))] == [0, 1, 0]
+    attempts.count(("a",))  # "a" is now the most recently used
+    attempts.count(("c",))  # a third request: the least recently used, "b", is forgotten
+    assert attempts.count(("a",)) == 3 and attempts.count(("b",)) == 0
+    attempts.forget(lambda key: key == ("a",))
+    assert attempts.count(("a",)) == 0

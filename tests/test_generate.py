@@ -77,7 +77,10 @@ NODE = {
     "$defs": {
         "Node": {
             "type": "object",
-            "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+            },
             "required": ["name", "children"],
         }
     },
@@ -87,7 +90,10 @@ LINKED = {  # pydantic's self-referencing model: `next: Optional[Link]`, require
     "$defs": {
         "Link": {
             "type": "object",
-            "properties": {"value": {"type": "integer"}, "next": {"anyOf": [{"$ref": "#/$defs/Link"}, {"type": "null"}]}},
+            "properties": {
+                "value": {"type": "integer"},
+                "next": {"anyOf": [{"$ref": "#/$defs/Link"}, {"type": "null"}]},
+            },
             "required": ["value", "next"],
         }
     },
@@ -170,5 +176,7 @@ def test_a_bad_schema_in_a_tool_is_the_clients_400() -> None:
     assert caught.value.param == "tools"
     assert caught.value.message.startswith("Invalid schema for function 'deep': items.minItems: forces an instance")
     with pytest.raises(InvalidRequest) as caught:
-        default_reply(prompt(response_format=ResponseFormat("json_schema", {"type": "integer", "multipleOf": -2})), Writer(0))
+        default_reply(
+            prompt(response_format=ResponseFormat("json_schema", {"type": "integer", "multipleOf": -2})), Writer(0)
+        )
     assert caught.value.param == "response_format"

@@ -126,3 +126,14 @@ def test_a_limit_the_spec_omits_is_unlimited_and_not_reported(make_server: Any) 
         headers = client.chat.completions.with_raw_response.create(model="m", messages=USER).headers
     assert headers["x-ratelimit-limit-requests"] == "5"
     assert not any(name.endswith("-tokens") for name in headers)
+
+
+def test_the_buckets_of_the_least_recently_seen_clients_are_forgotten_past_capacity() -> None:
+    """Per-test-id state was never evicted: a server under CI runs that each bring a new test id grew without end."""
+    limiter = Limiter(Limits(requests_per_minute=3), capacity=2)
+    left = [limiter.take((s[0], s[1]), 1, now=0.0).buckets["requests_per_minute"].remaining for s in ("ab", "cd")]
+    assert left == [2, 2]
+    limiter.take(("a", "b"), 1, now=0.0)  # "ab" is now the most recently seen; a third client pushes out "cd"
+    limiter.take(("e", "f"), 1, now=0.0)
+    assert limiter.take(("a", "b"), 1, now=0.0).buckets["requests_per_minute"].remaining == 0
+    assert limiter.take(("c", "d"), 1, now=0.0).buckets["requests_per_minute"].remaining == 2  # a full bucket anew

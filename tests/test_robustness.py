@@ -137,7 +137,10 @@ DEEP_BODIES = {  # 1,000 levels (past Python's recursion, under the JSON parser'
     + b', "function": {"name": "f", "parameters": '
     + NESTED
     + b"}}]}",
-    "response format": CHAT[:-1] + b', "response_format": {"type": "json_schema", "json_schema": {"schema": ' + NESTED + b"}}}",
+    "response format": CHAT[:-1]
+    + b', "response_format": {"type": "json_schema", "json_schema": {"schema": '
+    + NESTED
+    + b"}}}",
 }
 
 
