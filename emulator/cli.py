@@ -53,8 +53,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _serve(args)
 
 
+def _connection_arguments(parser: argparse.ArgumentParser) -> None:
+    """The connection rules of `server.Rules`, for any command that serves."""
+    rules = server.Rules()
+    parser.add_argument(
+        "--request-timeout",
+        type=_seconds,
+        default=rules.request_timeout,
+        metavar="S",
+        help="seconds to receive a whole request, however slowly it trickles in (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--keep-alive",
+        type=_seconds,
+        default=rules.keep_alive,
+        metavar="S",
+        help="seconds an idle keep-alive connection stays open (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=_positive,
+        default=rules.max_connections,
+        metavar="N",
+        help="connections open at once; past them a new one is closed at once (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--shutdown-grace",
+        type=_seconds,
+        default=rules.shutdown_grace,
+        metavar="S",
+        help="seconds running answers get at shutdown before they are cut (default: %(default)s)",
+    )
+
+
+def _rules(args: argparse.Namespace) -> server.Rules:
+    return server.Rules(args.request_timeout, args.keep_alive, args.max_connections, args.shutdown_grace)
+
+
 def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
+    _connection_arguments(serve)
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
         "--scenarios",
@@ -131,6 +169,7 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
 
 def _record_arguments(record: argparse.ArgumentParser) -> None:
     record.add_argument("--upstream", required=True, metavar="URL", help="e.g. https://api.openai.com")
+    _connection_arguments(record)
     record.add_argument(
         "--out", type=Path, default=Path("recordings/recorded.yaml"), help="the cassette (default: %(default)s)"
     )
@@ -162,6 +201,17 @@ def _positive(text: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {text}")
     return number
+
+
+def _seconds(text: str) -> float:
+    """A duration of the connection rules: from 0.1 seconds to 10 minutes."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0.1 <= seconds <= 600:  # nan and inf too
+        raise argparse.ArgumentTypeError(f"expected seconds from 0.1 to 600, got {text}")
+    return seconds
 
 
 def _speed(text: str) -> float:
@@ -270,7 +320,7 @@ def _serve(args: argparse.Namespace) -> int:
     if state.library is not None:
         lines.append(f"recordings: {len(state.library)} from {', '.join(map(str, settings.recordings))}")
     print("\n".join(lines), flush=True)
-    server.run(app, args.host, args.port, access_log=not args.no_access_log, log_level="info")
+    server.run(app, args.host, args.port, _rules(args), access_log=not args.no_access_log, log_level="info")
     return 0
 
 
@@ -284,7 +334,8 @@ def _record(args: argparse.Namespace) -> int:
     doing = "replaying" if proxy.replay_only else "recording"
     where = f"http://{args.host}:{args.port}/v1/… → {args.upstream}"
     print(f"{doing} {where}, mode {args.mode}, into {args.out}{held}", flush=True)
-    server.run(proxy, args.host, args.port, access_log=not args.no_access_log, log_level="info", lifespan="on")
+    options = {"access_log": not args.no_access_log, "log_level": "info", "lifespan": "on"}
+    server.run(proxy, args.host, args.port, _rules(args), **options)
     return 0
 
 

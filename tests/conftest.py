@@ -13,7 +13,6 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-import uvicorn
 
 from emulator import server as emulator_server
 from emulator.app import Settings, create_app
@@ -63,7 +62,7 @@ def serve_app(app: Any, **options: Any) -> Iterator[Server]:
     sock.bind(("127.0.0.1", 0))
     host, port = sock.getsockname()
     config = emulator_server.config(app, "127.0.0.1", log_level="warning", access_log=False, **options)
-    server = uvicorn.Server(config)
+    server = emulator_server.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:
