@@ -154,7 +154,7 @@ def _watch_parent(parent: int) -> None:
 def _emulator_app() -> Any:
     from emulator.app import Settings, create_app
 
-    return create_app(Settings(scenarios=(ROOT / "scenarios",)))
+    return create_app(Settings(scenarios=(Path.cwd() / "scenarios",)))  # the tree it was started in
 
 
 def _baseline_app(spec: dict[str, Any], stream: bool) -> Any:
@@ -215,13 +215,15 @@ class Servers:
         self.logs = logs
         self.procs: list[tuple[str, subprocess.Popen[bytes], Path]] = []
 
-    def start(self, label: str, *extra: str) -> int:
+    def start(self, label: str, *extra: str, tree: Path = ROOT) -> int:
+        """Start a server; `tree`: the checkout whose `emulator` and `scenarios` it serves."""
         port = _free_port()
         cmd = [sys.executable, str(Path(__file__).resolve()), "--serve", *extra]
         cmd += ["--port", str(port), "--parent", str(os.getpid())]
         log = self.logs / f"{label.replace(' ', '-')}.log"
+        env = os.environ | {"PYTHONPATH": str(tree)}
         with log.open("wb") as stderr:
-            proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr)
+            proc = subprocess.Popen(cmd, cwd=tree, env=env, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr)
         self.procs.append((label, proc, log))
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
