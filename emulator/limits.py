@@ -74,6 +74,7 @@ class Limiter:
         self._plan = [
             (i, name, size, rate, name == "tokens_per_minute") for i, (name, size, rate) in enumerate(self._sizes)
         ]
+        self._slots = {flavor: self._slots_of(flavor) for flavor in ("openai", "anthropic", "infercom")}
         # (test id, key) → each bucket's level, then when it was read; the least recently used forgotten first
         self._levels: Recent[tuple[str, str], list[float] | None] = Recent(capacity)
 
@@ -118,6 +119,50 @@ class Limiter:
             buckets[name] = tuple.__new__(Bucket, (size, int(level), (size - level) / rate))
         return tuple.__new__(Verdict, (True, buckets, 0.0, None))
 
+    def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> dict[str, str]:
+        """For limits that only report (the default, on every answer): take what the request wants from the
+        buckets of `scope`, stopping at empty, and render them as `headers(flavor, …)` would, in one pass,
+        with no `Verdict` between."""
+        read = self._levels.use(scope, None)
+        if read is None:
+            read = self._levels[scope] = [size for _, size, _ in self._sizes] + [now]
+        elapsed, read[-1] = now - read[-1], now
+        for i, _, size, rate, per_token in self._plan:
+            level = read[i] + elapsed * rate
+            if level > size:
+                level = size
+            level -= tokens if per_token else 1
+            read[i] = level if level > 0 else 0.0
+        found: dict[str, str] = {}
+        anthropic, infercom = flavor == "anthropic", flavor == "infercom"
+        for names, choices in self._slots[flavor]:
+            i, size, limit, rate = choices[0]
+            if len(choices) > 1 and int(read[choices[1][0]]) < int(read[i]):  # the tighter of two request buckets
+                i, size, limit, rate = choices[1]
+            level = read[i]
+            reset = (size - level) / rate
+            found[names[0]], found[names[1]] = limit, str(int(level))
+            if anthropic:
+                found[names[2]] = rfc3339(math.ceil(now + reset))
+            elif infercom:
+                found[names[2]] = str(math.ceil(now + reset))
+            else:
+                found[names[2]] = go_duration(reset)
+        return found
+
+    def _slots_of(self, flavor: str) -> list[tuple[tuple[str, str, str], list[tuple[int, int, str, float]]]]:
+        """What `report` renders for a flavor: each header triple's names, and the bucket(s) it reports
+        (index, size, size as text, rate), chosen as `headers` chooses them."""
+        at = {name: (i, size, str(size), rate) for i, (name, size, rate) in enumerate(self._sizes)}
+        minute, tokens, day = (at.get(n) for n in WINDOWS)
+        if flavor == "infercom":
+            pairs = [(_REQUESTS, [minute]), (_DAY, [day])]
+        elif flavor == "anthropic":
+            pairs = [(_ANTHROPIC_REQUESTS, [minute, day]), (_ANTHROPIC_TOKENS, [tokens])]
+        else:
+            pairs = [(_REQUESTS, [minute, day]), (_TOKENS, [tokens])]
+        return [(names, [c for c in choices if c]) for names, choices in pairs if any(choices)]
+
     def reset(self, test_id: str | None = None) -> None:
         self._levels.forget(lambda key: test_id is None or key[0] == test_id)
 
@@ -154,15 +199,16 @@ def go_duration(seconds: float) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _go_duration(ms: int) -> str:
-    """Cached: answers close in time share their resets."""
+    """Cached, and in integer arithmetic: answers close in time share their resets, and the rest are many."""
     if ms < 1000:
         return f"{ms}ms"
-    hours, rest = divmod(ms, 3_600_000)
-    minutes, rest = divmod(rest, 60_000)
-    text = f"{rest / 1000:g}s"
-    if minutes or hours:
-        text = f"{minutes}m{text}"
-    return f"{hours}h{text}" if hours else text
+    seconds, fraction = divmod(ms, 1000)
+    minutes, seconds = divmod(seconds, 60)
+    text = f"{seconds}.{fraction:03d}".rstrip("0") + "s" if fraction else f"{seconds}s"
+    if minutes < 60:
+        return f"{minutes}m{text}" if minutes else text
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes}m{text}"
 
 
 @functools.lru_cache(maxsize=256)

@@ -81,6 +81,7 @@ class Asked:
 
 
 NOTHING_ASKED = Asked()
+NO_HEADERS: Mapping[str, str] = {}
 
 
 @frozen
@@ -114,8 +115,13 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         fault, pace = decide(asked, turn, settings)  # 4
         identity = _identity(prompt)
         attempt = await state.next_attempt(identity)
-        verdict = await state.take(identity[:2], turn.usage.total_tokens, now) if state.limited else None
-        shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, settings.seed, now)
+        verdict, rates = None, NO_HEADERS
+        if state.limited and settings.limits.enforce:
+            verdict = await state.take(identity[:2], turn.usage.total_tokens, now)
+            rates = limits.headers(_flavor(endpoint), verdict, now)
+        elif state.limited:  # limits that only report: taken and rendered in one pass, on every answer
+            rates = await state.report(identity[:2], turn.usage.total_tokens, now, _flavor(endpoint))
+        shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
         entry = await state.open(note(request, prompt, shaped.turn, shaped.status))  # 5
         return render(endpoint, prompt, shaped, entry)  # 6
     except EmulatorError as error:
@@ -254,8 +260,8 @@ def shape(
     cached: int,
     attempt: int,
     verdict: limits.Verdict | None,
+    rates: Mapping[str, str],
     seed: int,
-    now: float,
 ) -> Shaped:
     """The turn as it will be sent: the prompt cache's share of its input (`cached` tokens); its fault, which
     strikes with its `rate` as the seed, the request and its `attempt` decide, and which a profile that retries
@@ -269,25 +275,26 @@ def shape(
         )
     if fault and chancy(fault, profile):
         fault, pace = _by_chance(fault, pace, profile, seed, prompt.conversation, attempt)
-    rate_headers: dict[str, str] = {}
-    if verdict is not None:
-        flavor = "anthropic" if dialect.NAME == profiles.MESSAGES else profile.rate_headers
-        rate_headers = limits.headers(flavor, verdict, now)
-        if not verdict.allowed:
-            wait = verdict.retry_after
-            spent = Fault("status", status=429, message=verdict.message, retry_after=math.ceil(wait))
-            fault = replace(spent, retry_after_ms=math.ceil(wait * 1000))
+    if verdict is not None and not verdict.allowed:
+        wait = verdict.retry_after
+        spent = Fault("status", status=429, message=verdict.message, retry_after=math.ceil(wait))
+        fault = replace(spent, retry_after_ms=math.ceil(wait * 1000))
     if fault is not turn.fault or pace is not turn.timing:
         turn = replace(turn, fault=fault, timing=pace)
     headers = profiles.request_id(profile, dialect.NAME, request.fingerprint, _nth(request, attempt))
     headers["x-emulator-source"] = turn.source
-    headers |= rate_headers
+    headers |= rates
     if profile.headers or profile.processing_ms:
         headers |= profiles.answer_headers(profile, turn)
     status = (
         fault.status if fault and _fails(fault, prompt, dialect) else None if faults.before_response(fault) else 200
     )
     return Shaped(turn, headers, status)
+
+
+def _flavor(endpoint: Endpoint) -> str:
+    """How the endpoint reports rate limits: Messages as Anthropic does, else as its profile says."""
+    return "anthropic" if endpoint.dialect.NAME == profiles.MESSAGES else endpoint.profile.rate_headers
 
 
 def _by_chance(

@@ -82,6 +82,10 @@ class State:
         """Take a request and its tokens from the rate-limit buckets of (test id, key)."""
         return self._limiter.take(scope, tokens, now)
 
+    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> dict[str, str]:
+        """Take from the buckets of (test id, key) that only report, and their headers in `flavor`."""
+        return self._limiter.report(scope, tokens, now, flavor)
+
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
         """Tokens of `prompt` the profile's prompt cache serves (0 for a profile without one)."""
         cache = self._caches.get(profile.name)

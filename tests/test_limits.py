@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+from dataclasses import replace
 from typing import Any
 
 import anthropic
@@ -137,3 +138,19 @@ def test_the_buckets_of_the_least_recently_seen_clients_are_forgotten_past_capac
     limiter.take(("e", "f"), 1, now=0.0)
     assert limiter.take(("a", "b"), 1, now=0.0).buckets["requests_per_minute"].remaining == 0
     assert limiter.take(("c", "d"), 1, now=0.0).buckets["requests_per_minute"].remaining == 2  # a full bucket anew
+
+
+@pytest.mark.parametrize("flavor", ["openai", "anthropic", "infercom"])
+@pytest.mark.parametrize(
+    "quota",
+    [limits.DEFAULT, Limits(requests_per_minute=5, requests_per_day=3, enforce=False), Limits(tokens_per_minute=90)],
+    ids=["default", "requests-only", "tokens-only"],
+)
+def test_the_one_pass_report_renders_what_take_and_headers_do(flavor: str, quota: Limits) -> None:
+    """`Limiter.report` is the default's fast path; it must say exactly what the general path says."""
+    fast, general = Limiter(replace(quota, enforce=False)), Limiter(replace(quota, enforce=False))
+    for step in range(12):
+        now, tokens = 1_000.0 + step * 0.7, 20 + 7 * step
+        assert fast.report(("", "k"), tokens, now, flavor) == limits.headers(
+            flavor, general.take(("", "k"), tokens, now), now
+        )
