@@ -11,10 +11,13 @@ interaction, for replay at the recorded pace.
 from __future__ import annotations
 
 import asyncio
+import http.cookiejar
 import logging
 import os
+import posixpath
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,11 +26,13 @@ import httpx
 
 from emulator import player, wire
 from emulator.dialects import anthropic_messages
-from emulator.errors import EmulatorError, NotFound, openai_body
+from emulator.errors import EmulatorError, NotFound, PayloadTooLarge, openai_body
 from emulator.recordings import Library, Tape, allowed, api_path, miss, script
 from emulator.sse import encode
 
 KEY_HEADERS = ("authorization", "x-api-key", "api-key")
+KEY_PARAMETERS = ("key", "api_key", "api-key", "apikey", "access_token", "token")  # in a query string
+MAX_BODY = 32 * 1024 * 1024  # bytes of a request body the recorder forwards (the server's own limit)
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 REDACTED = "REDACTED"
 _log = logging.getLogger("emulator.recorder")
@@ -49,12 +54,15 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _secrets(headers: Mapping[str, str]) -> set[str]:
-    """The client's own key values, and the keys in the recorder's environment."""
+def _secrets(headers: Mapping[str, str], query: str = "") -> set[str]:
+    """The client's own key values (in its headers, after a scheme in any case, and in the query string),
+    and the keys in the recorder's environment."""
     found = {os.environ.get(v, "") for v in KEY_VARIABLES}
     for name in KEY_HEADERS:
         value = headers.get(name, "")
-        found |= {value, value.removeprefix("Bearer ").strip()}
+        scheme, _, rest = value.partition(" ")
+        found |= {value, rest.strip() if scheme.lower() in ("bearer", "basic", "token") else value.strip()}
+    found |= {value for name, value in urllib.parse.parse_qsl(query) if name.lower() in KEY_PARAMETERS}
     return {s for s in found if len(s) >= 4}
 
 
@@ -109,15 +117,20 @@ class Recorder:
         while True:
             message = await receive()
             body += message.get("body", b"")
+            if len(body) > MAX_BODY:
+                limit = f"The request body is larger than the recorder's limit of {MAX_BODY} bytes."
+                await _error(send, scope["path"], PayloadTooLarge(limit))
+                return
             if not message.get("more_body"):
                 break
         method = scope["method"]
         query = f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else ""
-        if "/v1/" not in scope["path"]:
+        normal = posixpath.normpath(scope["path"])  # `/v1/../_emulator/…` is not an API path
+        if "/v1/" not in normal or ".." in scope["path"].split("/"):
             error = NotFound(f"The recorder forwards /v1/ paths only, not {scope['path']}.", code="unknown_url")
             await _error(send, scope["path"], error)
             return
-        path = api_path(scope["path"]) + query
+        path = api_path(normal) + query
         if self.mode != "all":
             hit = self.library.find(method, path, body)
             if hit:
@@ -163,7 +176,7 @@ class Recorder:
             return
         finally:
             await response.aclose()
-        secrets = _secrets({k.lower(): v for k, v in headers})
+        secrets = _secrets({k.lower(): v for k, v in headers}, path.partition("?")[2])
         request = (
             method,
             _scrub(self.upstream + path, secrets),
@@ -190,7 +203,10 @@ class Recorder:
 
 
 def _client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0), follow_redirects=False)
+    """The one client of every forwarded request: with a cookie jar that keeps nothing, so that an upstream's
+    `set-cookie` to one client is never sent on another's request (nor recorded)."""
+    jar = http.cookiejar.CookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+    return httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0), follow_redirects=False, cookies=jar)
 
 
 async def _error(send: Any, path: str, error: EmulatorError) -> None:

@@ -103,7 +103,7 @@ class _AtomicPersister:
     def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
         path = Path(cassette_path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644  # mkstemp's 0600 would hide it
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o600  # prompts and answers: the owner's only
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
             os.fchmod(fd, mode)

@@ -11,6 +11,7 @@ import json
 import re
 import signal
 import socket
+import stat
 import statistics
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import httpx2
 import openai
 import pytest
 from vcr.cassette import Cassette
@@ -581,3 +583,66 @@ def test_an_upstream_that_breaks_off_mid_stream_breaks_the_client_off_too(
     direct = make_server(Settings(scenarios=(SCENARIOS,)))
     assert broken(recorder.server) is broken(direct) is openai.APIConnectionError
     assert len(recordings.load([recorder.recorder.out])) == 1  # the broken stream is not recorded
+
+
+def echoing_upstream() -> Any:
+    """An upstream that sets a cookie, and echoes the credentials and cookies it was sent (as some do in errors)."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    seen: list[str] = []
+
+    async def answer(request: Request) -> JSONResponse:
+        seen.append(request.url.path)
+        echo = {"auth": request.headers.get("authorization", ""), "cookie": request.headers.get("cookie", "")}
+        response = JSONResponse(echo | {"query": str(request.query_params)})
+        response.set_cookie("session", "upstream-session-for-one-client")
+        return response
+
+    app = Starlette(routes=[Route("/{path:path}", answer, methods=["GET", "POST"])])
+    app.state.seen = seen
+    return app
+
+
+@pytest.fixture
+def echoing(tmp_path: Path) -> Iterator[tuple[Server, Path, list[str]]]:
+    upstream_app = echoing_upstream()
+    cassette = tmp_path / "echo.yaml"
+    for upstream in serve_app(upstream_app):
+        for proxy in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), lifespan="on"):
+            yield proxy, cassette, upstream_app.state.seen
+
+
+def test_the_recorder_keeps_no_cookies_and_scrubs_every_form_of_the_key(
+    echoing: tuple[Server, Path, list[str]],
+) -> None:
+    """An upstream's set-cookie was sent back on every later request, from every client, and recorded; a key
+    after `bearer ` (lower case) or in the query string was recorded in clear."""
+    proxy, cassette, _ = echoing
+    with httpx2.Client(base_url=proxy.base_url, timeout=10) as one, httpx2.Client(base_url=proxy.base_url) as other:
+        first = one.post("/v1/chat/completions", json={"n": 1}, headers={"authorization": f"bearer {SECRET}"})
+        assert first.json()["auth"] == f"bearer {SECRET}"  # forwarded as sent
+        second = other.post(f"/v1/chat/completions?api_key={SECRET}x", json={"n": 2})
+        assert second.json()["cookie"] == ""  # another client's request does not carry the first one's cookie
+    text = cassette.read_text()
+    assert SECRET not in text and "upstream-session" not in text
+    assert stat.S_IMODE(cassette.stat().st_mode) == 0o600  # prompts and answers: readable by their owner only
+
+
+def test_the_recorder_refuses_paths_outside_the_api_and_oversized_bodies(
+    echoing: tuple[Server, Path, list[str]],
+) -> None:
+    """`/v1/../_emulator/requests` reached the upstream's admin API, and was recorded."""
+    proxy, cassette, seen = echoing
+    with socket.create_connection((proxy.host, proxy.port), timeout=10) as sock:  # as sent, not normalised
+        sock.sendall(b"GET /v1/../_emulator/requests HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 404") and b"unknown_url" in answer
+    with httpx2.Client(base_url=proxy.base_url, timeout=30) as client:
+        too_big = client.post("/v1/chat/completions", content=b"x" * (recorder.MAX_BODY + 1))
+    assert too_big.status_code == 413
+    assert seen == [] and not cassette.exists()
