@@ -86,7 +86,8 @@ class Health:
     """Polls `/health` on one keep-alive connection from a thread, noting each answer's latency."""
 
     def __init__(self, port: int) -> None:
-        self.port, self.latencies, self._stop = port, [], threading.Event()
+        self.port, self._stop = port, threading.Event()
+        self.latencies: list[float] = []
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
     def _poll(self) -> None:
