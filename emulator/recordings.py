@@ -7,7 +7,9 @@ the recorder (`recorder.py`) captures. The gaps between SSE events live in each 
 
 from __future__ import annotations
 
+import copy
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -16,14 +18,11 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from vcr.cassette import Cassette
 from vcr.matchers import method as same_method
 from vcr.matchers import requests_match
-from vcr.persisters.filesystem import FilesystemPersister
-from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
-from vcr.serialize import deserialize, serialize
-from vcr.serializers import yamlserializer
+from vcr.serialize import deserialize
+from vcr.serializers import compat, yamlserializer
 
 from emulator import yamlfile
 from emulator.conversation import Prompt, Reply, Timing
@@ -57,7 +56,8 @@ ALLOWED_PREFIXES = ("x-stainless-", "x-ratelimit-", "anthropic-ratelimit-")
 # Top-level request fields that do not change the answer, so matching ignores them.
 VOLATILE_FIELDS = ("user", "metadata", "prompt_cache_key", "client_metadata", "safety_identifier")
 MAX_GAP = MAX_PAUSE_MS / 1000  # seconds: the longest recorded pause a cassette may hold, as for any pause
-PACING = "emulator_pacing"  # metadata key: per interaction, {headers_after, event_gaps} in seconds
+PACING = "emulator_pacing"  # each interaction's key (the older layout's `metadata` key): {headers_after, event_gaps}
+_log = logging.getLogger("emulator.recordings")
 
 
 def allowed(name: str) -> bool:
@@ -94,43 +94,29 @@ def _same_request(r1: VcrRequest, r2: VcrRequest) -> None:
 MATCH_ON = (same_method, _same_request)
 
 
-class _AtomicPersister:
-    """vcrpy's file persister, but a reader never sees half a cassette: temp file, then `os.replace`."""
-
-    load_cassette = FilesystemPersister.load_cassette
-
-    @staticmethod
-    def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
-        path = Path(cassette_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o600  # prompts and answers: the owner's only
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            os.fchmod(fd, mode)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(serialize(cassette_dict, serializer))
-            os.replace(temp, path)
-        except BaseException:
-            os.unlink(temp)
-            raise
-
-
 class Tape:
-    """A cassette being recorded into: what it held when opened, and each new interaction saved at once,
-    atomically (vcrpy saves only when a cassette closes)."""
+    """A cassette being recorded into: what it held when opened, then one interaction appended as each answer
+    ends, in one write and an fsync, so that a killed recorder keeps every interaction it finished and a save
+    costs the same after a thousand interactions as after one (vcrpy saves only when a cassette closes, and
+    then rewrites it whole).
+
+    The file is vcrpy's format with `interactions` last, each carrying its pacing as `emulator_pacing` (a key
+    vcrpy ignores): `version: 1`, then `interactions:` and one YAML item per interaction. A cassette in the
+    older layout (pacing in `metadata`) is rewritten once in this one, atomically, before the first append."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        if path.exists():
-            read(path)  # a malformed cassette is refused before anything is appended to it
-        self.cassette = Cassette.load(
-            path=str(path), record_mode=RecordMode.NEW_EPISODES, persister=_AtomicPersister, match_on=MATCH_ON
-        )
-        self.loaded = len(self.cassette)  # interactions that were in the file when it was opened
+        self.items: list[dict[str, Any]] = []  # as stored: request, response, emulator_pacing
+        if path.exists() and path.read_text(encoding="utf-8").strip():
+            document = _document_of(path)  # a malformed cassette is refused before anything is appended
+            self.items = _items(document)
+            if not _appendable(path.read_text(encoding="utf-8")):
+                self._rewrite()
+        self.loaded = len(self.items)  # interactions that were in the file when it was opened
 
     def recordings(self) -> Iterator[Recording]:
-        pacing = self.cassette.get_metadata(PACING, [])
-        return _recordings(self.path.name, self.cassette.requests, self.cassette.responses, pacing)
+        for i, item in enumerate(self.items):
+            yield _recording(f"{self.path.name}#{i}", *_parts(item))
 
     def add(
         self,
@@ -142,20 +128,80 @@ class Tape:
         pacing: dict[str, Any],
         replace: bool = False,
     ) -> Recording:
-        """Append an interaction and save; `replace`: a held one the request matches goes first."""
+        """Append an interaction and save it; `replace`: a held one the request matches goes (a rewrite)."""
         request = VcrRequest(method, uri, body, headers)
-        gaps: list[dict[str, Any] | None] = self.cassette.get_metadata(PACING, [])
-        gaps += [None] * (len(self.cassette) - len(gaps))  # interactions recorded without pacing
-        if replace:  # re-recorded: the loaded interaction it matches goes
-            for i, (old, _) in enumerate(self.cassette.data[: self.loaded]):
-                if requests_match(request, old, MATCH_ON):
-                    del self.cassette.data[i], gaps[i]
-                    self.loaded -= 1
-                    break
-        self.cassette.append(request, response)
-        gaps.append(pacing)
-        self.cassette._save()  # vcrpy's only way to save before the cassette is closed
-        return _recording(f"{self.path.name}#{len(self.cassette) - 1}", request, response, pacing)
+        item = {
+            "request": compat.convert_to_unicode(request._to_dict()),
+            "response": compat.convert_to_unicode(dict(response)),
+            PACING: pacing,
+        }
+        held = [
+            i for i, old in enumerate(self.items[: self.loaded]) if requests_match(request, _parts(old)[0], MATCH_ON)
+        ]
+        self.items.append(item)
+        if replace and held:  # re-recorded: the loaded interaction it matches goes
+            del self.items[held[0]]
+            self.loaded -= 1
+            self._rewrite()
+        else:
+            self._append(item)
+        return _recording(f"{self.path.name}#{len(self.items) - 1}", *_parts(item))
+
+    def _append(self, item: dict[str, Any]) -> None:
+        text = yamlserializer.serialize([item])
+        if not self.path.exists() or not self.path.stat().st_size:
+            text = HEADER + text
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # prompts and answers: the owner's
+        try:
+            os.write(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _rewrite(self) -> None:
+        """The whole cassette anew, atomically: a temporary file beside it, then `os.replace`."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        mode = self.path.stat().st_mode & 0o777 if self.path.exists() else 0o600
+        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        try:
+            os.fchmod(fd, mode)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(HEADER + (yamlserializer.serialize(self.items) if self.items else ""))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temp, self.path)
+        except BaseException:
+            os.unlink(temp)
+            raise
+
+
+HEADER = "version: 1\ninteractions:\n"  # what every cassette the recorder writes begins with
+
+
+def _appendable(text: str) -> bool:
+    """Whether a cassette's text ends with its `interactions`, in block style, so that items can follow."""
+    tops = [line for line in text.splitlines() if line and not line[0].isspace() and not line.startswith("-")]
+    return bool(tops) and tops[-1] == "interactions:"
+
+
+def _items(document: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A cassette's interactions, each with its pacing moved in from the older layout's `metadata`."""
+    pacing = _pacing(document)
+    return [dict(item) | {PACING: pacing[i]} for i, item in enumerate(document["interactions"])]
+
+
+def _pacing(document: Mapping[str, Any]) -> list[Any]:
+    """Each interaction's pacing: its own `emulator_pacing`, else the older layout's list in `metadata`."""
+    interactions = document["interactions"]
+    older = (document.get("metadata") or {}).get(PACING) or []
+    return [item.get(PACING, older[i] if i < len(older) else None) for i, item in enumerate(interactions)]
+
+
+def _parts(item: Mapping[str, Any]) -> tuple[VcrRequest, Mapping[str, Any], Mapping[str, Any] | None]:
+    """A stored interaction as vcrpy reads it: its request, its response (body as bytes) and its pacing."""
+    response = compat.convert_to_bytes(copy.deepcopy(dict(item["response"])))
+    return VcrRequest._from_dict(dict(item["request"])), response, item.get(PACING)
 
 
 # --- replay -------------------------------------------------------------------------------------------
@@ -325,16 +371,50 @@ def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}) -> Library:
 
 def read(file: Path) -> list[Recording]:
     """One cassette's interactions; the YAML is parsed once, checked, then handed to vcrpy's reader."""
-    try:
-        document = _document(file)
-    except (OSError, UnicodeDecodeError, yamlfile.DocumentError) as exc:
-        raise CassetteError(f"{file}: not a readable YAML file: {exc}") from None
+    document = _document_of(file)
     if document is None:
         return []  # an empty file, as vcrpy sees it: nothing recorded yet
-    if problems := list(cassette_problems(document)):
+    requests, responses, *_ = deserialize(document, _Parsed)
+    return list(_recordings(file.name, requests, responses, _pacing(document)))
+
+
+def _document_of(file: Path) -> Any:
+    """A cassette file's document, checked. A last interaction cut short (a recorder killed mid-write: the
+    text does not parse, or only its last item is incomplete) is left out with a warning, the rest read."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CassetteError(f"{file}: not a readable file: {exc}") from None
+    try:
+        return _checked(file, text)
+    except CassetteError as whole:
+        cut = text.rfind("\n- ")
+        if cut < 0 or not _appendable(text[: cut + 1]) or not _cut_short(whole, text):
+            raise
+        try:
+            document = _checked(file, text[: cut + 1])
+        except CassetteError:
+            raise whole from None
+        _log.warning("%s: its last interaction is incomplete (cut short while written): left out", file)
+        return document
+
+
+def _checked(file: Path, text: str) -> Any:
+    try:
+        document = _document(text)
+    except yamlfile.DocumentError as exc:
+        raise CassetteError(f"{file}: not a readable YAML file: {exc}") from None
+    if document is not None and (problems := list(cassette_problems(document))):
         raise CassetteError("\n".join(f"{file}: {p}" for p in problems))
-    requests, responses, *metadata = deserialize(document, _Parsed)
-    return list(_recordings(file.name, requests, responses, (metadata[0] if metadata else {}).get(PACING) or []))
+    return document
+
+
+def _cut_short(error: CassetteError, text: str) -> bool:
+    """Whether an unreadable cassette looks cut short rather than written wrong: it does not parse, or its
+    text stops mid-line, or every mistake is in its last interaction."""
+    lines = str(error).splitlines()
+    last = f"interactions[{text.count(chr(10) + '- ') - 1}]"
+    return "not a readable YAML file" in lines[0] or not text.endswith("\n") or all(last in line for line in lines)
 
 
 def is_cassette(document: Any) -> bool:
@@ -345,15 +425,15 @@ def is_cassette(document: Any) -> bool:
 def is_cassette_file(file: Path) -> bool:
     """Whether a file means to be a cassette: YAML with `interactions` at the top (`emulator check` sorts by it)."""
     try:
-        return is_cassette(_document(file))
+        return is_cassette(_document(file.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, yamlfile.DocumentError):
         return False  # the scenario loader says what is wrong with it
 
 
-def _document(file: Path) -> Any:
-    """A cassette file's YAML, by vcrpy's safe cassette loader (which knows the few Python tags old cassettes
+def _document(text: str) -> Any:
+    """A cassette's YAML, by vcrpy's safe cassette loader (which knows the few Python tags old cassettes
     hold), with the bounds of `yamlfile`."""
-    return yamlfile.load(file.read_text(encoding="utf-8"), yamlserializer._CassetteLoader)
+    return yamlfile.load(text, yamlserializer._CassetteLoader)
 
 
 class _Parsed:
@@ -401,6 +481,8 @@ def cassette_problems(document: Any) -> Iterator[str]:
         for name, values in headers.items() if isinstance(headers, dict) else ():
             if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
                 yield f"{at}.response.headers.{name}: expected a list of strings, got {_kind(values)}"
+        if PACING in interaction:
+            yield from _pacing_problems(interaction[PACING], f"{at}.{PACING}")
     metadata = document.get("metadata") or {}
     if not isinstance(metadata, dict):
         yield f"metadata: expected a mapping, got {_kind(metadata)}"
@@ -410,15 +492,18 @@ def cassette_problems(document: Any) -> Iterator[str]:
         yield f"metadata.{PACING}: expected a list, one entry per interaction, got {_kind(pacing)}"
         return
     for i, paced in enumerate(pacing):
-        at = f"metadata.{PACING}[{i}]"
-        if paced is not None and not isinstance(paced, dict):
-            yield f"{at}: expected a mapping of headers_after and event_gaps, got {_kind(paced)}"
-            continue
-        gaps = (paced or {}).get("event_gaps", [])
-        if not _seconds((paced or {}).get("headers_after", 0)):
-            yield f"{at}.headers_after: expected seconds, a number from 0 to {MAX_GAP:g}"
-        if not (isinstance(gaps, list) and all(_seconds(g) for g in gaps)):
-            yield f"{at}.event_gaps: expected a list of seconds, numbers from 0 to {MAX_GAP:g}"
+        yield from _pacing_problems(paced, f"metadata.{PACING}[{i}]")
+
+
+def _pacing_problems(paced: Any, at: str) -> Iterator[str]:
+    if paced is not None and not isinstance(paced, dict):
+        yield f"{at}: expected a mapping of headers_after and event_gaps, got {_kind(paced)}"
+        return
+    gaps = (paced or {}).get("event_gaps", [])
+    if not _seconds((paced or {}).get("headers_after", 0)):
+        yield f"{at}.headers_after: expected seconds, a number from 0 to {MAX_GAP:g}"
+    if not (isinstance(gaps, list) and all(_seconds(g) for g in gaps)):
+        yield f"{at}.event_gaps: expected a list of seconds, numbers from 0 to {MAX_GAP:g}"
 
 
 def _seconds(value: Any) -> bool:
