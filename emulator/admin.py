@@ -1,15 +1,29 @@
 """The emulator's own routes: `/health`, and under `/_emulator/` the journal, the client report and reset.
 
 Each call may name a test's scope (`x-emulator-test-id`, or `?test_id=`); without one it covers everything.
+
+Who may call the `/_emulator/` routes (`/health` and the answering endpoints are open to all):
+- bound to loopback (127.0.0.0/8, ::1, localhost), anyone who reaches them, but only with a `Host` of
+  `localhost`, `127.x.x.x` or `[::1]` (any port) and no foreign `Origin`, else 403: a web page cannot reach
+  them by DNS rebinding or reset them cross-origin;
+- bound to any other address (a container), only with the admin token (`--admin-token`, or
+  `EMULATOR_ADMIN_TOKEN`) as `Authorization: Bearer …` or `?token=`, else 401; with no token configured,
+  always 401, naming the flag.
 """
 
 from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.routing import Route
 
 from emulator import report
 from emulator.answer import TEST_ID
+from emulator.fields import bearer
 from emulator.sse import encode
 from emulator.state import State
 from emulator.wire import Whole, whole
@@ -33,12 +47,72 @@ def routes(state: State) -> list[Route]:
             return whole(encode({"cleared": True}))
         return whole(encode({"requests": await state.find(dict(request.query_params))}))
 
+    guarded = guard(state.settings.host, state.settings.admin_token)
     return [
         Route("/health", health, methods=["GET"]),
-        Route("/_emulator/reset", reset, methods=["POST"]),
-        Route("/_emulator/requests", requests, methods=["GET", "DELETE"]),
-        Route("/_emulator/report", client_report, methods=["GET"]),
+        Route("/_emulator/reset", guarded(reset), methods=["POST"]),
+        Route("/_emulator/requests", guarded(requests), methods=["GET", "DELETE"]),
+        Route("/_emulator/report", guarded(client_report), methods=["GET"]),
     ]
+
+
+Handler = Callable[[Request], Awaitable[Whole]]
+
+
+def guard(host: str, token: str | None) -> Callable[[Handler], Handler]:
+    """The admin routes' rule (see the module's doc) for a server bound to `host`, with `token` or none."""
+    on_loopback = loopback(host)
+
+    def refusal(request: Request) -> Whole | None:
+        if on_loopback:
+            name = request.headers.get("host", "")
+            if not loopback(_without_port(name)):
+                return _refused(403, f"The admin API answers only a loopback Host, not {name!r}.")
+            origin = request.headers.get("origin")
+            if origin is not None and not loopback(urlsplit(origin).hostname or ""):
+                return _refused(403, f"The admin API answers no cross-origin request (Origin {origin!r}).")
+            return None
+        if not token:
+            return _refused(
+                401,
+                "Bound beyond loopback, the admin API needs a token: start the emulator with "
+                "--admin-token TOKEN (or EMULATOR_ADMIN_TOKEN) and send it as a Bearer token.",
+            )
+        given = (bearer(request.headers), request.query_params.get("token", ""))
+        if not any(hmac.compare_digest(g.encode(), token.encode()) for g in given):
+            return _refused(401, "The admin API needs its token: Authorization: Bearer TOKEN, or ?token=TOKEN.")
+        return None
+
+    def wrap(handler: Handler) -> Handler:
+        async def guarded(request: Request) -> Whole:
+            return refusal(request) or await handler(request)
+
+        return guarded
+
+    return wrap
+
+
+def loopback(host: str) -> bool:
+    """Whether a host name or address is this machine's loopback: `localhost`, 127.0.0.0/8, `::1`."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _without_port(host: str) -> str:
+    """`localhost:8000` → `localhost`, `[::1]:8000` → `::1`, `127.0.0.1` as it is."""
+    if host.startswith("["):
+        return host[1 : host.find("]")]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def _refused(status: int, message: str) -> Whole:
+    kind = "authentication_error" if status == 401 else "permission_error"
+    return whole(encode({"error": {"message": message, "type": kind}}), status=status)
 
 
 def _test_id(request: Request) -> str | None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from emulator import faults, journal, limits, profiles, recent, recorder, recordings, scenarios, server
+from emulator import admin, faults, journal, limits, profiles, recent, recorder, recordings, scenarios, server
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -37,6 +38,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
     grade.add_argument("--url", default="http://127.0.0.1:8000", help="the emulator (default: http://127.0.0.1:8000)")
     grade.add_argument("--test-id", help="only this test's requests (x-emulator-test-id)")
+    grade.add_argument(
+        "--admin-token",
+        default=os.environ.get("EMULATOR_ADMIN_TOKEN") or None,
+        metavar="TOKEN",
+        help="the emulator's admin token, if it is bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)",
+    )
 
     check = commands.add_parser(
         "check", help="validate scenario files and cassettes, print every mistake, exit non-zero on any"
@@ -47,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "check":
         return _check(args.paths)
     if args.command == "report":
-        return _report(args.url, args.test_id)
+        return _report(args.url, args.test_id, args.admin_token)
     if args.command == "record":
         return _record(args)
     return _serve(args)
@@ -93,6 +100,12 @@ def _rules(args: argparse.Namespace) -> server.Rules:
 def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
     _connection_arguments(serve)
+    serve.add_argument(
+        "--admin-token",
+        default=os.environ.get("EMULATOR_ADMIN_TOKEN") or None,
+        metavar="TOKEN",
+        help="the token the /_emulator/ routes need when bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)",
+    )
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
         "--scenarios",
@@ -254,11 +267,14 @@ def _check(paths: list[Path]) -> int:
     return 0
 
 
-def _report(url: str, test_id: str | None) -> int:
+def _report(url: str, test_id: str | None, token: str | None = None) -> int:
     """Print the client report; exit 1 when it has findings, 2 when the emulator cannot be reached."""
     query = f"?{urllib.parse.urlencode({'test_id': test_id})}" if test_id else ""
     try:
-        with urllib.request.urlopen(f"{url.rstrip('/')}/_emulator/report{query}", timeout=10) as response:
+        asked = urllib.request.Request(f"{url.rstrip('/')}/_emulator/report{query}")
+        if token:
+            asked.add_header("authorization", f"Bearer {token}")
+        with urllib.request.urlopen(asked, timeout=10) as response:
             graded = json.load(response)
     except (OSError, ValueError) as exc:
         print(f"emulator: could not read the report from {url}: {exc}", file=sys.stderr)
@@ -298,6 +314,8 @@ def _serve(args: argparse.Namespace) -> int:
         strict=args.strict,
         max_clients=args.max_clients,
         journal_size=args.journal_size,
+        host=args.host,
+        admin_token=args.admin_token,
     )
     try:
         app = create_app(settings)
@@ -315,6 +333,8 @@ def _serve(args: argparse.Namespace) -> int:
     lines += [f"  {e.split()[0]:<5}{base}{e.split()[1]}" for e in ENDPOINTS]
     lines += [f"every request: {faults.describe(v)}" for v in (fault, pace) if v]
     lines += [f"rate limits per key: {quota}"] if quota.enforce and quota else []
+    if not admin.loopback(args.host) and not args.admin_token:
+        lines.append("warning: bound beyond loopback with no --admin-token: the /_emulator/ routes answer 401")
     lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths)) or 'nowhere'}")
     lines += [f"  {s.name}" for s in book.scenarios]
     if state.library is not None:

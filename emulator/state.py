@@ -44,6 +44,8 @@ class Settings:
     strict: bool = False  # replay only: a request no recording matches is an error naming the nearest one
     max_clients: int = recent.CAPACITY  # (test id, key, conversation)s whose counts are kept; least recent go
     journal_size: int = journal.CAPACITY  # entries the journal keeps; the oldest go first
+    host: str = "127.0.0.1"  # the address bound: beyond loopback, the admin API needs `admin_token`
+    admin_token: str | None = None
 
 
 class State:
