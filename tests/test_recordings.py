@@ -453,6 +453,20 @@ def test_a_killed_recorder_keeps_what_it_captured(tmp_path: Path, make_server: C
         deadline = time.monotonic() + 5  # the save follows the response by a moment
         while len(recordings.load([cassette])) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
+        # A third, paced stream is under way when the recorder is killed: it is not recorded, nor does it harm
+        # the two before it.
+        with through.openai(timeout=30) as client:
+            stream = client.chat.completions.create(
+                model="plain-text",
+                messages=[{"role": "user", "content": "three"}],
+                stream=True,
+                extra_headers={"x-emulator-timing": "ttft_ms=100; tokens_per_second=5"},
+            )
+            next(iter(stream))
+            recorder.send_signal(signal.SIGKILL)
+            with pytest.raises(openai.APIError):
+                for _ in stream:
+                    pass
     finally:
         recorder.send_signal(signal.SIGKILL)
         recorder.wait(timeout=10)
