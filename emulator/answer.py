@@ -40,6 +40,7 @@ class Source:
     recording: Recording | None = None
     conversation: tuple[Recording, Reply] | None = None
     scenario: Scenario | None = None
+    tier: str | None = None  # how a recording matched: "exact", "conversation", "tool-results-differ"
 
 
 def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, created: int, speed: float) -> Turn:
@@ -49,7 +50,8 @@ def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, c
     if source.conversation:
         recording, reply = source.conversation
         reply = replace(reply, timing=recordings.pace(recording, speed))
-        return finish(prompt, reply, created=created, source=f"recording {recording.source}")
+        turn = finish(prompt, reply, created=created, source=f"recording {recording.source}")
+        return replace(turn, match=source.tier)
     scenario = source.scenario
     if scenario is None:
         turn = finish(prompt, default_reply(prompt, writer), created=created)

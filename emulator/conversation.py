@@ -233,3 +233,4 @@ class Turn:
     fault: Fault | None = None
     timing: Timing | None = None
     alternatives: tuple[Turn, ...] = ()  # Chat Completions' `n`: the other choices, where they differ from this one
+    match: str | None = None  # for a recording: how it matched the request ("conversation", …)

@@ -24,9 +24,9 @@ from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolCho
 from emulator.sse import canonical, loads
 
 
-def conversation(prompt: Prompt, model: str | None = None) -> str:
+def conversation(prompt: Prompt, model: str | None = None, tool_results: bool = True) -> str:
     """The conversation key of `prompt` (with `model` for its model, if given): a digest, the same for the same
-    conversation in any dialect."""
+    conversation in any dialect. Without `tool_results`, what the tools printed is left out (`loose`)."""
     return key(
         model or prompt.model,
         prompt.messages,
@@ -35,7 +35,14 @@ def conversation(prompt: Prompt, model: str | None = None) -> str:
         prompt.response_format,
         prompt.temperature,
         prompt.seed,
+        tool_results,
     )
+
+
+def loose(prompt: Prompt) -> str:
+    """The conversation key with the contents of tool results left out: the same agent session, step for step,
+    whose tools printed something else this time (a replay's third and loosest tier)."""
+    return conversation(prompt, tool_results=False)
 
 
 def key(
@@ -46,12 +53,15 @@ def key(
     form: ResponseFormat,
     temperature: float | None,
     seed: int | None,
+    tool_results: bool = True,
 ) -> str:
     """The conversation key from a request's parts, for a dialect to set as it builds the `Prompt`: one text of
-    them all, hashed once (each message's text is the costly part; the rest is short)."""
+    them all, hashed once (each message's text is the costly part; the rest is short). Without `tool_results`,
+    a tool result counts as a tool result but its content does not."""
     parts = [model, choice.mode, choice.name or "", form.type, _schema(form.schema), repr(temperature), repr(seed)]
     for m in messages:  # each message's role, words (whitespace aside), tool calls and images
-        parts += ("system" if m.role == "developer" else m.role, " ".join(m.text.split()), str(m.images))
+        words = " ".join(m.text.split()) if tool_results or m.role != "tool" else ""
+        parts += ("system" if m.role == "developer" else m.role, words, str(m.images))
         parts += (f"{c.name}\x1d{_arguments(c.arguments)}" for c in m.tool_calls)
     for t in tools:
         parts += (t.name, t.kind, " ".join(t.description.split()), _schema(t.parameters))

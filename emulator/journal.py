@@ -30,6 +30,7 @@ class Note(NamedTuple):
     retry_after: float | None = None  # what the answer told the client to wait, in seconds
     retryable: bool | None = None  # whether an error status should be retried (`x-should-retry`, else the status)
     idempotency: str | None = None  # the client's `idempotency-key`: equal on every attempt at one call
+    tier: str | None = None  # how a recording matched: exact, conversation, tool-results-differ
 
 
 class Entry(NamedTuple):
@@ -53,6 +54,7 @@ class Entry(NamedTuple):
     retry_after: float | None = None
     retryable: bool | None = None
     idempotency: str | None = None
+    tier: str | None = None
     ended: str | None = None  # who ended a broken connection first: "client" or "server"
 
 

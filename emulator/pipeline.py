@@ -227,10 +227,13 @@ def pick(book: Book, library: Library | None, request: Request, prompt: Prompt, 
     if library and not book.named(prompt):
         hit = library.find(request.method, request.path, request.raw)
         if hit:
-            return Source(recording=hit)
+            return Source(recording=hit, tier="exact")
         found = library.answer(prompt)
         if found:
-            return Source(conversation=found)
+            return Source(conversation=found, tier="conversation")
+        found = library.session(prompt)
+        if found:
+            return Source(conversation=found, tier="tool-results-differ")
         if strict:
             raise recordings.miss(library, request.method, request.path, request.raw)
     return Source(scenario=book.pick(prompt))
@@ -283,6 +286,8 @@ def shape(
         turn = replace(turn, fault=fault, timing=pace)
     headers = profiles.request_id(profile, dialect.NAME, request.fingerprint, _nth(request, attempt))
     headers["x-emulator-source"] = turn.source
+    if turn.match:
+        headers[recordings.MATCH_HEADER] = turn.match
     headers |= rates
     if profile.headers or profile.processing_ms:
         headers |= profiles.answer_headers(profile, turn)
@@ -366,6 +371,7 @@ def note(
         retry_after,
         retryable,
         headers.get("idempotency-key"),
+        turn.match if turn else "exact" if source and source.startswith("recording ") else None,
     )
 
 

@@ -28,7 +28,7 @@ from emulator import yamlfile
 from emulator.conversation import Prompt, Reply, Timing
 from emulator.errors import EmulatorError, NotFound
 from emulator.faults import MAX_PAUSE_MS, Pause, Step
-from emulator.identity import conversation
+from emulator.identity import conversation, loose
 from emulator.sse import loads
 from emulator.wire import Script, raw
 
@@ -58,6 +58,7 @@ VOLATILE_FIELDS = ("user", "metadata", "prompt_cache_key", "client_metadata", "s
 MAX_GAP = MAX_PAUSE_MS / 1000  # seconds: the longest recorded pause a cassette may hold, as for any pause
 PACING = "emulator_pacing"  # each interaction's key (the older layout's `metadata` key): {headers_after, event_gaps}
 _log = logging.getLogger("emulator.recordings")
+MATCH_HEADER = "x-emulator-match"  # how a recording matched: exact, conversation, tool-results-differ
 
 
 def allowed(name: str) -> bool:
@@ -243,6 +244,8 @@ class Library:
     def __init__(self, recordings: Iterable[Recording], readers: Mapping[str, Reader] = {}) -> None:
         self.recordings: dict[tuple[str, str, str], Recording] = {}
         self.conversations: dict[str, tuple[Recording, Reply]] = {}
+        # by the conversation with tool results' contents left out; None where two conversations share one
+        self.sessions: dict[str, tuple[str, Recording, Reply] | None] = {}
         self.readers = readers
         for r in recordings:
             self.add(r)
@@ -254,11 +257,20 @@ class Library:
         if reader and r.status == 200 and r.method == "POST":
             understood = _understood(reader, r)
             if understood:
-                self.conversations.setdefault(understood[0], (r, understood[1]))
+                key, session, reply = understood
+                self.conversations.setdefault(key, (r, reply))
+                held = self.sessions.get(session, (key, r, reply))
+                self.sessions[session] = held if held is not None and held[0] == key else None
 
     def answer(self, prompt: Prompt) -> tuple[Recording, Reply] | None:
         """The recording of the same conversation, in whatever dialect it was recorded, and what it said."""
         return self.conversations.get(prompt.conversation or conversation(prompt))
+
+    def session(self, prompt: Prompt) -> tuple[Recording, Reply] | None:
+        """The recording of the same conversation but for what its tools printed (an agent session replayed
+        step by step), unless two recorded conversations are that alike: an ambiguous match is a miss."""
+        found = self.sessions.get(loose(prompt)) if any(m.role == "tool" for m in prompt.messages) else None
+        return (found[1], found[2]) if found else None
 
     def __len__(self) -> int:
         return len(self.recordings)
@@ -283,12 +295,13 @@ class Library:
         return (best[1], best[2]) if best else None
 
 
-def _understood(reader: Reader, recording: Recording) -> tuple[str, Reply] | None:
-    """A recording's conversation key and answer, or None when its request or answer cannot be read back."""
+def _understood(reader: Reader, recording: Recording) -> tuple[str, str, Reply] | None:
+    """A recording's conversation key, that key without its tool results' contents, and its answer; None when
+    its request or answer cannot be read back."""
     try:
         prompt = reader.parse_request(loads(recording.request.encode()), {})
         stream = "text/event-stream" in recording.headers.get("content-type", "")
-        return conversation(prompt), reader.read_response(recording.body, stream)
+        return conversation(prompt), loose(prompt), reader.read_response(recording.body, stream)
     except (EmulatorError, ValueError, LookupError, TypeError, AttributeError):
         return None
 
@@ -558,7 +571,7 @@ def _text(body: bytes | str | None) -> str:
 def script(recording: Recording, speed: float) -> Script:
     """A recorded answer as it was sent: its status and kept headers, then its body, SSE events with the
     recorded gaps scaled by `speed` (0: no pauses), or the whole body at once."""
-    headers = recording.headers | {"x-emulator-source": f"recording {recording.source}"}
+    headers = recording.headers | {"x-emulator-source": f"recording {recording.source}", MATCH_HEADER: "exact"}
     latency = recording.headers_after * speed
     if "text/event-stream" not in headers.get("content-type", ""):
         headers["content-length"] = str(len(recording.body))

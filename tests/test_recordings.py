@@ -718,3 +718,63 @@ def test_an_interaction_cut_short_while_written_is_left_out_with_a_warning(
     with caplog.at_level("WARNING"):
         assert len(recordings.load([cassette])) == 2
     assert "its last interaction is incomplete" in caplog.text
+
+
+def tool_turn(result: str) -> Any:
+    """A chat conversation one tool step in: the call, then what the tool printed."""
+    call = {"id": "call_1", "type": "function", "function": {"name": "exec_command", "arguments": '{"cmd": "ls"}'}}
+    return [
+        {"role": "user", "content": "list the files"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": result},
+    ]
+
+
+def test_an_agent_step_replays_when_only_what_its_tool_printed_differs(chain: Chain, make_server: Any) -> None:
+    """Codex's tool output carries `Chunk ID:` and `Wall time:` lines that change on every run: the second
+    step matched neither exactly nor as the same conversation, and replay fell through to the default."""
+    with chain.recorder.openai(api_key=SECRET) as client:
+        recorded = client.chat.completions.create(
+            model="plain-text", messages=tool_turn("Chunk ID: 290e19\nWall time: 0.0031 seconds\nhello.txt")
+        )
+    replayer = make_server(Settings(recordings=(chain.cassette,), strict=True))
+    with replayer.openai() as client:
+        raw = client.chat.completions.with_raw_response.create(
+            model="plain-text", messages=tool_turn("Chunk ID: c2f8a4\nWall time: 0.0007 seconds\nhello.txt")
+        )
+        assert raw.headers["x-emulator-source"] == "recording recorded.yaml#0"
+        assert raw.headers["x-emulator-match"] == "tool-results-differ"
+        assert raw.parse().choices[0].message.content == recorded.choices[0].message.content
+        again = client.chat.completions.with_raw_response.create(
+            model="plain-text", messages=tool_turn("Chunk ID: 290e19\nWall time: 0.0031 seconds\nhello.txt")
+        )
+        assert again.headers["x-emulator-match"] == "exact"
+        streamed = client.chat.completions.with_raw_response.create(
+            model="plain-text",
+            messages=tool_turn("Chunk ID: 290e19\nWall time: 0.0031 seconds\nhello.txt"),
+            stream=True,
+        )
+        assert streamed.headers["x-emulator-match"] == "conversation"
+        streamed.parse().close()
+        with pytest.raises(openai.NotFoundError):  # another step entirely is still a miss
+            client.chat.completions.create(model="plain-text", messages=[*tool_turn("x")[:2]])
+    with urllib.request.urlopen(f"{replayer.base_url}/_emulator/requests", timeout=10) as response:
+        tiers = [e["tier"] for e in json.load(response)["requests"]]
+    assert tiers == ["tool-results-differ", "exact", "conversation", None]
+
+
+def test_two_recorded_sessions_alike_but_for_their_tool_output_are_ambiguous(chain: Chain, make_server: Any) -> None:
+    """A looser tier never picks a recording from another conversation: when two are that alike, it is a miss."""
+    with chain.recorder.openai(api_key=SECRET) as client:
+        for result in ("one file", "two files"):
+            client.chat.completions.create(model="plain-text", messages=tool_turn(result))
+    replayer = make_server(Settings(recordings=(chain.cassette,), strict=True))
+    with replayer.openai() as client:
+        assert (
+            client.chat.completions.with_raw_response.create(
+                model="plain-text", messages=tool_turn("two files")
+            ).headers["x-emulator-match"]
+            == "exact"
+        )
+        with pytest.raises(openai.NotFoundError):
+            client.chat.completions.create(model="plain-text", messages=tool_turn("three files"))
