@@ -60,6 +60,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _serve(args)
 
 
+def _scrub_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scrub",
+        type=_scrub,
+        action="append",
+        metavar="'REGEX=>REPLACEMENT'",
+        help="replace volatile text in every string of a request body before matching and recording, "
+        "repeatable (Codex's chunk ids and wall times are scrubbed by default)",
+    )
+
+
+def _scrub(text: str) -> tuple[str, str]:
+    try:
+        return recordings.scrub_spec(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--scrub: ")) from None
+
+
 def _connection_arguments(parser: argparse.ArgumentParser) -> None:
     """The connection rules of `server.Rules`, for any command that serves."""
     rules = server.Rules()
@@ -100,6 +118,7 @@ def _rules(args: argparse.Namespace) -> server.Rules:
 def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
     _connection_arguments(serve)
+    _scrub_argument(serve)
     serve.add_argument(
         "--admin-token",
         default=os.environ.get("EMULATOR_ADMIN_TOKEN") or None,
@@ -183,6 +202,7 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
 def _record_arguments(record: argparse.ArgumentParser) -> None:
     record.add_argument("--upstream", required=True, metavar="URL", help="e.g. https://api.openai.com")
     _connection_arguments(record)
+    _scrub_argument(record)
     record.add_argument(
         "--out", type=Path, default=Path("recordings/recorded.yaml"), help="the cassette (default: %(default)s)"
     )
@@ -316,6 +336,7 @@ def _serve(args: argparse.Namespace) -> int:
         journal_size=args.journal_size,
         host=args.host,
         admin_token=args.admin_token,
+        scrub=tuple(args.scrub or ()),
     )
     try:
         app = create_app(settings)
@@ -346,7 +367,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _record(args: argparse.Namespace) -> int:
     try:
-        proxy = recorder.Recorder(args.upstream, args.out, args.mode, args.replay_speed)
+        proxy = recorder.Recorder(args.upstream, args.out, args.mode, args.replay_speed, tuple(args.scrub or ()))
     except (OSError, ValueError) as exc:
         print(f"emulator: the cassette {args.out} cannot be read: {exc}", file=sys.stderr)
         return 1

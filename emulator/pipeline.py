@@ -102,7 +102,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
     try:
         request = await read(endpoint, scope, receive, settings)  # 1
         prompt, asked = parse(endpoint, request)  # 2
-        source = pick(state.book, state.library, request, prompt, settings.strict)  # 3
+        matching = _matching(endpoint, request, prompt, state.library)
+        source = pick(state.book, state.library, request, matching, settings.strict)  # 3
         if source.recording:  # played as recorded, with nothing of ours added
             played = source.recording
             await state.open(note(request, prompt, None, played.status, source=f"recording {played.source}"))
@@ -218,6 +219,18 @@ def _asked(headers: Mapping[str, str]) -> Asked:
 
 
 # --- 3. pick ----------------------------------------------------------------------------------------------
+
+
+def _matching(endpoint: Endpoint, request: Request, prompt: Prompt, library: Library | None) -> Prompt:
+    """The prompt recordings are matched by: the request's own, or, where the library's scrubbers change its
+    body (a tool's chunk id, say), the prompt of the scrubbed body, as the recordings were scrubbed."""
+    if library is None:
+        return prompt
+    text = request.raw.decode("utf-8", "replace")
+    if library.scrubber.text(text) == text:
+        return prompt
+    scrubbed = _json(library.scrubber.body(request.raw))
+    return endpoint.dialect.parse_request(scrubbed, request.headers, request.fingerprint, endpoint.profile.name)
 
 
 def pick(book: Book, library: Library | None, request: Request, prompt: Prompt, strict: bool) -> Source:

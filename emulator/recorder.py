@@ -18,7 +18,7 @@ import posixpath
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ import httpx
 from emulator import player, wire
 from emulator.dialects import anthropic_messages
 from emulator.errors import EmulatorError, NotFound, PayloadTooLarge, openai_body
-from emulator.recordings import Library, Tape, allowed, api_path, miss, script
+from emulator.recordings import Library, Scrubber, Tape, allowed, api_path, miss, script
 from emulator.sse import encode
 
 KEY_HEADERS = ("authorization", "x-api-key", "api-key")
@@ -79,17 +79,26 @@ class Recorder:
     dropped), streams the answer back as it arrives, and appends each complete interaction to the
     cassette at `out`, saved atomically under one lock; `mode` is one of `MODES`."""
 
-    def __init__(self, upstream: str, out: Path, mode: str = "new_episodes", speed: float = 1.0) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        out: Path,
+        mode: str = "new_episodes",
+        speed: float = 1.0,
+        scrubs: Sequence[tuple[str, str]] = (),
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"the record mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.upstream = upstream.rstrip("/")
         self.out = out
         self.mode = mode
         self.speed = speed  # the pace of what is replayed
-        self.tape = Tape(out)
+        self.tape = Tape(out, scrubs)
         self.loaded = self.tape.loaded  # interactions that were in the file before this session
         self.replay_only = mode == "none" or (mode == "once" and self.loaded > 0)
-        self.library = Library(self.tape.recordings())
+        held = [(s["pattern"], s["replace"]) for s in self.tape.scrubs]
+        self.scrubber = Scrubber() + [*held, *scrubs]
+        self.library = Library(self.tape.recordings(), scrubber=self.scrubber)
         self.lock = threading.Lock()
         self.client: httpx.AsyncClient | None = None
 
@@ -180,7 +189,7 @@ class Recorder:
         request = (
             method,
             _scrub(self.upstream + path, secrets),
-            _scrub(body.decode("utf-8", "replace"), secrets),
+            _scrub(self.scrubber.body(body).decode("utf-8", "replace"), secrets),
             {k: v[0] for k, v in _kept(headers, secrets).items()},
         )
         recorded = {

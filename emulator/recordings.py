@@ -8,16 +8,19 @@ the recorder (`recorder.py`) captures. The gaps between SSE events live in each 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 import os
+import re
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+import re2
 from vcr.matchers import method as same_method
 from vcr.matchers import requests_match
 from vcr.request import Request as VcrRequest
@@ -66,6 +69,84 @@ def allowed(name: str) -> bool:
     return name in ALLOWED_HEADERS or name.startswith(ALLOWED_PREFIXES)
 
 
+# Volatile text the agent CLIs send, scrubbed by default: Codex's tool output carries a chunk id and the
+# command's wall time, different on every run.
+DEFAULT_SCRUBS = (
+    (r"Chunk ID: [0-9a-fA-F]+", "Chunk ID: …"),
+    (r"Wall time: [0-9.]+ seconds", "Wall time: … seconds"),
+)
+SCRUB_KEY = "emulator_scrub"  # a cassette's own scrubbers, written once when it is created
+
+
+class Scrubber:
+    """Replacements applied to every string of a request body, before matching and before writing (vcrpy's
+    `before_record_request`, declared rather than coded): `(pattern, replacement)` pairs, RE2 patterns."""
+
+    def __init__(self, scrubs: Iterable[tuple[str, str]] = DEFAULT_SCRUBS) -> None:
+        self.scrubs = tuple(dict.fromkeys(scrubs))  # in order, once each
+        self._compiled = [(re2.compile(p), _template(r)) for p, r in self.scrubs]
+
+    def text(self, text: str) -> str:
+        for pattern, replacement in self._compiled:
+            if pattern.search(text):
+                text = pattern.sub(replacement, text)
+        return text
+
+    def body(self, body: bytes | str) -> bytes:
+        """A request body with every string in it scrubbed (the whole text, if it is not JSON)."""
+        text = _text(body)
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return self.text(text).encode()
+        return json.dumps(self._json(parsed), ensure_ascii=False, separators=(",", ":")).encode()
+
+    def _json(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self._json(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self._json(v) for k, v in value.items()}
+        return value
+
+    def __add__(self, more: Iterable[tuple[str, str]]) -> Scrubber:
+        return Scrubber((*self.scrubs, *more))
+
+
+_GROUP = re.compile(r"\\(\d+)|\\g<(\w+)>")  # group references in a replacement
+
+
+def _template(replacement: str) -> Callable[[Any], str]:
+    """A replacement as a function of the match, its group references (backslash and a number, or
+    backslash-g and a name) expanded here: the RE2 bindings garble the non-ASCII characters of a replacement
+    string (`…` came out as three Latin-1 characters)."""
+    parts = _GROUP.split(replacement)  # literal, group number, group name, literal, …
+
+    def expand(match: Any) -> str:
+        out = []
+        for i in range(0, len(parts), 3):
+            out.append(parts[i])
+            if i + 2 < len(parts):
+                ref = parts[i + 1] if parts[i + 1] is not None else parts[i + 2]
+                out.append(match.group(int(ref) if ref.isdigit() else ref) or "")
+        return "".join(out)
+
+    return expand
+
+
+def scrub_spec(text: str) -> tuple[str, str]:
+    """`--scrub 'REGEX=>REPLACEMENT'`, checked: the pattern must be RE2's."""
+    pattern, arrow, replacement = text.partition("=>")
+    if not arrow or not pattern:
+        raise ValueError(f"--scrub: expected REGEX=>REPLACEMENT, got {text!r}")
+    try:
+        re2.compile(pattern)
+    except re2.error as exc:
+        raise ValueError(f"--scrub: {pattern!r} is not a regular expression in RE2's syntax: {exc}") from None
+    return pattern, replacement
+
+
 def match_key(body: bytes | str | None) -> str:
     """What matching compares of a body: its JSON with the volatile fields removed (and `stream: false`,
     which is the default), keys sorted; a body that is not JSON, as it is."""
@@ -105,12 +186,14 @@ class Tape:
     vcrpy ignores): `version: 1`, then `interactions:` and one YAML item per interaction. A cassette in the
     older layout (pacing in `metadata`) is rewritten once in this one, atomically, before the first append."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, scrubs: Sequence[tuple[str, str]] = ()) -> None:
         self.path = path
+        self.scrubs = [{"pattern": p, "replace": r} for p, r in scrubs]  # written once, when the file is made
         self.items: list[dict[str, Any]] = []  # as stored: request, response, emulator_pacing
         if path.exists() and path.read_text(encoding="utf-8").strip():
             document = _document_of(path)  # a malformed cassette is refused before anything is appended
             self.items = _items(document)
+            self.scrubs = document.get(SCRUB_KEY) or []
             if not _appendable(path.read_text(encoding="utf-8")):
                 self._rewrite()
         self.loaded = len(self.items)  # interactions that were in the file when it was opened
@@ -151,7 +234,7 @@ class Tape:
     def _append(self, item: dict[str, Any]) -> None:
         text = yamlserializer.serialize([item])
         if not self.path.exists() or not self.path.stat().st_size:
-            text = HEADER + text
+            text = self._header() + text
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # prompts and answers: the owner's
         try:
@@ -159,6 +242,11 @@ class Tape:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+    def _header(self) -> str:
+        """What the file begins with: the version, the cassette's own scrubbers if any, then `interactions:`."""
+        scrubs = yamlserializer.serialize({SCRUB_KEY: self.scrubs}) if self.scrubs else ""
+        return f"version: 1\n{scrubs}interactions:\n"
 
     def _rewrite(self) -> None:
         """The whole cassette anew, atomically: a temporary file beside it, then `os.replace`."""
@@ -168,16 +256,13 @@ class Tape:
         try:
             os.fchmod(fd, mode)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(HEADER + (yamlserializer.serialize(self.items) if self.items else ""))
+                f.write(self._header() + (yamlserializer.serialize(self.items) if self.items else ""))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(temp, self.path)
         except BaseException:
             os.unlink(temp)
             raise
-
-
-HEADER = "version: 1\ninteractions:\n"  # what every cassette the recorder writes begins with
 
 
 def _appendable(text: str) -> bool:
@@ -241,7 +326,10 @@ class Library:
     another dialect, or streamed where the recording was not, is answered with the recorded `Reply`.
     """
 
-    def __init__(self, recordings: Iterable[Recording], readers: Mapping[str, Reader] = {}) -> None:
+    def __init__(
+        self, recordings: Iterable[Recording], readers: Mapping[str, Reader] = {}, scrubber: Scrubber | None = None
+    ) -> None:
+        self.scrubber = scrubber or Scrubber()
         self.recordings: dict[tuple[str, str, str], Recording] = {}
         self.conversations: dict[str, tuple[Recording, Reply]] = {}
         # by the conversation with tool results' contents left out; None where two conversations share one
@@ -251,7 +339,9 @@ class Library:
             self.add(r)
 
     def add(self, r: Recording) -> None:
-        """A recording more; one of the same request already held keeps answering it."""
+        """A recording more (its request scrubbed); one of the same request already held keeps answering it."""
+        scrubbed = self.scrubber.body(r.request).decode()
+        r = dataclasses.replace(r, request=scrubbed, key=match_key(scrubbed))
         self.recordings.setdefault((r.method, r.path, r.key), r)
         reader = self.readers.get(r.path)
         if reader and r.status == 200 and r.method == "POST":
@@ -276,12 +366,13 @@ class Library:
         return len(self.recordings)
 
     def find(self, method: str, path: str, body: bytes) -> Recording | None:
-        return self.recordings.get((method.upper(), api_path(path), match_key(body)))
+        """The recording of this very request (scrubbed as the recordings are)."""
+        return self.recordings.get((method.upper(), api_path(path), match_key(self.scrubber.body(body))))
 
     def nearest(self, method: str, path: str, body: bytes) -> tuple[Recording, list[str]] | None:
         """The recording closest to a request that matched none (vcrpy's best-match idea), and what differs:
         the method and path first, then the fewest differing fields of the body."""
-        wanted = _parsed(match_key(body))
+        wanted = _parsed(match_key(self.scrubber.body(body)))
         where = (method.upper(), api_path(path))
         best: tuple[tuple[int, int], Recording, list[str]] | None = None
         for (rec_method, rec_path, _), recording in self.recordings.items():
@@ -360,7 +451,7 @@ class CassetteError(ValueError):
     """Cassettes are malformed; the message has one line per mistake: the file, the key path, what is wrong."""
 
 
-def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}) -> Library:
+def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}, scrubber: Scrubber | None = None) -> Library:
     """Read cassettes (files, or `*.yaml`/`*.yml` in directories, sorted) with vcrpy's safe loader; an empty
     file holds nothing, a missing path is an error, a malformed cassette a `CassetteError` that lists every
     mistake in every file. `readers` (by path from `/v1/` on) index the conversations for cross-dialect
@@ -372,19 +463,26 @@ def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}) -> Library:
         files += sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")) if path.is_dir() else [path]
     found: list[Recording] = []
     problems: list[str] = []
+    scrubs = list(scrubber.scrubs if scrubber else DEFAULT_SCRUBS)
     for file in files:
         try:
-            found += read(file)
+            document = _document_of(file)
         except CassetteError as exc:
             problems.append(str(exc))
+            continue
+        found += _read(file, document)
+        scrubs += [(s["pattern"], s["replace"]) for s in (document or {}).get(SCRUB_KEY) or []]
     if problems:
         raise CassetteError("\n".join(problems))
-    return Library(found, readers)
+    return Library(found, readers, Scrubber(scrubs))
 
 
 def read(file: Path) -> list[Recording]:
     """One cassette's interactions; the YAML is parsed once, checked, then handed to vcrpy's reader."""
-    document = _document_of(file)
+    return _read(file, _document_of(file))
+
+
+def _read(file: Path, document: Any) -> list[Recording]:
     if document is None:
         return []  # an empty file, as vcrpy sees it: nothing recorded yet
     requests, responses, *_ = deserialize(document, _Parsed)
@@ -496,6 +594,18 @@ def cassette_problems(document: Any) -> Iterator[str]:
                 yield f"{at}.response.headers.{name}: expected a list of strings, got {_kind(values)}"
         if PACING in interaction:
             yield from _pacing_problems(interaction[PACING], f"{at}.{PACING}")
+    scrubs = document.get(SCRUB_KEY) or []
+    for i, scrub in enumerate(scrubs if isinstance(scrubs, list) else [scrubs]):
+        at = f"{SCRUB_KEY}[{i}]" if isinstance(scrubs, list) else SCRUB_KEY
+        if not (
+            isinstance(scrub, dict) and isinstance(scrub.get("pattern"), str) and isinstance(scrub.get("replace"), str)
+        ):
+            yield f"{at}: expected a mapping of pattern and replace, two strings"
+            continue
+        try:
+            re2.compile(scrub["pattern"])
+        except re2.error:
+            yield f"{at}.pattern: not a regular expression in RE2's syntax"
     metadata = document.get("metadata") or {}
     if not isinstance(metadata, dict):
         yield f"metadata: expected a mapping, got {_kind(metadata)}"

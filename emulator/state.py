@@ -44,6 +44,7 @@ class Settings:
     strict: bool = False  # replay only: a request no recording matches is an error naming the nearest one
     max_clients: int = recent.CAPACITY  # (test id, key, conversation)s whose counts are kept; least recent go
     journal_size: int = journal.CAPACITY  # entries the journal keeps; the oldest go first
+    scrub: Sequence[tuple[str, str]] = ()  # (pattern, replacement) for request bodies, before matching recordings
     host: str = "127.0.0.1"  # the address bound: beyond loopback, the admin API needs `admin_token`
     admin_token: str | None = None
 
@@ -54,7 +55,8 @@ class State:
     def __init__(self, settings: Settings = Settings()) -> None:
         self.settings = settings
         self.book = scenarios.load(settings.scenarios)
-        self.library = recordings.load(settings.recordings, READERS) if settings.recordings else None
+        scrubber = recordings.Scrubber() + settings.scrub
+        self.library = recordings.load(settings.recordings, READERS, scrubber) if settings.recordings else None
         self.writer = Writer(settings.seed)
         self.profile = profiles.PROFILES[settings.profile]  # what plain /v1 stands in for
         self.limited = bool(settings.limits)

@@ -30,6 +30,7 @@ from vcr.cassette import Cassette
 
 from emulator import recorder, recordings
 from emulator.app import Settings
+from emulator.cli import main as cli_main
 from emulator.limits import Limits
 from tests.conftest import FROZEN, SCENARIOS, Server, serve, serve_app
 
@@ -737,16 +738,18 @@ def test_an_agent_step_replays_when_only_what_its_tool_printed_differs(chain: Ch
         recorded = client.chat.completions.create(
             model="plain-text", messages=tool_turn("Chunk ID: 290e19\nWall time: 0.0031 seconds\nhello.txt")
         )
+    (held,) = [r.request for r in recordings.read(chain.cassette)]
+    assert "Chunk ID: …" in held and "290e19" not in held and "0.0031 seconds" not in held  # scrubbed when written
     replayer = make_server(Settings(recordings=(chain.cassette,), strict=True))
     with replayer.openai() as client:
         raw = client.chat.completions.with_raw_response.create(
-            model="plain-text", messages=tool_turn("Chunk ID: c2f8a4\nWall time: 0.0007 seconds\nhello.txt")
+            model="plain-text", messages=tool_turn("Chunk ID: c2f8a4\nWall time: 0.0007 seconds\nhello.txt notes.md")
         )
         assert raw.headers["x-emulator-source"] == "recording recorded.yaml#0"
         assert raw.headers["x-emulator-match"] == "tool-results-differ"
         assert raw.parse().choices[0].message.content == recorded.choices[0].message.content
-        again = client.chat.completions.with_raw_response.create(
-            model="plain-text", messages=tool_turn("Chunk ID: 290e19\nWall time: 0.0031 seconds\nhello.txt")
+        again = client.chat.completions.with_raw_response.create(  # only Codex's volatile lines differ: scrubbed
+            model="plain-text", messages=tool_turn("Chunk ID: c2f8a4\nWall time: 0.0007 seconds\nhello.txt")
         )
         assert again.headers["x-emulator-match"] == "exact"
         streamed = client.chat.completions.with_raw_response.create(
@@ -778,3 +781,24 @@ def test_two_recorded_sessions_alike_but_for_their_tool_output_are_ambiguous(cha
         )
         with pytest.raises(openai.NotFoundError):
             client.chat.completions.create(model="plain-text", messages=tool_turn("three files"))
+
+
+def test_a_cassettes_own_scrubbers_are_written_once_and_applied_on_replay(tmp_path: Path, make_server: Any) -> None:
+    upstream = make_server(Settings(scenarios=(SCENARIOS,)))
+    cassette = tmp_path / "scrubbed.yaml"
+    proxy = recorder.Recorder(upstream.base_url, cassette, "all", scrubs=[(r"build [0-9]+", "build N")])
+    for through in serve_app(proxy, lifespan="on"):
+        with through.openai(api_key=SECRET) as client:
+            for build in ("build 41", "build 42"):
+                client.chat.completions.create(model="plain-text", messages=[{"role": "user", "content": build}])
+    text = cassette.read_text()
+    assert text.count("emulator_scrub") == 1 and "build 41" not in text
+    assert [json.loads(r.request)["messages"][0]["content"] for r in recordings.read(cassette)] == ["build N"] * 2
+    replayer = make_server(Settings(recordings=(cassette,), strict=True))  # no --scrub: the cassette's own
+    with replayer.openai() as client:
+        raw = client.chat.completions.with_raw_response.create(
+            model="plain-text", messages=[{"role": "user", "content": "build 77"}]
+        )
+    assert raw.headers["x-emulator-match"] == "exact"
+    with pytest.raises(SystemExit):
+        cli_main(["serve", "--scrub", "(unclosed=>x"])
