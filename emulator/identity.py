@@ -6,7 +6,8 @@ streamed or not and through Chat Completions, Responses or Messages; replay find
 conversation by it; chaos counts a conversation's attempts by it, and the client report its retries.
 
 In the key: the model; the system text wherever it came from (top-level `system`, `instructions`, system
-or developer messages, in order); each message's role, words and images, its tool calls (name and
+or developer messages, in order; consecutive ones are one text, however many blocks or messages carry
+it); each message's role, words and images, its tool calls (name and
 arguments, canonical) and tool results; the tools (name, kind, description, schema); the tool choice; the
 response format and its schema; `temperature` and `seed` when sent. Not in it: ids, key order, runs of
 whitespace; limits (max tokens and stop sequences cut the same answer shorter); `stream` and its options;
@@ -59,10 +60,16 @@ def key(
     them all, hashed once (each message's text is the costly part; the rest is short). Without `tool_results`,
     a tool result counts as a tool result but its content does not."""
     parts = [model, choice.mode, choice.name or "", form.type, _schema(form.schema), repr(temperature), repr(seed)]
+    system = False  # whether the last part is a system text: consecutive ones are one system prompt
     for m in messages:  # each message's role, words (whitespace aside), tool calls and images
         words = " ".join(m.text.split()) if tool_results or m.role != "tool" else ""
-        parts += ("system" if m.role == "developer" else m.role, words, str(m.images))
+        role = "system" if m.role == "developer" else m.role
+        if role == "system" and system and not m.images:  # Messages' `system` blocks, or two developer messages
+            parts[-2] = f"{parts[-2]} {words}"
+            continue
+        parts += (role, words, str(m.images))
         parts += (f"{c.name}\x1d{_arguments(c.arguments)}" for c in m.tool_calls)
+        system = role == "system" and not m.tool_calls and not m.images
     for t in tools:
         parts += (t.name, t.kind, " ".join(t.description.split()), _schema(t.parameters))
     # One text, its parts apart by a separator no JSON or word holds unescaped, hashed once.

@@ -69,6 +69,9 @@ MESSAGES: Any = {
 }
 
 
+USER_TURN = {"role": "user", "content": "Create hello.txt."}
+
+
 def key(dialect: Any, body: Any) -> str:
     return identity.conversation(dialect.parse_request(body, {}))
 
@@ -177,3 +180,23 @@ def test_a_lower_limit_cuts_the_same_answer_shorter(server: Server) -> None:
     assert cut.choices[0].finish_reason == "length"
     whole, shorter = full.choices[0].message.content, cut.choices[0].message.content
     assert whole and shorter and whole.startswith(shorter)
+
+
+def test_a_system_prompt_in_two_parts_is_one_system_prompt_in_every_dialect() -> None:
+    """Codex sends two developer messages; sent through Messages they are two blocks of the top-level `system`:
+    the same conversation, which replay across dialects must see as such."""
+    parts = ["You are Codex, a coding agent.", "Sandbox: workspace-write. Approvals: never."]
+    chat = {"model": "m", "messages": [*({"role": "developer", "content": p} for p in parts), USER_TURN]}
+    responses = {
+        "model": "m",
+        "input": [*({"type": "message", "role": "developer", "content": p} for p in parts), USER_TURN],
+    }
+    messages = {
+        "model": "m",
+        "max_tokens": 100,
+        "system": [{"type": "text", "text": p} for p in parts],
+        "messages": [USER_TURN],
+    }
+    assert key(openai_chat, chat) == key(openai_responses, responses) == key(anthropic_messages, messages)
+    instructions = {"model": "m", "instructions": "\n".join(parts), "input": [USER_TURN]}
+    assert key(openai_responses, instructions) == key(openai_responses, responses)
