@@ -41,6 +41,7 @@ class Source:
     conversation: tuple[Recording, Reply] | None = None
     scenario: Scenario | None = None
     tier: str | None = None  # how a recording matched: "exact", "conversation", "tool-results-differ"
+    nearest: str | None = None  # with recordings loaded and none matching: the one that came closest, in words
 
 
 def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, created: int, speed: float) -> Turn:

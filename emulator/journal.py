@@ -31,6 +31,7 @@ class Note(NamedTuple):
     retryable: bool | None = None  # whether an error status should be retried (`x-should-retry`, else the status)
     idempotency: str | None = None  # the client's `idempotency-key`: equal on every attempt at one call
     tier: str | None = None  # how a recording matched: exact, conversation, tool-results-differ
+    nearest: str | None = None  # recordings loaded, none matched, the default answered: the closest, in words
 
 
 class Entry(NamedTuple):
@@ -55,6 +56,7 @@ class Entry(NamedTuple):
     retryable: bool | None = None
     idempotency: str | None = None
     tier: str | None = None
+    nearest: str | None = None
     ended: str | None = None  # who ended a broken connection first: "client" or "server"
 
 

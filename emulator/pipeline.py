@@ -123,7 +123,7 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         elif state.limited:  # limits that only report: taken and rendered in one pass, on every answer
             rates = await state.report(identity[:2], turn.usage.total_tokens, now, _flavor(endpoint))
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
-        entry = await state.open(note(request, prompt, shaped.turn, shaped.status))  # 5
+        entry = await state.open(note(request, prompt, shaped.turn, shaped.status, nearest=source.nearest))  # 5
         return render(endpoint, prompt, shaped, entry)  # 6
     except EmulatorError as error:
         refused = request or Request(scope["method"], scope["path"], {}, b"", "")
@@ -249,6 +249,12 @@ def pick(book: Book, library: Library | None, request: Request, prompt: Prompt, 
             return Source(conversation=found, tier="tool-results-differ")
         if strict:
             raise recordings.miss(library, request.method, request.path, request.raw)
+        scenario = book.pick(prompt)
+        if scenario is None:  # recordings are loaded, and the default answers: say what came closest
+            nearest = library.nearest_words(request.method, request.path, request.raw)
+            library.warn_once(prompt.conversation, nearest)
+            return Source(nearest=nearest)
+        return Source(scenario=scenario)
     return Source(scenario=book.pick(prompt))
 
 
@@ -356,7 +362,12 @@ def _identity(prompt: Prompt) -> tuple[str, str, str]:
 
 
 def note(
-    request: Request, prompt: Prompt | None, turn: Turn | None, status: int | None, source: str | None = None
+    request: Request,
+    prompt: Prompt | None,
+    turn: Turn | None,
+    status: int | None,
+    source: str | None = None,
+    nearest: str | None = None,
 ) -> Note:
     """The journal's note of a request, taken before any of its answer is delivered (WireMock's rule), so that
     a client that timed out is still seen. Its source is the turn's, or `source` for an answer played as
@@ -385,6 +396,7 @@ def note(
         retryable,
         headers.get("idempotency-key"),
         turn.match if turn else "exact" if source and source.startswith("recording ") else None,
+        nearest,
     )
 
 

@@ -32,6 +32,7 @@ from emulator.conversation import Prompt, Reply, Timing
 from emulator.errors import EmulatorError, NotFound
 from emulator.faults import MAX_PAUSE_MS, Pause, Step
 from emulator.identity import conversation, loose
+from emulator.recent import Recent
 from emulator.sse import loads
 from emulator.wire import Script, raw
 
@@ -330,6 +331,7 @@ class Library:
         self, recordings: Iterable[Recording], readers: Mapping[str, Reader] = {}, scrubber: Scrubber | None = None
     ) -> None:
         self.scrubber = scrubber or Scrubber()
+        self._warned: Recent[str, int] = Recent(10_000)  # conversations already warned of
         self.recordings: dict[tuple[str, str, str], Recording] = {}
         self.conversations: dict[str, tuple[Recording, Reply]] = {}
         # by the conversation with tool results' contents left out; None where two conversations share one
@@ -370,20 +372,98 @@ class Library:
         return self.recordings.get((method.upper(), api_path(path), match_key(self.scrubber.body(body))))
 
     def nearest(self, method: str, path: str, body: bytes) -> tuple[Recording, list[str]] | None:
-        """The recording closest to a request that matched none (vcrpy's best-match idea), and what differs:
-        the method and path first, then the fewest differing fields of the body."""
+        """The recording a request that matched none was most likely meant to match, and where they differ
+        (paths, the first one first): the same method and path first, then the longest run of the same
+        messages or items from the start (the same conversation, so far), then the fewest differences."""
         wanted = _parsed(match_key(self.scrubber.body(body)))
         where = (method.upper(), api_path(path))
-        best: tuple[tuple[int, int], Recording, list[str]] | None = None
+        best: tuple[tuple[int, int, int], Recording, list[str]] | None = None
         for (rec_method, rec_path, _), recording in self.recordings.items():
             route = [
                 name for name, differ in (("method", rec_method != where[0]), ("path", rec_path != where[1])) if differ
             ]
-            body_differs = _differences(_parsed(recording.key), wanted, "body")
-            score = (len(route), len(body_differs))
+            held = _parsed(recording.key)
+            body_differs = _differences(held, wanted, "body")
+            score = (len(route), -_shared_turns(held, wanted), len(body_differs))
             if best is None or score < best[0]:
-                best = (score, recording, route + body_differs)
+                best = (score, recording, route + _first_in_turns(body_differs))
         return (best[1], best[2]) if best else None
+
+    def warn_once(self, conversation: str, nearest: str | None) -> None:
+        """Log, once per conversation, that a request fell through to the default while recordings are loaded."""
+        if conversation in self._warned:
+            return
+        self._warned.count(conversation)
+        _log.warning("no recording matches a request; the default answers it. The nearest is %s", nearest)
+
+    def nearest_words(self, method: str, path: str, body: bytes) -> str | None:
+        """`nearest` in words: which recording, the first path that differs with both values, the others."""
+        nearest = self.nearest(method, path, body)
+        if nearest is None:
+            return None
+        recording, differs = nearest
+        text = f"{recording.source}, which differs in "
+        if differs and differs[0].startswith("body"):
+            held, asked = (
+                _at(_parsed(recording.key), differs[0]),
+                _at(_parsed(match_key(self.scrubber.body(body))), differs[0]),
+            )
+            text += f"{differs[0]}: {_short(held)} vs {_short(asked)}"
+        else:
+            text += differs[0] if differs else "nothing (it is not understood)"
+        rest = differs[1:6]
+        more = f" and {len(differs) - 6} more" if len(differs) > 6 else ""
+        return text + (f"; also {', '.join(rest)}{more}" if rest else "")
+
+
+def _turns(body: Any) -> list[Any]:
+    """A body's conversation: Chat's and Messages' `messages`, Responses' `input` (a list)."""
+    if not isinstance(body, dict):
+        return []
+    turns = body.get("messages", body.get("input"))
+    return turns if isinstance(turns, list) else []
+
+
+def _shared_turns(held: Any, asked: Any) -> int:
+    """How many messages or items two bodies share from the start."""
+    count = 0
+    for a, b in zip(_turns(held), _turns(asked), strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def _first_in_turns(differs: list[str]) -> list[str]:
+    """The differing paths with those inside the conversation first, in order: the first differing message is
+    what a reader wants to see (the rest follow in key order)."""
+
+    def place(path: str) -> tuple[int, int]:
+        for key in (".messages[", ".input["):
+            if key in path:
+                index = path.split(key, 1)[1].split("]", 1)[0]
+                return (0, int(index)) if index.isdigit() else (0, 0)
+        return (1, 0)
+
+    return sorted(differs, key=place)
+
+
+def _at(value: Any, path: str) -> Any:
+    """The value at a `body.messages[3].content` path, or None where there is none."""
+    for part in path.replace("[", ".[").split(".")[1:]:
+        if part.startswith("[") and isinstance(value, list):
+            index = int(part[1:-1])
+            value = value[index] if index < len(value) else None
+        elif isinstance(value, dict):
+            value = value.get(part)
+        else:
+            return None
+    return value
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return json.dumps(text[:24] + "…" if len(text) > 24 else text, ensure_ascii=False)
 
 
 def _understood(reader: Reader, recording: Recording) -> tuple[str, str, Reply] | None:
@@ -414,15 +494,11 @@ def pace(recording: Recording, speed: float) -> Timing | None:
 
 def miss(library: Library, method: str, path: str, body: bytes) -> NotFound:
     """Replay only, and no recording matched: say which one came closest and where it differs."""
-    nearest = library.nearest(method, path, body)
+    nearest = library.nearest_words(method, path, body)
     if nearest is None:
         return NotFound("No recording matches this request, and none are loaded.", code="recording_not_found")
-    recording, differs = nearest
-    where = ", ".join(differs[:6]) + (f" and {len(differs) - 6} more" if len(differs) > 6 else "")
     return NotFound(
-        f"No recording matches this request (replay only). "
-        f"The nearest is {recording.source}, which differs in {where}.",
-        code="recording_not_found",
+        f"No recording matches this request (replay only). The nearest is {nearest}.", code="recording_not_found"
     )
 
 
@@ -440,10 +516,11 @@ def _differences(recorded: Any, asked: Any, at: str) -> list[str]:
         for key in sorted(recorded.keys() | asked.keys()):
             found += _differences(recorded.get(key), asked.get(key), f"{at}.{key}")
         return found
-    if isinstance(recorded, list) and isinstance(asked, list) and len(recorded) == len(asked):
-        return [
-            d for i, (r, a) in enumerate(zip(recorded, asked, strict=True)) for d in _differences(r, a, f"{at}[{i}]")
+    if isinstance(recorded, list) and isinstance(asked, list):  # item by item; then the first one past the shorter
+        found = [
+            d for i, (r, a) in enumerate(zip(recorded, asked, strict=False)) for d in _differences(r, a, f"{at}[{i}]")
         ]
+        return found + ([f"{at}[{min(len(recorded), len(asked))}]"] if len(recorded) != len(asked) else [])
     return [] if recorded == asked else [at]
 
 

@@ -802,3 +802,29 @@ def test_a_cassettes_own_scrubbers_are_written_once_and_applied_on_replay(tmp_pa
     assert raw.headers["x-emulator-match"] == "exact"
     with pytest.raises(SystemExit):
         cli_main(["serve", "--scrub", "(unclosed=>x"])
+
+
+def test_a_miss_names_the_recording_of_the_same_conversation_and_its_first_difference(
+    chain: Chain, make_server: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The nearest was chosen by raw body, so step 2 of a session was said to be nearest to step 1."""
+    with chain.recorder.openai(api_key=SECRET) as client:
+        client.chat.completions.create(model="plain-text", messages=tool_turn("A")[:1])  # step 1: #0
+        client.chat.completions.create(model="plain-text", messages=tool_turn("hello.txt"))  # step 2: #1
+    step3 = [*tool_turn("hello.txt notes.md"), {"role": "user", "content": "and now?"}]
+    strict = make_server(Settings(recordings=(chain.cassette,), strict=True))
+    with strict.openai() as client, pytest.raises(openai.NotFoundError) as caught:
+        client.chat.completions.create(model="plain-text", messages=step3)
+    assert (
+        'nearest is recorded.yaml#1, which differs in body.messages[2].content: "hello.txt" vs "hello.txt notes.md"'
+        in (caught.value.message)
+    )
+    lenient = make_server(Settings(recordings=(chain.cassette,)))
+    with caplog.at_level("WARNING", logger="emulator.recordings"), lenient.openai() as client:
+        for _ in range(2):
+            raw = client.chat.completions.with_raw_response.create(model="plain-text", messages=step3)
+            assert raw.headers["x-emulator-source"] == "default"
+    assert caplog.text.count("no recording matches a request") == 1  # once per conversation
+    with urllib.request.urlopen(f"{lenient.base_url}/_emulator/requests", timeout=10) as response:
+        (first, _) = json.load(response)["requests"]
+    assert first["nearest"].startswith("recorded.yaml#1, which differs in body.messages[2].content")
