@@ -70,11 +70,19 @@ def allowed(name: str) -> bool:
     return name in ALLOWED_HEADERS or name.startswith(ALLOWED_PREFIXES)
 
 
-# Volatile text the agent CLIs send, scrubbed by default: Codex's tool output carries a chunk id and the
-# command's wall time, different on every run.
+# Volatile text the agent CLIs send, scrubbed by default (found by recording each CLI twice, from two working
+# directories): Codex's tool output carries a chunk id and the command's wall time, different on every run,
+# and its `<environment_context>` the working directory, the shell, the date and the time zone; Claude Code's
+# system prompt names the working directory, the machine, its memory folder (under the project's path) and
+# the date, and inside a git repository its status.
 DEFAULT_SCRUBS = (
     (r"Chunk ID: [0-9a-fA-F]+", "Chunk ID: …"),
     (r"Wall time: [0-9.]+ seconds", "Wall time: … seconds"),
+    (r"<(cwd|shell|current_date|timezone|root)>[^<]*</(cwd|shell|current_date|timezone|root)>", r"<\1>…</\2>"),
+    (r"(Primary working directory|Is a git repository|Platform|Shell|OS Version): [^\n]*", r"\1: …"),
+    (r"persistent file-based memory at `[^`]*`", "persistent file-based memory at `…`"),
+    (r"Today's date is [0-9]{4}-[0-9]{2}-[0-9]{2}", "Today's date is …"),
+    (r"(?s)gitStatus: .*?\n\n", "gitStatus: …\n\n"),
 )
 SCRUB_KEY = "emulator_scrub"  # a cassette's own scrubbers, written once when it is created
 

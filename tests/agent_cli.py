@@ -212,3 +212,88 @@ def _report(name: str, out: str, err: str, log: Path, netns: bool) -> str:
     where = f"(in a network namespace of its own: {'yes' if netns else 'no'})\n"
     served = log.read_text(errors="replace") if log.exists() else "(no log)"
     return f"{where}--- {name} stdout\n{out}\n--- {name} stderr\n{err}\n--- emulator log\n{served}"
+
+
+# `emulator record` in front of an emulator serving the bundled scenarios, as one command for DRIVER: the
+# recorder takes the port DRIVER waits on (`--port N` appended, else 8000), the upstream a free one. SIGTERM
+# stops both. The cassette is $CASSETTE.
+RECORD = r"""
+import os, signal, socket, subprocess, sys, time
+args = sys.argv[1:]
+port = args[args.index("--port") + 1] if "--port" in args else "8000"
+with socket.socket() as probe:
+    probe.bind(("127.0.0.1", 0))
+    upstream = str(probe.getsockname()[1])
+serve = [sys.executable, "-m", "emulator", "serve", "--port", upstream, "--no-access-log"]
+children = [subprocess.Popen(serve)]
+deadline = time.monotonic() + 30
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", int(upstream)), timeout=1).close()
+        break
+    except OSError:
+        if time.monotonic() > deadline:
+            sys.exit("the upstream emulator did not start")
+        time.sleep(0.05)
+record = [sys.executable, "-m", "emulator", "record", "--upstream", "http://127.0.0.1:" + upstream]
+children.append(subprocess.Popen([*record, "--out", os.environ["CASSETTE"], "--port", port]))
+# The handler only signals: waiting in it on the child the main thread waits for would deadlock (Popen's lock).
+signal.signal(signal.SIGTERM, lambda *_: [child.terminate() for child in children])
+children[-1].wait()
+for child in children:
+    child.terminate()
+    child.wait()
+"""
+
+
+def record_command() -> list[str]:
+    """For `run`'s `serve`: the recorder in front of an emulator (RECORD), writing the cassette $CASSETTE."""
+    return [sys.executable, "-c", RECORD]
+
+
+def replay_command(cassette: Path, scenarios: Path) -> list[str]:
+    """For `run`'s `serve`: replay only, from `cassette`, with no scenario of its own (`scenarios` is empty)."""
+    return [*serve_command(), "--recordings", str(cassette), "--strict", "--scenarios", str(scenarios)]
+
+
+def record_then_replay(
+    agent: str,
+    environment: dict[str, str],
+    tmp_path: Path,
+    *,
+    placed: tuple[bool, int],
+    timeout: float,
+    what: str,
+    name: str,
+) -> tuple[Run, Run]:
+    """Run `agent` through `emulator record` (RECORD) into a cassette, then again against `emulator serve
+    --recordings … --strict` with no scenarios and the upstream gone, from another working directory (as
+    another checkout or CI job would: the agents name it in their prompts, and the default scrubbers take it
+    out). `placed`: `placement()`'s answer, which the agent's own configuration may name. Each run must exit 0
+    and leave hello.txt holding "hi"; the two runs, recorded then replayed."""
+    netns, port = placed
+    empty = tmp_path / "no-scenarios"
+    empty.mkdir()
+    cassette = tmp_path / "session.yaml"
+    runs: list[Run] = []
+    for serve, work in (
+        (record_command(), tmp_path / "first"),
+        (replay_command(cassette, empty), tmp_path / "again"),
+    ):
+        work.mkdir()
+        done = run(
+            agent,
+            environment | {"CASSETTE": str(cassette)},
+            serve=serve,
+            netns=netns,
+            port=port,
+            work=work,
+            log=tmp_path / f"emulator-{len(runs)}.log",
+            timeout=timeout,
+            what=what,
+            name=name,
+        )
+        assert done.returncode == 0, f"{what} exited with {done.returncode}\n{done.report}"
+        assert (work / "hello.txt").read_text() == "hi\n", done.report
+        runs.append(done)
+    return runs[0], runs[1]

@@ -26,6 +26,8 @@ CLAUDE_VERSION = "2.1.197"  # the version agent-clients.md was verified with; bu
 CLAUDE_PACKAGE = f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"
 SCENARIO = "claude-code-create-file"
 PROMPT = "create a file named hello.txt containing hi"
+SESSION = "claude-code-create-and-read"  # three steps, for record-then-replay
+SESSION_PROMPT = "create a file named hello.txt containing hi, then read it back"
 RUN_TIMEOUT = 180
 
 # The driver's agent step: Claude Code in the work dir with a minimal environment (agent-clients.md's
@@ -60,12 +62,7 @@ def test_claude_code_runs_the_bash_tool_and_answers(claude: Path, tmp_path: Path
     home.mkdir()
     work = tmp_path / "work"
     work.mkdir()
-    environment = {
-        "CLAUDE": str(claude),
-        "CLAUDE_PATH": os.environ.get("PATH", os.defpath),
-        "CLAUDE_HOME_DIR": str(home),
-        "PROMPT": PROMPT,
-    }
+    environment = _environment(claude, home, PROMPT)
     run = agent_cli.run(
         AGENT,
         environment,
@@ -87,3 +84,28 @@ def test_claude_code_runs_the_bash_tool_and_answers(claude: Path, tmp_path: Path
     # non-stream fallback, taken when it cannot read a stream. Its `HEAD /` probe ignores the status.
     requests = [r for r in run.requests() if r[0] != "HEAD /"]
     assert requests == [("POST /v1/messages?beta=true", "200")] * 2, run.report
+
+
+def test_a_recorded_claude_code_session_replays_offline(claude: Path, tmp_path: Path) -> None:
+    """Recorded once through `emulator record`, a three-step task replays under `--strict` with the upstream
+    gone, from another working directory: the same file, the same answer, every answer from the recording."""
+    placed = agent_cli.placement()
+    home = tmp_path / "home"
+    home.mkdir()
+    environment = _environment(claude, home, SESSION_PROMPT)
+    recorded, replayed = agent_cli.record_then_replay(
+        AGENT, environment, tmp_path, placed=placed, timeout=RUN_TIMEOUT, what="claude -p", name="claude"
+    )
+    assert replayed.out.strip() == recorded.out.strip() == agent_cli.final_answer(SESSION), replayed.report
+    posts = [r for r in replayed.requests() if r[0] != "HEAD /"]
+    assert posts == [("POST /v1/messages?beta=true", "200")] * 3, replayed.report  # strict: a miss is a 404
+
+
+def _environment(claude: Path, home: Path, prompt: str) -> dict[str, str]:
+    """What the driver's agent step reads: the launcher, PATH, the agent's HOME and the prompt."""
+    return {
+        "CLAUDE": str(claude),
+        "CLAUDE_PATH": os.environ.get("PATH", os.defpath),
+        "CLAUDE_HOME_DIR": str(home),
+        "PROMPT": prompt,
+    }

@@ -25,6 +25,8 @@ CODEX_VERSION = "0.169.0"  # the version agent-clients.md was verified with; bum
 CODEX_PACKAGE = f"@openai/codex@{CODEX_VERSION}"
 SCENARIO = "codex-create-file"
 PROMPT = "create a file named hello.txt containing hi"
+SESSION = "codex-create-and-read"  # three steps, for record-then-replay
+SESSION_PROMPT = "create a file named hello.txt containing hi, then read it back"
 RUN_TIMEOUT = 120
 
 CONFIG = """\
@@ -76,12 +78,7 @@ def test_codex_exec_runs_a_tool_and_answers(codex: Path, tmp_path: Path) -> None
     (codex_home / ".codex" / "config.toml").write_text(CONFIG.format(base_url=f"http://127.0.0.1:{port}/v1"))
     work = tmp_path / "work"
     work.mkdir()
-    environment = {
-        "CODEX": str(codex),
-        "CODEX_PATH": os.environ.get("PATH", os.defpath),
-        "CODEX_HOME_DIR": str(codex_home),
-        "PROMPT": PROMPT,
-    }
+    environment = _environment(codex, codex_home, PROMPT)
     run = agent_cli.run(
         AGENT,
         environment,
@@ -100,3 +97,29 @@ def test_codex_exec_runs_a_tool_and_answers(codex: Path, tmp_path: Path) -> None
     assert hello.read_text() == "hi\n", run.report
     assert run.out.strip() == agent_cli.final_answer(SCENARIO), run.report
     assert run.requests() == [("POST /v1/responses", "200")] * 2, run.report
+
+
+def test_a_recorded_codex_session_replays_offline(codex: Path, tmp_path: Path) -> None:
+    """Recorded once through `emulator record`, a three-step task replays under `--strict` with the upstream
+    gone, from another working directory: the same file, the same answer, every answer from the recording
+    (its tool output's chunk id and wall time, and its environment context, are scrubbed)."""
+    placed = agent_cli.placement()
+    codex_home = tmp_path / "home"
+    (codex_home / ".codex").mkdir(parents=True)
+    (codex_home / ".codex" / "config.toml").write_text(CONFIG.format(base_url=f"http://127.0.0.1:{placed[1]}/v1"))
+    environment = _environment(codex, codex_home, SESSION_PROMPT)
+    recorded, replayed = agent_cli.record_then_replay(
+        AGENT, environment, tmp_path, placed=placed, timeout=RUN_TIMEOUT, what="codex exec", name="codex"
+    )
+    assert replayed.out.strip() == recorded.out.strip() == agent_cli.final_answer(SESSION), replayed.report
+    assert replayed.requests() == [("POST /v1/responses", "200")] * 3, replayed.report  # strict: a miss is a 404
+
+
+def _environment(codex: Path, home: Path, prompt: str) -> dict[str, str]:
+    """What the driver's agent step reads: the launcher, PATH, the agent's HOME and the prompt."""
+    return {
+        "CODEX": str(codex),
+        "CODEX_PATH": os.environ.get("PATH", os.defpath),
+        "CODEX_HOME_DIR": str(home),
+        "PROMPT": prompt,
+    }
