@@ -375,7 +375,7 @@ def _record(args: argparse.Namespace) -> int:
     doing = "replaying" if proxy.replay_only else "recording"
     where = f"http://{args.host}:{args.port}/v1/… → {args.upstream}"
     print(f"{doing} {where}, mode {args.mode}, into {args.out}{held}", flush=True)
-    options = {"access_log": not args.no_access_log, "log_level": "info", "lifespan": "on"}
+    options = {"access_log": not args.no_access_log, "log_level": "info", **recorder.SERVER_OPTIONS}
     server.run(proxy, args.host, args.port, _rules(args), **options)
     return 0
 

@@ -33,6 +33,8 @@ from emulator.sse import encode
 KEY_HEADERS = ("authorization", "x-api-key", "api-key")
 KEY_PARAMETERS = ("key", "api_key", "api-key", "apikey", "access_token", "token")  # in a query string
 MAX_BODY = 32 * 1024 * 1024  # bytes of a request body the recorder forwards (the server's own limit)
+# The recorder's server adds no `date` or `server` header of its own: the upstream's pass through, once.
+SERVER_OPTIONS = {"lifespan": "on", "server_header": False, "date_header": False}
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 REDACTED = "REDACTED"
 _log = logging.getLogger("emulator.recorder")

@@ -626,7 +626,8 @@ def echoing(tmp_path: Path) -> Iterator[tuple[Server, Path, list[str]]]:
     upstream_app = echoing_upstream()
     cassette = tmp_path / "echo.yaml"
     for upstream in serve_app(upstream_app):
-        for proxy in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), lifespan="on"):
+        proxied = recorder.Recorder(upstream.base_url, cassette, "all")
+        for proxy in serve_app(proxied, **recorder.SERVER_OPTIONS):
             yield proxy, cassette, upstream_app.state.seen
 
 
@@ -828,3 +829,20 @@ def test_a_miss_names_the_recording_of_the_same_conversation_and_its_first_diffe
     with urllib.request.urlopen(f"{lenient.base_url}/_emulator/requests", timeout=10) as response:
         (first, _) = json.load(response)["requests"]
     assert first["nearest"].startswith("recorded.yaml#1, which differs in body.messages[2].content")
+
+
+def test_the_recorder_passes_the_upstreams_date_and_server_headers_once(
+    echoing: tuple[Server, Path, list[str]],
+) -> None:
+    """Through the recorder, a client saw two `date` and two `server` headers: the upstream's and uvicorn's."""
+    proxy, _, _ = echoing
+    with socket.create_connection((proxy.host, proxy.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}"
+        )
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head = answer.split(b"\r\n\r\n", 1)[0].lower().split(b"\r\n")
+    assert [line.split(b":")[0] for line in head].count(b"date") == 1
+    assert [line.split(b":")[0] for line in head].count(b"server") == 1
