@@ -16,15 +16,16 @@ from __future__ import annotations
 import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.routing import Route
 
-from emulator import report
+from emulator import report, scenarios, yamlfile
 from emulator.answer import TEST_ID
 from emulator.fields import bearer
-from emulator.sse import encode
+from emulator.sse import encode, loads
 from emulator.state import State
 from emulator.wire import Whole, whole
 
@@ -47,12 +48,37 @@ def routes(state: State) -> list[Route]:
             return whole(encode({"cleared": True}))
         return whole(encode({"requests": await state.find(dict(request.query_params))}))
 
+    async def posted(request: Request) -> Whole:
+        """POST: scenarios at run time, JSON or YAML, for the request's test id (else everyone); GET: all."""
+        if request.method == "GET":
+            return whole(encode({"scenarios": await state.listing()}))
+        raw = await request.body()
+        try:
+            document = _json_or_yaml(raw)
+            found = scenarios.parse(document)
+        except (UnicodeDecodeError, yamlfile.DocumentError) as exc:
+            return _refused(400, f"The body is neither JSON nor YAML: {exc}", "invalid_request_error")
+        except scenarios.ScenarioError as exc:
+            mistakes = str(exc).splitlines()
+            message = f"The scenarios have {len(mistakes)} mistake(s): " + "; ".join(mistakes)
+            return _refused(400, message, "invalid_request_error", mistakes=mistakes)
+        names = await state.post(_test_id(request) or "", found)
+        return whole(encode({"scenarios": names, "test_id": _test_id(request)}), status=201)
+
+    async def unpost(request: Request) -> Whole:
+        name = request.path_params["name"]
+        if not await state.unpost(_test_id(request) or "", name):
+            return _refused(404, f"No scenario named {name!r} was posted for this test id.", "not_found_error")
+        return whole(encode({"deleted": name, "test_id": _test_id(request)}))
+
     guarded = guard(state.settings.host, state.settings.admin_token)
     return [
         Route("/health", health, methods=["GET"]),
         Route("/_emulator/reset", guarded(reset), methods=["POST"]),
         Route("/_emulator/requests", guarded(requests), methods=["GET", "DELETE"]),
         Route("/_emulator/report", guarded(client_report), methods=["GET"]),
+        Route("/_emulator/scenarios", guarded(posted), methods=["GET", "POST"]),
+        Route("/_emulator/scenarios/{name}", guarded(unpost), methods=["DELETE"]),
     ]
 
 
@@ -103,6 +129,14 @@ def loopback(host: str) -> bool:
         return False
 
 
+def _json_or_yaml(raw: bytes) -> Any:
+    """A body as JSON if it is JSON, else as YAML (with `yamlfile`'s bounds)."""
+    try:
+        return loads(raw)
+    except (ValueError, UnicodeError, RecursionError):
+        return yamlfile.load(raw.decode("utf-8"))
+
+
 def _without_port(host: str) -> str:
     """`localhost:8000` → `localhost`, `[::1]:8000` → `::1`, `127.0.0.1` as it is."""
     if host.startswith("["):
@@ -110,9 +144,9 @@ def _without_port(host: str) -> str:
     return host.rpartition(":")[0] if host.count(":") == 1 else host
 
 
-def _refused(status: int, message: str) -> Whole:
-    kind = "authentication_error" if status == 401 else "permission_error"
-    return whole(encode({"error": {"message": message, "type": kind}}), status=status)
+def _refused(status: int, message: str, kind: str | None = None, **more: Any) -> Whole:
+    kind = kind or ("authentication_error" if status == 401 else "permission_error")
+    return whole(encode({"error": {"message": message, "type": kind, **more}}), status=status)
 
 
 def _test_id(request: Request) -> str | None:

@@ -103,7 +103,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         request = await read(endpoint, scope, receive, settings)  # 1
         prompt, asked = parse(endpoint, request)  # 2
         matching = _matching(endpoint, request, prompt, state.library)
-        source = pick(state.book, state.library, request, matching, settings.strict)  # 3
+        book = state.book_for(prompt.headers.get(TEST_ID, ""))
+        source = pick(book, state.library, request, matching, settings.strict)  # 3
         if source.recording:  # played as recorded, with nothing of ours added
             played = source.recording
             await state.open(note(request, prompt, None, played.status, source=f"recording {played.source}"))

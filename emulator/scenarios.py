@@ -206,23 +206,48 @@ def load(paths: Iterable[Path]) -> Book:
         if not isinstance(document, dict) or set(document) != {"scenarios"}:
             problems.append(f"{file}: expected a mapping with one key, 'scenarios', holding a list")
             continue
-        entries = document["scenarios"] or []
-        if not isinstance(entries, list):
-            problems.append(f"{file}: scenarios: expected a list, got {_kind(entries)}")
-            continue
-        for i, entry in enumerate(entries):
-            try:
-                scenarios.append(_scenario(entry, f"{file}: scenarios[{i}]"))
-            except ScenarioError as exc:
-                problems.append(str(exc))
+        scenarios += _entries(document["scenarios"] or [], f"{file}: scenarios", problems)
+    _unique(scenarios, problems)
+    if problems:
+        raise ScenarioError("\n".join(problems))
+    return Book(tuple(scenarios))
+
+
+def parse(document: Any) -> tuple[Scenario, ...]:
+    """Scenarios sent at run time (`POST /_emulator/scenarios`): one scenario, or `{"scenarios": [...]}`,
+    validated exactly as files are; one error listing every mistake, each with its key path."""
+    problems: list[str] = []
+    if isinstance(document, dict) and set(document) == {"scenarios"}:
+        found = _entries(document["scenarios"], "scenarios", problems)
+    else:
+        found = _entries([document], "", problems)
+    _unique(found, problems)
+    if problems:
+        raise ScenarioError("\n".join(problems))
+    return tuple(found)
+
+
+def _entries(entries: Any, at: str, problems: list[str]) -> list[Scenario]:
+    """The scenarios of the list at `at` (`FILE: scenarios`; "" for one scenario on its own), their mistakes
+    added to `problems`."""
+    if not isinstance(entries, list):
+        problems.append(f"{at}: expected a list, got {_kind(entries)}")
+        return []
+    found = []
+    for i, entry in enumerate(entries):
+        try:
+            found.append(_scenario(entry, f"{at}[{i}]" if at else "scenario"))
+        except ScenarioError as exc:
+            problems.append(str(exc))
+    return found
+
+
+def _unique(scenarios: list[Scenario], problems: list[str]) -> None:
     seen: dict[str, str] = {}
     for s in scenarios:
         if s.name in seen:
             problems.append(f"{s.source}.name: '{s.name}' is already the name of {seen[s.name]}")
         seen.setdefault(s.name, s.source)
-    if problems:
-        raise ScenarioError("\n".join(problems))
-    return Book(tuple(scenarios))
 
 
 def yaml_files(paths: Iterable[Path]) -> list[Path]:

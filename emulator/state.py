@@ -65,6 +65,24 @@ class State:
         self._limiter = limits.Limiter(settings.limits, settings.max_clients)
         self._caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
         self._journal = Journal(settings.journal_size)
+        # Scenarios posted at run time: by test id ("" for everyone), by name, newest last; and the book each
+        # test id sees (its own, then everyone's, newest first, then the files' not shadowed), made on demand.
+        self._posted: dict[str, dict[str, scenarios.Scenario]] = {}
+        self._books: dict[str, scenarios.Book] = {}
+
+    def book_for(self, test_id: str) -> scenarios.Book:
+        """The scenarios a request of `test_id` is answered from: the files' alone until any are posted."""
+        if not self._posted:
+            return self.book
+        book = self._books.get(test_id)
+        if book is None:
+            own = reversed(self._posted.get(test_id, {}).values()) if test_id else ()
+            everyone = reversed(self._posted.get("", {}).values())
+            composed: dict[str, scenarios.Scenario] = {}
+            for scenario in (*own, *everyone, *self.book.scenarios):  # in the order they are tried
+                composed.setdefault(scenario.name, scenario)  # the first of a name shadows the rest
+            book = self._books[test_id] = scenarios.Book(tuple(composed.values()))
+        return book
 
     def created(self) -> int:
         """`created` for an answer: the frozen clock, else now."""
@@ -114,11 +132,40 @@ class State:
         """Forget the journal: all of it, or one test's."""
         self._journal.clear(test_id)
 
+    async def post(self, test_id: str, posted: Sequence[scenarios.Scenario]) -> list[str]:
+        """Add scenarios for `test_id` ("" for everyone); one of a name already posted there is replaced."""
+        held = self._posted.setdefault(test_id, {})
+        for scenario in posted:
+            held.pop(scenario.name, None)
+            held[scenario.name] = scenario
+        self._books.clear()
+        return [s.name for s in posted]
+
+    async def unpost(self, test_id: str, name: str) -> bool:
+        """Remove a posted scenario; whether there was one."""
+        found = self._posted.get(test_id, {}).pop(name, None) is not None
+        self._books.clear()
+        return found
+
+    async def listing(self) -> list[dict[str, Any]]:
+        """Every scenario loaded: posted ones (with their test id) first, then the files'."""
+        posted = [
+            {"name": s.name, "source": "posted", "test_id": test_id or None}
+            for test_id, held in self._posted.items()
+            for s in reversed(held.values())
+        ]
+        return posted + [{"name": s.name, "source": s.source, "test_id": None} for s in self.book.scenarios]
+
     async def reset(self, test_id: str | None = None) -> None:
         """Forget call counts, journal entries and rate-limit levels (all, or one test's); prompt caches and
         chaos attempts, which no test id scopes, all of them."""
         self._calls.forget(lambda key: test_id is None or key[0] == test_id)
         self._journal.clear(test_id)
+        if test_id is None:
+            self._posted.clear()
+        else:
+            self._posted.pop(test_id, None)
+        self._books.clear()
         for cache in self._caches.values():
             cache.reset()
         self._limiter.reset(test_id)
