@@ -12,7 +12,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from emulator import admin, faults, journal, limits, profiles, recent, recorder, recordings, scenarios, server
+from emulator import admin, faults, journal, limits, profiles, recent, recorder, recordings, scenarios, server, watch
 from emulator.app import Settings, create_app
 
 ENDPOINTS = (
@@ -119,6 +119,11 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
     _connection_arguments(serve)
     _scrub_argument(serve)
+    serve.add_argument(
+        "--watch",
+        action="store_true",
+        help="scenario files and cassettes added, changed or removed take effect without a restart",
+    )
     serve.add_argument(
         "--admin-token",
         default=os.environ.get("EMULATOR_ADMIN_TOKEN") or None,
@@ -360,6 +365,9 @@ def _serve(args: argparse.Namespace) -> int:
     lines += [f"  {s.name}" for s in book.scenarios]
     if state.library is not None:
         lines.append(f"recordings: {len(state.library)} from {', '.join(map(str, settings.recordings))}")
+    if args.watch:
+        watch.start(state)
+        lines.append(f"watching: {', '.join(map(str, [*paths, *settings.recordings])) or 'nothing'}")
     print("\n".join(lines), flush=True)
     server.run(app, args.host, args.port, _rules(args), access_log=not args.no_access_log, log_level="info")
     return 0

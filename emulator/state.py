@@ -70,6 +70,48 @@ class State:
         self._posted: dict[str, dict[str, scenarios.Scenario]] = {}
         self._books: dict[str, scenarios.Book] = {}
 
+    def reload(self) -> list[str]:
+        """Read the scenario files and cassettes again (`--watch`): each scenario file that validates replaces
+        its last version, one that does not keeps it; cassettes that fail keep the last good library. The
+        mistakes, one line each."""
+        problems: list[str] = []
+        try:
+            files = scenarios.yaml_files(self.settings.scenarios)
+        except scenarios.ScenarioError as exc:
+            files, problems = [p for p in self.settings.scenarios if p.is_file()], [str(exc)]
+        good = self._good_files()
+        for file in files:
+            try:
+                good[file] = scenarios.load([file]).scenarios
+            except scenarios.ScenarioError as exc:
+                problems += str(exc).splitlines()
+        combined: dict[str, scenarios.Scenario] = {}
+        for file in files:
+            for scenario in good.get(file, ()):
+                if scenario.name in combined:
+                    problems.append(
+                        f"{scenario.source}.name: '{scenario.name}' is already the name of "
+                        f"{combined[scenario.name].source}"
+                    )
+                combined.setdefault(scenario.name, scenario)
+        self.book = scenarios.Book(tuple(combined.values()))
+        if self.settings.recordings:
+            try:
+                self.library = recordings.load(
+                    self.settings.recordings, READERS, self.library.scrubber if self.library else None
+                )
+            except (OSError, ValueError) as exc:
+                problems += str(exc).splitlines()
+        self._books.clear()
+        return problems
+
+    def _good_files(self) -> dict[Path, tuple[scenarios.Scenario, ...]]:
+        """The scenarios in service, by the file they came from (their source names it)."""
+        by_file: dict[Path, list[scenarios.Scenario]] = {}
+        for scenario in self.book.scenarios:
+            by_file.setdefault(Path(scenario.source.rsplit(": scenarios[", 1)[0]), []).append(scenario)
+        return {file: tuple(found) for file, found in by_file.items()}
+
     def book_for(self, test_id: str) -> scenarios.Book:
         """The scenarios a request of `test_id` is answered from: the files' alone until any are posted."""
         if not self._posted:
