@@ -227,8 +227,7 @@ def _matching(endpoint: Endpoint, request: Request, prompt: Prompt, library: Lib
     body (a tool's chunk id, say), the prompt of the scrubbed body, as the recordings were scrubbed."""
     if library is None:
         return prompt
-    text = request.raw.decode("utf-8", "replace")
-    if library.scrubber.text(text) == text:
+    if not library.scrubber.touches(request.raw.decode("utf-8", "replace")):
         return prompt
     scrubbed = _json(library.scrubber.body(request.raw))
     return endpoint.dialect.parse_request(scrubbed, request.headers, request.fingerprint, endpoint.profile.name)

@@ -95,6 +95,10 @@ class Scrubber:
         self.scrubs = tuple(dict.fromkeys(scrubs))  # in order, once each
         self._compiled = [(re2.compile(p), _template(r)) for p, r in self.scrubs]
 
+    def touches(self, text: str) -> bool:
+        """Whether any pattern matches `text`: else scrubbing leaves it as it is, and nothing need be parsed."""
+        return any(pattern.search(text) for pattern, _ in self._compiled)
+
     def text(self, text: str) -> str:
         for pattern, replacement in self._compiled:
             if pattern.search(text):
@@ -102,13 +106,20 @@ class Scrubber:
         return text
 
     def body(self, body: bytes | str) -> bytes:
-        """A request body with every string in it scrubbed (the whole text, if it is not JSON)."""
+        """A request body with every string in it scrubbed (the whole text, if it is not JSON); untouched, as
+        it came."""
         text = _text(body)
+        if not self.touches(text):
+            return body if isinstance(body, bytes) else body.encode()
         try:
             parsed = json.loads(text)
         except ValueError:
             return self.text(text).encode()
-        return json.dumps(self._json(parsed), ensure_ascii=False, separators=(",", ":")).encode()
+        return json.dumps(self.json(parsed), ensure_ascii=False, separators=(",", ":")).encode()
+
+    def json(self, value: Any) -> Any:
+        """A parsed JSON value with every string in it scrubbed."""
+        return self._json(value)
 
     def _json(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -156,14 +167,18 @@ def scrub_spec(text: str) -> tuple[str, str]:
     return pattern, replacement
 
 
-def match_key(body: bytes | str | None) -> str:
+def match_key(body: bytes | str | None, scrubber: Scrubber | None = None) -> str:
     """What matching compares of a body: its JSON with the volatile fields removed (and `stream: false`,
-    which is the default), keys sorted; a body that is not JSON, as it is."""
+    which is the default), keys sorted, its strings scrubbed by `scrubber`; a body that is not JSON, as it is
+    (scrubbed). One parse, one dump: it runs for every request replay sees."""
     text = _text(body)
+    touched = scrubber is not None and scrubber.touches(text)
     try:
         parsed = json.loads(text)
     except ValueError:
-        return text
+        return scrubber.text(text) if scrubber is not None and touched else text
+    if scrubber is not None and touched:
+        parsed = scrubber.json(parsed)
     if isinstance(parsed, dict):
         parsed = {k: v for k, v in parsed.items() if k not in VOLATILE_FIELDS and (k, v) != ("stream", False)}
     return json.dumps(parsed, sort_keys=True, separators=(",", ":"))
@@ -377,13 +392,15 @@ class Library:
 
     def find(self, method: str, path: str, body: bytes) -> Recording | None:
         """The recording of this very request (scrubbed as the recordings are)."""
-        return self.recordings.get((method.upper(), api_path(path), match_key(self.scrubber.body(body))))
+        return self.recordings.get((method.upper(), api_path(path), match_key(body, self.scrubber)))
 
     def nearest(self, method: str, path: str, body: bytes) -> tuple[Recording, list[str]] | None:
         """The recording a request that matched none was most likely meant to match, and where they differ
         (paths, the first one first): the same method and path first, then the longest run of the same
         messages or items from the start (the same conversation, so far), then the fewest differences."""
-        wanted = _parsed(match_key(self.scrubber.body(body)))
+        return self._nearest(method, path, _parsed(match_key(body, self.scrubber)))
+
+    def _nearest(self, method: str, path: str, wanted: Any) -> tuple[Recording, list[str]] | None:
         where = (method.upper(), api_path(path))
         best: tuple[tuple[int, int, int], Recording, list[str]] | None = None
         for (rec_method, rec_path, _), recording in self.recordings.items():
@@ -406,16 +423,14 @@ class Library:
 
     def nearest_words(self, method: str, path: str, body: bytes) -> str | None:
         """`nearest` in words: which recording, the first path that differs with both values, the others."""
-        nearest = self.nearest(method, path, body)
+        wanted = _parsed(match_key(body, self.scrubber))
+        nearest = self._nearest(method, path, wanted)
         if nearest is None:
             return None
         recording, differs = nearest
         text = f"{recording.source}, which differs in "
         if differs and differs[0].startswith("body"):
-            held, asked = (
-                _at(_parsed(recording.key), differs[0]),
-                _at(_parsed(match_key(self.scrubber.body(body))), differs[0]),
-            )
+            held, asked = _at(_parsed(recording.key), differs[0]), _at(wanted, differs[0])
             text += f"{differs[0]}: {_short(held)} vs {_short(asked)}"
         else:
             text += differs[0] if differs else "nothing (it is not understood)"
