@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from emulator import admin, faults, journal, limits, profiles, recent, recorder, recordings, scenarios, server, watch
 from emulator.app import Settings, create_app
@@ -38,11 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
     grade.add_argument("--url", default="http://127.0.0.1:8000", help="the emulator (default: http://127.0.0.1:8000)")
     grade.add_argument("--test-id", help="only this test's requests (x-emulator-test-id)")
-    grade.add_argument(
-        "--admin-token",
-        default=os.environ.get("EMULATOR_ADMIN_TOKEN") or None,
-        metavar="TOKEN",
-        help="the emulator's admin token, if it is bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)",
+    _admin_token_argument(
+        grade, "the emulator's admin token, if it is bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)"
     )
 
     check = commands.add_parser(
@@ -78,37 +77,42 @@ def _scrub(text: str) -> tuple[str, str]:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("--scrub: ")) from None
 
 
+def _bounded(kind: type[float] | type[int], low: float, high: float, noun: str) -> Callable[[str], Any]:
+    """An argparse type: `kind` from `low` to `high` (nan and inf refused), the error in `noun`s."""
+
+    def read(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {noun}, got {text!r}") from None
+        if not low <= value <= high:  # nan and inf too
+            span = f"of at least {low:g}" if high == math.inf else f"from {low:g} to {high:g}"
+            raise argparse.ArgumentTypeError(f"expected {noun} {span}, got {text}")
+        return value
+
+    return read
+
+
+_positive = _bounded(int, 1, math.inf, "a number")
+_seconds = _bounded(float, 0.1, faults.MAX_PAUSE_MS / 1000, "seconds")  # a connection rule's duration
+_speed = _bounded(float, 0, 100, "a factor")  # `--replay-speed`: 0 plays as fast as possible
+
+
+# The connection rules of `server.Rules`: (flag, type, help), each defaulting to the rule's own default.
+CONNECTION_FLAGS = (
+    ("--request-timeout", _seconds, "seconds to receive a whole request, however slowly it trickles in"),
+    ("--keep-alive", _seconds, "seconds an idle keep-alive connection stays open"),
+    ("--max-connections", _positive, "connections open at once; past them a new one is closed at once"),
+    ("--shutdown-grace", _seconds, "seconds running answers get at shutdown before they are cut"),
+)
+
+
 def _connection_arguments(parser: argparse.ArgumentParser) -> None:
     """The connection rules of `server.Rules`, for any command that serves."""
     rules = server.Rules()
-    parser.add_argument(
-        "--request-timeout",
-        type=_seconds,
-        default=rules.request_timeout,
-        metavar="S",
-        help="seconds to receive a whole request, however slowly it trickles in (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--keep-alive",
-        type=_seconds,
-        default=rules.keep_alive,
-        metavar="S",
-        help="seconds an idle keep-alive connection stays open (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--max-connections",
-        type=_positive,
-        default=rules.max_connections,
-        metavar="N",
-        help="connections open at once; past them a new one is closed at once (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--shutdown-grace",
-        type=_seconds,
-        default=rules.shutdown_grace,
-        metavar="S",
-        help="seconds running answers get at shutdown before they are cut (default: %(default)s)",
-    )
+    for flag, kind, help in CONNECTION_FLAGS:
+        default = getattr(rules, flag.removeprefix("--").replace("-", "_"))
+        parser.add_argument(flag, type=kind, default=default, metavar="N", help=f"{help} (default: %(default)s)")
 
 
 def _rules(args: argparse.Namespace) -> server.Rules:
@@ -124,11 +128,8 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         action="store_true",
         help="scenario files and cassettes added, changed or removed take effect without a restart",
     )
-    serve.add_argument(
-        "--admin-token",
-        default=os.environ.get("EMULATOR_ADMIN_TOKEN") or None,
-        metavar="TOKEN",
-        help="the token the /_emulator/ routes need when bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)",
+    _admin_token_argument(
+        serve, "the token the /_emulator/ routes need when bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)"
     )
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
@@ -231,36 +232,10 @@ def _record_arguments(record: argparse.ArgumentParser) -> None:
     record.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
 
-def _positive(text: str) -> int:
-    try:
-        number = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {text}")
-    return number
-
-
-def _seconds(text: str) -> float:
-    """A duration of the connection rules: from 0.1 seconds to 10 minutes."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0.1 <= seconds <= 600:  # nan and inf too
-        raise argparse.ArgumentTypeError(f"expected seconds from 0.1 to 600, got {text}")
-    return seconds
-
-
-def _speed(text: str) -> float:
-    """`--replay-speed`: a factor from 0 (as fast as possible) to 100."""
-    try:
-        speed = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 <= speed <= 100:  # nan and inf too
-        raise argparse.ArgumentTypeError(f"expected a factor from 0 to 100, got {text}")
-    return speed
+def _admin_token_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument(
+        "--admin-token", default=os.environ.get("EMULATOR_ADMIN_TOKEN") or None, metavar="TOKEN", help=help
+    )
 
 
 def _check(paths: list[Path]) -> int:
