@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
@@ -207,7 +207,7 @@ def load(paths: Iterable[Path]) -> Book:
             problems.append(f"{file}: expected a mapping with one key, 'scenarios', holding a list")
             continue
         scenarios += _entries(document["scenarios"] or [], f"{file}: scenarios", problems)
-    _unique(scenarios, problems)
+    unique(scenarios, problems)
     if problems:
         raise ScenarioError("\n".join(problems))
     return Book(tuple(scenarios))
@@ -221,7 +221,7 @@ def parse(document: Any) -> tuple[Scenario, ...]:
         found = _entries(document["scenarios"], "scenarios", problems)
     else:
         found = _entries([document], "", problems)
-    _unique(found, problems)
+    unique(found, problems)
     if problems:
         raise ScenarioError("\n".join(problems))
     return tuple(found)
@@ -242,7 +242,8 @@ def _entries(entries: Any, at: str, problems: list[str]) -> list[Scenario]:
     return found
 
 
-def _unique(scenarios: list[Scenario], problems: list[str]) -> None:
+def unique(scenarios: Sequence[Scenario], problems: list[str]) -> None:
+    """Add to `problems` each scenario whose name an earlier one has."""
     seen: dict[str, str] = {}
     for s in scenarios:
         if s.name in seen:

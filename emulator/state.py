@@ -85,16 +85,10 @@ class State:
                 good[file] = scenarios.load([file]).scenarios
             except scenarios.ScenarioError as exc:
                 problems += str(exc).splitlines()
-        combined: dict[str, scenarios.Scenario] = {}
-        for file in files:
-            for scenario in good.get(file, ()):
-                if scenario.name in combined:
-                    problems.append(
-                        f"{scenario.source}.name: '{scenario.name}' is already the name of "
-                        f"{combined[scenario.name].source}"
-                    )
-                combined.setdefault(scenario.name, scenario)
-        self.book = scenarios.Book(tuple(combined.values()))
+        found = [scenario for file in files for scenario in good.get(file, ())]
+        scenarios.unique(found, problems)
+        combined = {s.name: s for s in reversed(found)}  # of a name given twice, the first serves
+        self.book = scenarios.Book(tuple(s for s in found if combined[s.name] is s))
         if self.settings.recordings:
             try:
                 self.library = recordings.load(
