@@ -1,8 +1,9 @@
-"""The emulator's own routes: `/health`, and under `/_emulator/` the journal, the client report and reset.
+"""The emulator's own routes: `/health`, `/metrics`, and under `/_emulator/` the inspector page, the journal,
+the client report, scenarios posted at run time and reset.
 
 Each call may name a test's scope (`x-emulator-test-id`, or `?test_id=`); without one it covers everything.
 
-Who may call the `/_emulator/` routes (`/health` and the answering endpoints are open to all):
+Who may call the `/_emulator/` routes and `/metrics` (`/health` and the answering endpoints are open to all):
 - bound to loopback (127.0.0.0/8, ::1, localhost), anyone who reaches them, but only with a `Host` of
   `localhost`, `127.x.x.x` or `[::1]` (any port) and no foreign `Origin`, else 403: a web page cannot reach
   them by DNS rebinding or reset them cross-origin;
@@ -22,7 +23,7 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.routing import Route
 
-from emulator import report, scenarios, yamlfile
+from emulator import inspector, metrics, report, scenarios, yamlfile
 from emulator.answer import TEST_ID
 from emulator.fields import bearer
 from emulator.sse import encode, loads
@@ -43,10 +44,38 @@ def routes(state: State) -> list[Route]:
         return whole(encode(report.grade(await state.entries(_test_id(request)))))
 
     async def requests(request: Request) -> Whole:
+        """GET: journal entries, filtered by any field (`?source=flaky`), after `?since=ID`, with their bodies
+        unless `?bodies=false`; and how many were dropped to make room. DELETE: forget them."""
         if request.method == "DELETE":
             await state.clear(_test_id(request))
             return whole(encode({"cleared": True}))
-        return whole(encode({"requests": await state.find(dict(request.query_params))}))
+        where = {k: v for k, v in request.query_params.items() if k not in NOT_FIELDS}
+        if TEST_ID in request.headers:  # a test's own entries, as its other admin calls are scoped
+            where.setdefault("test_id", request.headers[TEST_ID])
+        since = request.query_params.get("since", "0")
+        if not since.isdigit():
+            return _refused(
+                400, f"since must be a journal entry's id, a whole number, not {since!r}.", "invalid_request_error"
+            )
+        bodies = request.query_params.get("bodies", "true").lower() not in ("false", "0", "no")
+        found = await state.find(where, int(since), bodies)
+        last = found[-1]["id"] if found else int(since)
+        return whole(encode({"requests": found, "last": last, "dropped": await state.dropped()}))
+
+    async def one(request: Request) -> Whole:
+        number = request.path_params["id"]
+        entry = await state.entry(int(number)) if number.isdigit() else None
+        if entry is None:
+            return _refused(
+                404, f"No journal entry {number!r}: it never was, or was dropped to make room.", "not_found_error"
+            )
+        return whole(encode(entry))
+
+    async def scraped(request: Request) -> Whole:
+        return whole(metrics.exposition(state.meter), content_type=metrics.CONTENT_TYPE.encode())
+
+    async def page(request: Request) -> Whole:
+        return whole(inspector.PAGE, {"cache-control": "no-store"}, content_type=b"text/html; charset=utf-8")
 
     async def posted(request: Request) -> Whole:
         """POST: scenarios at run time, JSON or YAML, for the request's test id (else everyone); GET: all."""
@@ -76,6 +105,9 @@ def routes(state: State) -> list[Route]:
         Route("/health", health, methods=["GET"]),
         Route("/_emulator/reset", guarded(reset), methods=["POST"]),
         Route("/_emulator/requests", guarded(requests), methods=["GET", "DELETE"]),
+        Route("/_emulator/requests/{id}", guarded(one), methods=["GET"]),
+        Route("/_emulator/", guarded(page), methods=["GET"]),
+        Route("/metrics", guarded(scraped), methods=["GET"]),
         Route("/_emulator/report", guarded(client_report), methods=["GET"]),
         Route("/_emulator/scenarios", guarded(posted), methods=["GET", "POST"]),
         Route("/_emulator/scenarios/{name}", guarded(unpost), methods=["DELETE"]),
@@ -83,6 +115,7 @@ def routes(state: State) -> list[Route]:
 
 
 Handler = Callable[[Request], Awaitable[Whole]]
+NOT_FIELDS = ("since", "bodies", "token")  # query parameters of the journal that filter no field
 
 
 def guard(host: str, token: str | None) -> Callable[[Handler], Handler]:

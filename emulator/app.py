@@ -7,6 +7,7 @@ admin routes and error rendering live in modules of their own.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -20,6 +21,7 @@ from emulator import admin, models, pipeline, player, profiles
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import MethodNotAllowed, NotFound
+from emulator.journal import at_once
 from emulator.pipeline import Endpoint
 from emulator.state import Settings, State
 from emulator.wire import Script, Whole
@@ -54,13 +56,18 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.answer) -> Route:
     """A POST route that runs `run` (the pipeline) for `endpoint`, in raw ASGI: no Request object is made."""
 
+    labels = (endpoint.label(path), endpoint.profile.name)
+
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
+        arrived = time.perf_counter()
         answer = await run(state, endpoint, scope, receive)
         if isinstance(answer, Script):
-            await player.deliver(answer, scope, receive, send, state.end)
+            await player.deliver(answer, scope, receive, send, state, arrived, labels)
         else:  # the common answer, sent here: no coroutine more on the hot path (what `Whole.__call__` does)
             await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
             await send({"type": "http.response.body", "body": answer.body})
+            took = time.perf_counter() - arrived
+            await state.done(answer.entry, at_once(answer.status, answer.headers, answer.body, took), *labels)
 
     return Route(path, _Endpoint(handle), methods=["POST"])
 

@@ -177,6 +177,14 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="requests the journal keeps, the oldest going first (default: %(default)s)",
     )
     serve.add_argument(
+        "--journal-bytes",
+        type=_positive,
+        default=journal.MAX_BYTES,
+        metavar="N",
+        help="bytes of request and answer bodies the journal keeps, the oldest entries going first; a body past "
+        f"{journal.BODY_CAP} bytes is kept cut (default: %(default)s)",
+    )
+    serve.add_argument(
         "--max-clients",
         type=_positive,
         default=recent.CAPACITY,
@@ -314,6 +322,7 @@ def _serve(args: argparse.Namespace) -> int:
         strict=args.strict,
         max_clients=args.max_clients,
         journal_size=args.journal_size,
+        journal_bytes=args.journal_bytes,
         host=args.host,
         admin_token=args.admin_token,
         scrub=tuple(args.scrub or ()),

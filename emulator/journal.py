@@ -1,15 +1,27 @@
-"""The request journal: every request the emulator answered, recorded before any delay or fault runs,
-so that a client that timed out is still visible (WireMock's rule). Bounded; newest last."""
+"""The request journal: every request the emulator answered, with its body and, once delivered, its answer.
+
+An entry is opened before any delay or fault runs, so that a client that timed out is still visible
+(WireMock's rule), and completed when delivery ends. Bodies are kept by reference, as the bytes that came and
+went, and decoded only when an entry is read: journalling stays cheap on the answering path. The journal is
+bounded in entries and in bytes, the oldest going first, and counts what it dropped."""
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from emulator.conversation import Usage
+from emulator.sse import loads
+
 CAPACITY = 10_000
+MAX_BYTES = 256 * 1024 * 1024  # bodies the journal holds, requests' and answers' together
+BODY_CAP = 1024 * 1024  # bytes of one body an entry keeps; past it, the body is cut and marked
 LONG = 1024  # characters of any text a client sent that an entry keeps: the journal is bounded in bytes too
+TEXT = 4096  # characters of a body that is not JSON (or was cut) shown as `body_text`
+SECRET = ("authorization", "x-api-key", "api-key", "proxy-authorization", "cookie", "x-admin-token")
+Chunks = Sequence[tuple[float, bytes]]  # what went out: (seconds since the request arrived, bytes)
 
 
 class Note(NamedTuple):
@@ -32,6 +44,12 @@ class Note(NamedTuple):
     idempotency: str | None = None  # the client's `idempotency-key`: equal on every attempt at one call
     tier: str | None = None  # how a recording matched: exact, conversation, tool-results-differ
     nearest: str | None = None  # recordings loaded, none matched, the default answered: the closest, in words
+    endpoint: str = ""  # chat_completions, responses, messages, count_tokens
+    profile: str = ""  # the profile that answered
+    timing: str | None = None  # the pacing, in header grammar
+    headers: Mapping[str, str] = {}  # the request's, by reference: credentials are masked when read
+    body: bytes = b""  # the request's body, by reference
+    usage: Usage | None = None  # the answer's tokens
 
 
 class Entry(NamedTuple):
@@ -57,13 +75,41 @@ class Entry(NamedTuple):
     idempotency: str | None = None
     tier: str | None = None
     nearest: str | None = None
+    endpoint: str = ""
+    profile: str = ""
+    timing: str | None = None
+    headers: Mapping[str, str] = {}
+    body: bytes = b""
+    usage: Usage | None = None
     ended: str | None = None  # who ended a broken connection first: "client" or "server"
 
 
+class Delivered(NamedTuple):
+    """How an answer went out, as the shell saw it: its status line (None: none was sent) and headers, the
+    bytes it wrote with when, the time to its first body byte and to its end (seconds since the request
+    arrived), and whether the bytes were cut at `BODY_CAP`."""
+
+    status: int | None
+    headers: Sequence[tuple[bytes, bytes]]
+    chunks: Chunks
+    ttft: float | None
+    duration: float
+    cut: bool = False
+
+
+def at_once(status: int, headers: Sequence[tuple[bytes, bytes]], body: bytes, took: float) -> Delivered:
+    """An answer sent whole, `took` seconds after its request arrived."""
+    return Delivered(status, headers, ((took, body),), took, took)
+
+
 class Journal:
-    def __init__(self, capacity: int = CAPACITY) -> None:
-        self._entries: deque[Entry] = deque(maxlen=capacity)
+    def __init__(self, capacity: int = CAPACITY, max_bytes: int = MAX_BYTES) -> None:
+        self._entries: deque[Entry] = deque()
+        self._answers: dict[int, Delivered] = {}
+        self._capacity, self._max_bytes = capacity, max_bytes
+        self._bytes = 0
         self._next = 1
+        self.dropped = 0  # entries that went to make room
 
     def add(self, note: Note) -> int:
         """Journal a request under the next id, now; that id. The entry is built as the tuple it is, with every
@@ -71,10 +117,25 @@ class Journal:
         as long."""
         if len(note.model or "") + len(note.test_id) + len(note.fault or "") + len(note.idempotency or "") > LONG:
             note = _shortened(note)
+        if len(note.body) > BODY_CAP:
+            note = note._replace(body=note.body[: BODY_CAP + 1])  # one byte past the cap: marks it cut
         entry = tuple.__new__(Entry, (self._next, time.time(), *note, None))
         self._next += 1
         self._entries.append(entry)
+        self._bytes += len(note.body)
+        if len(self._entries) > self._capacity or self._bytes > self._max_bytes:
+            self._make_room()
         return entry.id
+
+    def complete(self, entry_id: int, delivered: Delivered) -> Entry | None:
+        """Keep how a request's answer went out; its entry, if the journal still holds it."""
+        entry = self._find(entry_id)
+        if entry is not None:
+            self._answers[entry_id] = delivered
+            self._bytes += sum(len(data) for _, data in delivered.chunks)
+            if self._bytes > self._max_bytes:
+                self._make_room()
+        return entry
 
     def end(self, entry_id: int, ended: str) -> None:
         """Note who ended a request's connection: the client (it gave up) or the server (the fault ran out)."""
@@ -86,16 +147,162 @@ class Journal:
     def entries(self, test_id: str | None = None) -> list[Entry]:
         return [e for e in self._entries if test_id is None or e.test_id == test_id]
 
-    def find(self, where: Mapping[str, str]) -> list[dict[str, Any]]:
-        """Entries whose fields equal the given values (as text), oldest first."""
-        return [e._asdict() for e in self._entries if all(str(getattr(e, k, None)) == v for k, v in where.items())]
+    def find(self, where: Mapping[str, str], since: int = 0, bodies: bool = True) -> list[dict[str, Any]]:
+        """Entries after id `since` whose fields equal the given values (as text), oldest first; with their
+        bodies and answers, or (`bodies` false) only what a list shows."""
+        found = []
+        for entry in self._after(since):
+            summary = _summary(entry, self._answers.get(entry.id))
+            if all(str(summary.get(k)) == v for k, v in where.items()):
+                found.append(_full(summary, entry, self._answers.get(entry.id)) if bodies else summary)
+        return found
+
+    def get(self, entry_id: int) -> dict[str, Any] | None:
+        """One entry in full, or None if it is not (or no longer) in the journal."""
+        entry = self._find(entry_id)
+        if entry is None:
+            return None
+        delivered = self._answers.get(entry_id)
+        return _full(_summary(entry, delivered), entry, delivered)
 
     def clear(self, test_id: str | None = None) -> None:
         """Forget every entry, or one test's."""
-        if test_id is None:
-            self._entries.clear()
-        else:
-            self._entries = deque((e for e in self._entries if e.test_id != test_id), maxlen=self._entries.maxlen)
+        kept = deque(e for e in self._entries if test_id is not None and e.test_id != test_id)
+        self._answers = {e.id: self._answers[e.id] for e in kept if e.id in self._answers}
+        self._entries = kept
+        self._bytes = sum(_size(e, self._answers.get(e.id)) for e in kept)
+
+    def _find(self, entry_id: int) -> Entry | None:
+        """The entry of that id, looked for from the newest: the one being completed is almost always there."""
+        for i in range(len(self._entries) - 1, -1, -1):
+            entry = self._entries[i]
+            if entry.id <= entry_id:
+                return entry if entry.id == entry_id else None
+        return None
+
+    def _after(self, since: int) -> Iterator[Entry]:
+        if not since:
+            return iter(self._entries)
+        first = next((i for i in range(len(self._entries) - 1, -1, -1) if self._entries[i].id <= since), -1)
+        return (self._entries[i] for i in range(first + 1, len(self._entries)))
+
+    def _make_room(self) -> None:
+        """Drop the oldest entries until the journal is within its count and its bytes (keeping the newest)."""
+        while len(self._entries) > 1 and (len(self._entries) > self._capacity or self._bytes > self._max_bytes):
+            gone = self._entries.popleft()
+            self._bytes -= _size(gone, self._answers.pop(gone.id, None))
+            self.dropped += 1
+
+
+def _size(entry: Entry, delivered: Delivered | None) -> int:
+    return len(entry.body) + (sum(len(data) for _, data in delivered.chunks) if delivered else 0)
+
+
+def source_kind(source: str | None) -> str | None:
+    """What kind of source answered: `scenario`, `recording` or `default` (None: the request was refused)."""
+    if source is None:
+        return None
+    if source == "default":
+        return "default"
+    return "recording" if source.startswith("recording ") else "scenario"
+
+
+def _summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
+    """An entry's fields, bodies aside: what the inspector's list shows and what filters compare."""
+    fields = entry._asdict()
+    del fields["headers"], fields["body"], fields["usage"]
+    usage = entry.usage
+    fields["source_kind"] = source_kind(entry.source)
+    fields["usage"] = usage and {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cached_tokens": usage.cached_tokens,
+        "reasoning_tokens": usage.reasoning_tokens,
+    }
+    fields["truncated"] = len(entry.body) > BODY_CAP or bool(delivered and delivered.cut)
+    fields["ttft_ms"] = _ms(delivered.ttft) if delivered else None
+    fields["duration_ms"] = _ms(delivered.duration) if delivered else None
+    if delivered and delivered.status is not None:
+        fields["status"] = delivered.status  # what was sent; the note's is what was planned
+    return fields
+
+
+def _full(summary: dict[str, Any], entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
+    """A summary with the request's headers (credentials masked) and body, and the answer as it went out."""
+    full = summary | {"headers": {k: mask(k, v) for k, v in entry.headers.items()}} | _body(entry.body)
+    full["response"] = _answer(delivered) if delivered else None
+    return full
+
+
+def _answer(delivered: Delivered) -> dict[str, Any]:
+    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in delivered.headers}
+    answer: dict[str, Any] = {"status": delivered.status, "headers": headers}
+    if headers.get("content-type", "").startswith("text/event-stream"):
+        answer["events"] = list(events(delivered.chunks))
+    else:
+        answer |= _body(b"".join(data for _, data in delivered.chunks), delivered.cut)
+    answer |= {"ttft_ms": _ms(delivered.ttft), "duration_ms": _ms(delivered.duration)}
+    return answer
+
+
+def _body(raw: bytes, cut: bool = False) -> dict[str, Any]:
+    """`body`, parsed, when it is whole JSON; else `body` null and `body_text`, its first characters."""
+    if not cut and len(raw) <= BODY_CAP:
+        try:
+            return {"body": loads(raw) if raw else None}
+        except (ValueError, UnicodeError, RecursionError):
+            pass
+    text = raw[:TEXT].decode("utf-8", "replace")
+    more = len(raw) - TEXT
+    return {"body": None, "body_text": text + (f"…[{more} more bytes]" if more > 0 else "")}
+
+
+def events(chunks: Chunks) -> Iterator[dict[str, Any]]:
+    """Server-sent events from the chunks that carried them: `{t, event?, data}` with `t` the milliseconds
+    from the request's arrival to the chunk that completed the event, and `data` parsed when it is JSON. A
+    comment (a keep-alive) is `{t, comment}`; bytes left over when the stream ended are `{t, partial}`."""
+    pending, t = b"", 0.0
+    for t, data in chunks:
+        pending += data
+        *done, pending = pending.replace(b"\r\n", b"\n").split(b"\n\n")
+        for block in done:
+            if block:
+                yield {"t": _ms(t)} | _event(block.decode("utf-8", "replace"))
+    if pending:
+        yield {"t": _ms(t), "partial": pending.decode("utf-8", "replace")}
+
+
+def _event(block: str) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    data = []
+    for line in block.split("\n"):
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            found["event"] = value
+        elif not name:
+            found["comment"] = value
+    if data:
+        text = "\n".join(data)
+        try:
+            found["data"] = loads(text.encode())
+        except (ValueError, UnicodeError, RecursionError):
+            found["data"] = text
+    return found
+
+
+def mask(name: str, value: str) -> str:
+    """A header's value as the journal shows it: a credential cut to a hint of its last four characters."""
+    if name in SECRET or "token" in name or "secret" in name:
+        scheme, _, rest = value.partition(" ") if value.lower().startswith("bearer ") else ("", "", value)
+        return f"{scheme} {key_hint(rest)}".strip() if rest else value
+    return value
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 3)
 
 
 def _shortened(note: Note) -> Note:

@@ -11,6 +11,7 @@ from starlette.requests import Request
 from emulator import ids, profiles, recordings
 from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import EmulatorError
+from emulator.journal import at_once
 from emulator.profiles import Profile
 from emulator.sse import encode
 from emulator.state import State
@@ -24,6 +25,14 @@ def listing(state: State, profile: Profile) -> Callable[[Request], Awaitable[Who
     models = tuple(dict.fromkeys(profile.models + state.book.models))
 
     async def handle(request: Request) -> Whole | Script:
+        arrived = time.perf_counter()
+        answer = await _answer(request)
+        if isinstance(answer, Whole):  # counted for `/metrics`
+            took = time.perf_counter() - arrived
+            await state.done(None, at_once(answer.status, answer.headers, answer.body, took), "models", profile.name)
+        return answer
+
+    async def _answer(request: Request) -> Whole | Script:
         path = request.scope["path"]
         dialect = dialect_for(path, request.headers)
         try:

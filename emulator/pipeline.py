@@ -49,6 +49,7 @@ TIMING_HEADER = "x-emulator-timing"
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
 MAX_NESTING = 128  # levels of arrays and objects a request body may nest
 EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
+ENDPOINT_LABELS = {profiles.CHAT: "chat_completions", profiles.RESPONSES: "responses", profiles.MESSAGES: "messages"}
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 
 
@@ -58,6 +59,11 @@ class Endpoint:
 
     dialect: Dialect
     profile: Profile
+
+    def label(self, path: str) -> str:
+        """The endpoint's name in the journal and the metrics: chat_completions, responses, messages,
+        count_tokens."""
+        return "count_tokens" if path.endswith("/count_tokens") else ENDPOINT_LABELS[self.dialect.NAME]
 
 
 @frozen
@@ -107,8 +113,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         source = pick(book, state.library, request, matching, settings.strict)  # 3
         if source.recording:  # played as recorded, with nothing of ours added
             played = source.recording
-            await state.open(note(request, prompt, None, played.status, source=f"recording {played.source}"))
-            return recordings.script(source.recording, settings.replay_speed)
+            recorded = note(endpoint, request, prompt, None, played.status, source=f"recording {played.source}")
+            return recordings.script(source.recording, settings.replay_speed, await state.open(recorded))
         counted = calls_key(source.scenario, prompt)
         calls = await state.next_call(counted) if counted else 0
         turn = compose(prompt, source, state.writer, calls, state.created(), settings.replay_speed)
@@ -124,30 +130,38 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         elif state.limited:  # limits that only report: taken and rendered in one pass, on every answer
             rates = await state.report(identity[:2], turn.usage.total_tokens, now, _flavor(endpoint))
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
-        entry = await state.open(note(request, prompt, shaped.turn, shaped.status, nearest=source.nearest))  # 5
+        entry = await state.open(
+            note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest)
+        )  # 5
         return render(endpoint, prompt, shaped, entry)  # 6
     except EmulatorError as error:
         refused = request or Request(scope["method"], scope["path"], {}, b"", "")
-        await state.open(note(refused, prompt, None, error.status))
-        return error_answer(endpoint.dialect, error, profile=profile)
+        entry = await state.open(note(endpoint, refused, prompt, None, error.status))
+        return replace(error_answer(endpoint.dialect, error, profile=profile), entry=entry)
     except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
         return error_answer(endpoint.dialect, _internal(exc), profile=profile)
 
 
 async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
     """`/v1/messages/count_tokens`: read, then count; a recording of this very request answers as recorded."""
+    request: Request | None = None
     try:
         request = await read(endpoint, scope, receive, state.settings)
         library = state.library
         hit = library.find(request.method, request.path, request.raw) if library else None
         if hit:
-            return recordings.script(hit, state.settings.replay_speed)
+            recorded = note(endpoint, request, None, None, hit.status, source=f"recording {hit.source}")
+            return recordings.script(hit, state.settings.replay_speed, await state.open(recorded))
         counted = anthropic_messages.count_tokens(_json(request.raw), request.headers)
     except EmulatorError as error:
-        return error_answer(endpoint.dialect, error)
+        refused = request or Request(scope["method"], scope["path"], {}, b"", "")
+        entry = await state.open(note(endpoint, refused, None, None, error.status))
+        return replace(error_answer(endpoint.dialect, error), entry=entry)
     except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
         return error_answer(endpoint.dialect, _internal(exc))
-    return whole(encode(counted), profiles.request_id(None, profiles.MESSAGES, request.fingerprint))
+    entry = await state.open(note(endpoint, request, None, None, 200, source="default"))
+    headers = profiles.request_id(None, profiles.MESSAGES, request.fingerprint)
+    return whole(encode(counted), headers, entry=entry)
 
 
 # --- 1. read ----------------------------------------------------------------------------------------------
@@ -362,6 +376,7 @@ def _identity(prompt: Prompt) -> tuple[str, str, str]:
 
 
 def note(
+    endpoint: Endpoint,
     request: Request,
     prompt: Prompt | None,
     turn: Turn | None,
@@ -371,7 +386,8 @@ def note(
 ) -> Note:
     """The journal's note of a request, taken before any of its answer is delivered (WireMock's rule), so that
     a client that timed out is still seen. Its source is the turn's, or `source` for an answer played as
-    recorded (None: refused)."""
+    recorded (None: refused). The request's headers and body go by reference: the journal decodes them when
+    read."""
     headers = request.headers
     attempt = headers.get(RETRY_COUNT, "")
     fault = turn.fault if turn else None
@@ -397,6 +413,12 @@ def note(
         headers.get("idempotency-key"),
         turn.match if turn else "exact" if source and source.startswith("recording ") else None,
         nearest,
+        endpoint.label(request.path),
+        endpoint.profile.name,
+        faults.describe(turn.timing) if turn and turn.timing else None,
+        headers,
+        request.raw,
+        turn.usage if turn else None,
     )
 
 
@@ -410,9 +432,9 @@ def render(endpoint: Endpoint, prompt: Prompt, shaped: Shaped, entry: int) -> Wh
     turn, headers = shaped.turn, shaped.headers
     fault, pace = turn.fault, turn.timing
     if not fault and not pace and not prompt.stream:  # the common answer: nothing to decide, nothing to play
-        return whole(encode(dialect.render(prompt, turn)), headers)
+        return whole(encode(dialect.render(prompt, turn)), headers, entry=entry)
     if fault and _fails(fault, prompt, dialect):  # nothing streamed yet: the failure is the HTTP answer
-        return _failed(endpoint, turn, fault, pace, headers)
+        return _failed(endpoint, turn, fault, pace, headers, entry)
     if fault and faults.before_response(fault):  # no status line at all
         return silent(fault.kind, entry)
     transport_fault = fault if fault and fault.kind not in ("stream_error", "model_output") else None
@@ -422,7 +444,7 @@ def render(endpoint: Endpoint, prompt: Prompt, shaped: Shaped, entry: int) -> Wh
     else:
         body = encode(dialect.render(prompt, turn))
         if not transport_fault and not pace:  # a fault the body carries (Chat's model_output): nothing to play
-            return whole(body, headers)
+            return whole(body, headers, entry=entry)
         events = [body]
         headers = headers | {"content-type": JSON.decode(), "content-length": str(len(body))}
     steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
@@ -430,7 +452,7 @@ def render(endpoint: Endpoint, prompt: Prompt, shaped: Shaped, entry: int) -> Wh
 
 
 def _failed(
-    endpoint: Endpoint, turn: Turn, fault: Fault, pace: Timing | None, headers: dict[str, str]
+    endpoint: Endpoint, turn: Turn, fault: Fault, pace: Timing | None, headers: dict[str, str], entry: int
 ) -> Whole | Script:
     """An error status as the fault scripts it, in the profile's words where it has some; after its latency."""
     profile = endpoint.profile
@@ -440,8 +462,8 @@ def _failed(
         fault = replace(fault, message=profile.error_messages[fault.status])
     failed = error_answer(endpoint.dialect, UpstreamError.of(fault), turn.id, headers | retry_headers(fault), profile)
     if not pace or not pace.latency_ms:
-        return failed
-    return Script([failed.body], failed.status, failed.headers, latency=pace.latency_ms / 1000)
+        return replace(failed, entry=entry)
+    return Script([failed.body], failed.status, failed.headers, latency=pace.latency_ms / 1000, entry=entry)
 
 
 def _internal(exc: Exception) -> InternalError:

@@ -12,32 +12,74 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
-from collections.abc import Awaitable, Callable, Mapping
+import time
+from collections.abc import Mapping
 from typing import Any
 
 from emulator.faults import Hangup, Pause
+from emulator.journal import BODY_CAP, Delivered
 from emulator.server import TRANSPORT
+from emulator.state import State
 from emulator.wire import Raw, Script
 
 Scope = Mapping[str, Any]
 
 
 async def deliver(
-    script: Script, scope: Scope, receive: Any, send: Any, end: Callable[[int, str], Awaitable[None]]
+    script: Script, scope: Scope, receive: Any, send: Any, state: State, arrived: float, labels: tuple[str, str]
 ) -> None:
-    """Play a script; one that hung up tells its journal entry (through `end`) who ended it first. (A `Whole`
-    needs no player: the app sends its two messages itself.)"""
-    ended = await play(script, scope, receive, send)
-    if ended and script.entry is not None:
-        await end(script.entry, ended)
+    """Play a script, then complete its journal entry with what went out (and, for a hang-up, who ended the
+    connection first) and count it under `labels` (endpoint, profile); the streams being played are counted
+    meanwhile. (A `Whole` needs no player: the app sends its two messages itself.) `arrived` is when the
+    request came (`time.perf_counter`)."""
+    sent = Sent(arrived)
+    state.meter.active_streams += 1
+    try:
+        ended = await play(script, scope, receive, send, sent)
+    finally:
+        state.meter.active_streams -= 1
+    if script.entry is not None and ended:
+        await state.end(script.entry, ended)
+    delivered = Delivered(
+        script.status if script.started else None,
+        script.headers,
+        sent.chunks,
+        sent.first,
+        time.perf_counter() - arrived,
+        sent.cut,
+    )
+    await state.done(script.entry, delivered, *labels)
 
 
-async def play(script: Script, scope: Scope, receive: Any, send: Any) -> str | None:
-    """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None.
+class Sent:
+    """What a script wrote, with when (seconds since the request arrived), up to `BODY_CAP` bytes."""
+
+    def __init__(self, arrived: float) -> None:
+        self.arrived = arrived
+        self.chunks: list[tuple[float, bytes]] = []
+        self.first: float | None = None
+        self.size = 0
+        self.cut = False
+
+    def add(self, data: bytes) -> None:
+        t = time.perf_counter() - self.arrived
+        if self.first is None:
+            self.first = t
+        self.size += len(data)
+        if self.size <= BODY_CAP:
+            self.chunks.append((t, data))
+        else:
+            self.cut = True
+
+
+async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent | None = None) -> str | None:
+    """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None. What it wrote
+    goes into `sent`.
 
     Pauses are scheduled against the script's start, so that a slow loop does not add up into a slower
     stream, and they end early when the client goes away: a paced stream stops with its client."""
     clock = Clock(receive)
+    sent = sent or Sent(time.perf_counter())
     try:
         if script.latency and await clock.pause(script.latency):
             return None
@@ -46,8 +88,10 @@ async def play(script: Script, scope: Scope, receive: Any, send: Any) -> str | N
         for step in script.steps:
             if isinstance(step, Raw):
                 _transport(scope).write(step)
+                sent.add(step)
             elif isinstance(step, bytes):
                 await send({"type": "http.response.body", "body": step, "more_body": True})
+                sent.add(step)
             elif isinstance(step, Pause):
                 if await clock.pause(step.seconds):
                     return None

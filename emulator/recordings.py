@@ -778,18 +778,19 @@ def _text(body: bytes | str | None) -> str:
     return body.decode("utf-8", "replace") if isinstance(body, bytes) else body or ""
 
 
-def script(recording: Recording, speed: float) -> Script:
+def script(recording: Recording, speed: float, entry: int | None = None) -> Script:
     """A recorded answer as it was sent: its status and kept headers, then its body, SSE events with the
-    recorded gaps scaled by `speed` (0: no pauses), or the whole body at once."""
+    recorded gaps scaled by `speed` (0: no pauses), or the whole body at once; its delivery completes the
+    journal's `entry`."""
     headers = recording.headers | {"x-emulator-source": f"recording {recording.source}", MATCH_HEADER: "exact"}
     latency = recording.headers_after * speed
     if "text/event-stream" not in headers.get("content-type", ""):
         headers["content-length"] = str(len(recording.body))
-        return Script([recording.body], recording.status, raw(headers), latency)
+        return Script([recording.body], recording.status, raw(headers), latency, entry=entry)
     pieces = [p + b"\n\n" for p in recording.body.split(b"\n\n")]
     pieces[-1] = pieces[-1][:-2]
     steps: list[Step] = []
     for i, piece in enumerate(p for p in pieces if p):
         gap = recording.event_gaps[i] * speed if i < len(recording.event_gaps) else 0.0
         steps += [Pause(gap), piece] if gap > 0 else [piece]
-    return Script(steps, recording.status, raw(headers), latency)
+    return Script(steps, recording.status, raw(headers), latency, entry=entry)

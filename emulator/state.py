@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from emulator import journal, limits, profiles, recent, recordings, scenarios
+from emulator import journal, limits, metrics, profiles, recent, recordings, scenarios
 from emulator.answer import CallKey
 from emulator.conversation import Fault, Prompt, Timing
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.generate import Writer
-from emulator.journal import Entry, Journal, Note
+from emulator.journal import Delivered, Entry, Journal, Note
 from emulator.recent import Recent
 
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
@@ -44,6 +44,7 @@ class Settings:
     strict: bool = False  # replay only: a request no recording matches is an error naming the nearest one
     max_clients: int = recent.CAPACITY  # (test id, key, conversation)s whose counts are kept; least recent go
     journal_size: int = journal.CAPACITY  # entries the journal keeps; the oldest go first
+    journal_bytes: int = journal.MAX_BYTES  # bytes of bodies the journal keeps; the oldest go first
     scrub: Sequence[tuple[str, str]] = ()  # (pattern, replacement) for request bodies, before matching recordings
     host: str = "127.0.0.1"  # the address bound: beyond loopback, the admin API needs `admin_token`
     admin_token: str | None = None
@@ -64,7 +65,8 @@ class State:
         self._attempts: Recent[tuple[str, str, str], int] = Recent(settings.max_clients)  # (test id, key, request)
         self._limiter = limits.Limiter(settings.limits, settings.max_clients)
         self._caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
-        self._journal = Journal(settings.journal_size)
+        self._journal = Journal(settings.journal_size, settings.journal_bytes)
+        self.meter = metrics.Meter()  # plain counters, per process: `/metrics` reads them
         # Scenarios posted at run time: by test id ("" for everyone), by name, newest last; and the book each
         # test id sees (its own, then everyone's, newest first, then the files' not shadowed), made on demand.
         self._posted: dict[str, dict[str, scenarios.Scenario]] = {}
@@ -157,12 +159,31 @@ class State:
         """Note who ended a request's broken connection first: "client" or "server"."""
         self._journal.end(entry, ended)
 
+    async def done(self, entry: int | None, delivered: Delivered, endpoint: str, profile: str) -> None:
+        """An answer went out (`delivered`): complete its journal entry, and count it for `/metrics`, by what
+        the entry says of it (`endpoint` and `profile` name an answer that has none)."""
+        found = self._journal.complete(entry, delivered) if entry is not None else None
+        ttft, duration, status = delivered.ttft, delivered.duration, delivered.status
+        if found is None:
+            self.meter.count(endpoint, profile, status, None, None, None, ttft, duration)
+        else:
+            kind, usage = journal.source_kind(found.source), found.usage if status == 200 else None  # an error: none
+            self.meter.count(endpoint, profile, status, kind, found.kind, usage, ttft, duration)
+
     async def entries(self, test_id: str | None = None) -> list[Entry]:
         return self._journal.entries(test_id)
 
-    async def find(self, where: Mapping[str, str]) -> list[dict[str, Any]]:
-        """Journal entries whose fields equal the given values (as text), oldest first."""
-        return self._journal.find(where)
+    async def find(self, where: Mapping[str, str], since: int = 0, bodies: bool = True) -> list[dict[str, Any]]:
+        """Journal entries after id `since` whose fields equal the given values (as text), oldest first."""
+        return self._journal.find(where, since, bodies)
+
+    async def entry(self, entry: int) -> dict[str, Any] | None:
+        """One journal entry in full, if the journal still holds it."""
+        return self._journal.get(entry)
+
+    async def dropped(self) -> int:
+        """Journal entries dropped to make room."""
+        return self._journal.dropped
 
     async def clear(self, test_id: str | None = None) -> None:
         """Forget the journal: all of it, or one test's."""

@@ -20,21 +20,29 @@ def raw(headers: Mapping[str, str]) -> Headers:
 
 @frozen
 class Whole:
-    """An answer sent at once: status line, headers, body. An ASGI app, so any route can return one."""
+    """An answer sent at once: status line, headers, body. An ASGI app, so any route can return one. `entry`
+    is the journal entry its delivery completes."""
 
     status: int
     headers: Headers
     body: bytes
+    entry: int | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
         await send({"type": "http.response.body", "body": self.body})
 
 
-def whole(body: bytes, headers: Mapping[str, str] = {}, status: int = 200, content_type: bytes = JSON) -> Whole:
+def whole(
+    body: bytes,
+    headers: Mapping[str, str] = {},
+    status: int = 200,
+    content_type: bytes = JSON,
+    entry: int | None = None,
+) -> Whole:
     """`body` with `headers`, then its length and type, as Starlette's `Response` would have sent them."""
     length = b"%d" % len(body)
-    return Whole(status, [*raw(headers), (b"content-length", length), (b"content-type", content_type)], body)
+    return Whole(status, [*raw(headers), (b"content-length", length), (b"content-type", content_type)], body, entry)
 
 
 @frozen

@@ -67,3 +67,16 @@ def test_beyond_loopback_with_no_token_the_admin_api_refuses_and_names_the_flag(
     status, body = call(server, "POST", "/_emulator/reset")
     assert status == 401 and "--admin-token" in body
     assert call(server, "POST", "/v1/chat/completions")[0] == 200
+
+
+@pytest.mark.parametrize("path", ["/_emulator/", "/metrics", "/_emulator/requests?since=0&bodies=false"])
+def test_the_inspector_and_metrics_are_guarded_as_the_admin_api_is(
+    make_server: Callable[[Settings], Server], server: Server, path: str
+) -> None:
+    assert call(server, "GET", path, {"host": "localhost:8000"})[0] == 200
+    assert call(server, "GET", path, {"host": "attacker.example"})[0] == 403
+    assert call(server, "GET", path, {"host": "localhost", "origin": "https://attacker.example"})[0] == 403
+    beyond = make_server(Settings(host="0.0.0.0", admin_token="s3cret-admin"))
+    assert call(beyond, "GET", path)[0] == 401
+    joined = "&" if "?" in path else "?"
+    assert call(beyond, "GET", f"{path}{joined}token=s3cret-admin")[0] == 200  # the page and its feed: ?token=

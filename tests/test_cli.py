@@ -124,7 +124,7 @@ def test_serve_refuses_a_missing_cassette_and_a_negative_replay_speed(capsys: py
             main(["serve", "--replay-speed", speed])
         assert exited.value.code == 2
         assert f"argument --replay-speed: expected a factor from 0 to 100, got {speed}" in capsys.readouterr().err
-    for flag in ("--journal-size", "--max-clients"):
+    for flag in ("--journal-size", "--journal-bytes", "--max-clients"):
         with pytest.raises(SystemExit):
             main(["serve", flag, "0"])
         assert f"argument {flag}: expected a number of at least 1, got 0" in capsys.readouterr().err

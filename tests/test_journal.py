@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+import urllib.error
 import urllib.request
 from typing import Any
+
+import pytest
 
 from emulator import journal
 from emulator.app import Settings
@@ -47,3 +52,159 @@ def test_a_megabyte_model_name_is_journalled_cut(make_server: Any) -> None:
     entries = listed if isinstance(listed, list) else listed["requests"]
     assert len(entries) == 2
     assert all(len(e["model"]) < journal.LONG + 20 for e in entries)
+
+
+# --- bodies, answers, bounds -----------------------------------------------------------------------------
+
+
+def journal_of(server: Any, query: str = "", **headers: str) -> dict[str, Any]:
+    asked = urllib.request.Request(f"{server.base_url}/_emulator/requests{query}", headers=headers)
+    with urllib.request.urlopen(asked, timeout=10) as response:
+        return dict(json.load(response))
+
+
+def test_an_entry_holds_the_request_as_sent_and_the_answer_as_received(server: Any) -> None:
+    test_id = "journal-bodies-chat"
+    messages = [{"role": "user", "content": "What does the journal keep?"}]
+    with server.openai(default_headers={"x-emulator-test-id": test_id}) as sdk:
+        reply = sdk.chat.completions.create(model="DeepSeek-V4.1-Flash-1017", messages=messages, max_tokens=40)
+    (entry,) = journal_of(server, f"?test_id={test_id}")["requests"]
+    assert entry["body"] == {"model": "DeepSeek-V4.1-Flash-1017", "messages": messages, "max_tokens": 40}
+    assert entry["headers"]["authorization"] == "Bearer …test"  # the key sk-test, as a hint
+    assert entry["headers"]["content-type"] == "application/json"
+    assert (entry["endpoint"], entry["profile"], entry["source_kind"]) == ("chat_completions", "inferam", "default")
+    assert entry["truncated"] is False
+    answer = entry["response"]
+    assert answer["status"] == 200 and answer["headers"]["x-request-id"] == reply._request_id
+    assert answer["body"]["choices"][0]["message"]["content"] == reply.choices[0].message.content
+    assert answer["body"]["usage"]["completion_tokens"] == reply.usage.completion_tokens
+    assert entry["usage"]["output_tokens"] == reply.usage.completion_tokens
+    assert 0 < answer["ttft_ms"] <= answer["duration_ms"]
+
+
+def test_a_streamed_answer_is_journalled_event_by_event_with_its_timing(server: Any) -> None:
+    test_id = "journal-bodies-stream"
+    with (
+        server.anthropic(
+            default_headers={"x-emulator-test-id": test_id, "x-emulator-timing": "tokens_per_second=400"}
+        ) as sdk,
+        sdk.messages.stream(
+            model="claude-sonnet-4-6", max_tokens=30, messages=[{"role": "user", "content": "Say something."}]
+        ) as stream,
+    ):
+        final = stream.get_final_message()
+    (entry,) = journal_of(server, f"?test_id={test_id}")["requests"]
+    assert entry["stream"] is True and entry["timing"] == "tokens_per_second=400.0"
+    events = entry["response"]["events"]
+    names = [e["event"] for e in events]
+    assert names[0] == "message_start" and names[-1] == "message_stop"
+    assert names.count("content_block_delta") >= 2
+    text = "".join(e["data"]["delta"].get("text", "") for e in events if e["event"] == "content_block_delta")
+    assert text == "".join(block.text for block in final.content if block.type == "text")
+    times = [e["t"] for e in events]
+    assert times == sorted(times)
+    assert times[-1] - times[0] > 0  # paced: the events went out over time
+    assert entry["response"]["ttft_ms"] == pytest.approx(times[0], abs=0.01)
+
+
+def test_a_refused_body_is_kept_as_text_with_the_error_sent(server: Any) -> None:
+    test_id = "journal-bodies-refused"
+    asked = urllib.request.Request(
+        f"{server.base_url}/v1/chat/completions",
+        data=b'{"model": "m", "messages": [',
+        headers={"content-type": "application/json", "authorization": "Bearer sk-test", "x-emulator-test-id": test_id},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(asked, timeout=10)
+    assert refused.value.code == 400
+    refused.value.close()
+    (entry,) = journal_of(server, f"?test_id={test_id}")["requests"]
+    assert entry["body"] is None and entry["body_text"] == '{"model": "m", "messages": ['
+    assert entry["status"] == 400 and entry["source"] is None and entry["source_kind"] is None
+    assert entry["response"]["body"]["error"]["code"] == "invalid_json"
+
+
+def test_the_journal_reads_incrementally_and_by_field_and_leaves_out_its_own_routes(server: Any) -> None:
+    test_id = "journal-bodies-since"
+    with server.openai(default_headers={"x-emulator-test-id": test_id}) as sdk:
+        sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "one"}])
+        first = journal_of(server, f"?test_id={test_id}")
+        urllib.request.urlopen(f"{server.base_url}/health", timeout=10).close()
+        urllib.request.urlopen(f"{server.base_url}/metrics", timeout=10).close()
+        sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "two"}])
+    later = journal_of(server, f"?since={first['last']}", **{"x-emulator-test-id": test_id})
+    assert [e["body"]["messages"][0]["content"] for e in later["requests"]] == ["two"]
+    assert later["last"] == later["requests"][0]["id"] > first["last"]
+    listed = journal_of(server, f"?test_id={test_id}&bodies=false&source_kind=default")["requests"]
+    assert len(listed) == 2 and not any("body" in e or "response" in e for e in listed)
+    assert all(e["path"] == "/v1/chat/completions" for e in listed)  # no /health, /metrics or admin call
+
+
+def test_one_entry_in_full_and_a_missing_one(server: Any) -> None:
+    with server.openai(default_headers={"x-emulator-test-id": "journal-one"}) as sdk:
+        sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "hello"}])
+    (listed,) = journal_of(server, "?test_id=journal-one&bodies=false")["requests"]
+    with urllib.request.urlopen(f"{server.base_url}/_emulator/requests/{listed['id']}", timeout=10) as response:
+        entry = json.load(response)
+    assert entry["id"] == listed["id"] and entry["body"]["messages"][0]["content"] == "hello"
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{server.base_url}/_emulator/requests/999999999", timeout=10)
+    with missing.value as answer:
+        assert answer.code == 404 and "dropped" in json.load(answer)["error"]["message"]
+
+
+def test_an_entry_is_opened_before_delivery_and_completed_when_it_ends(make_server: Any) -> None:
+    """WireMock's rule: a request is seen while its answer is still on its way."""
+    server = make_server(Settings())
+    with server.openai(default_headers={"x-emulator-timing": "latency_ms=1500"}) as sdk:
+        done = threading.Event()
+
+        def call() -> None:
+            sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+            done.set()
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        deadline = time.monotonic() + 10
+        while not (found := journal_of(server)["requests"]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert found and found[0]["response"] is None and found[0]["duration_ms"] is None and not done.is_set()
+        caller.join(timeout=20)
+    (entry,) = journal_of(server)["requests"]
+    assert entry["response"]["status"] == 200 and entry["duration_ms"] >= 1500
+
+
+def note_with_body(body: bytes) -> Note:
+    return note()._replace(body=body, headers={"x-api-key": "sk-ant-secret-1234", "accept": "*/*"})
+
+
+def test_a_large_body_is_cut_with_a_marker_and_credentials_are_masked() -> None:
+    log = Journal()
+    big = b'{"text": "' + b"x" * journal.BODY_CAP + b'"}'
+    entry_id = log.add(note_with_body(big))
+    entry = log.get(entry_id)
+    assert entry is not None
+    assert entry["body"] is None and entry["truncated"] is True
+    assert entry["body_text"].startswith('{"text": "xxx') and entry["body_text"].endswith("more bytes]")
+    assert entry["headers"] == {"x-api-key": "…1234", "accept": "*/*"}
+
+
+def test_the_journal_is_bounded_in_bytes_the_oldest_going_first_and_counted() -> None:
+    log = Journal(capacity=100, max_bytes=10_000)
+    for i in range(10):
+        log.add(note_with_body(b'{"n": %d, "pad": "%s"}' % (i, b"p" * 2_000)))
+    kept = [e["body"]["n"] for e in log.find({})]
+    assert kept == [6, 7, 8, 9] and log.dropped == 6
+    answer = journal.Delivered(200, [(b"content-type", b"application/json")], ((0.001, b"{}" * 2_500),), 0.001, 0.001)
+    log.complete(log.entries()[-1].id, answer)
+    assert [e["body"]["n"] for e in log.find({})] == [8, 9] and log.dropped == 8
+
+
+def test_sse_chunks_are_read_back_as_events_whatever_their_split() -> None:
+    chunks = [(0.001, b'event: a\ndata: {"x"'), (0.002, b": 1}\n\n: ping\n\ndata: [DON"), (0.003, b"E]\n\ndata: {")]
+    assert list(journal.events(chunks)) == [
+        {"t": 2.0, "event": "a", "data": {"x": 1}},
+        {"t": 2.0, "comment": "ping"},
+        {"t": 3.0, "data": "[DONE]"},
+        {"t": 3.0, "partial": "data: {"},
+    ]
