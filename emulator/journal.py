@@ -8,8 +8,9 @@ bounded in entries and in bytes, the oldest going first, and counts what it drop
 from __future__ import annotations
 
 import time
+from array import array
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from emulator.conversation import Usage
@@ -21,7 +22,7 @@ BODY_CAP = 1024 * 1024  # bytes of one body an entry keeps; past it, the body is
 LONG = 1024  # characters of any text a client sent that an entry keeps: the journal is bounded in bytes too
 TEXT = 4096  # characters of a body that is not JSON (or was cut) shown as `body_text`
 SECRET = ("authorization", "x-api-key", "api-key", "proxy-authorization", "cookie", "x-admin-token")
-Chunks = Sequence[tuple[float, bytes]]  # what went out: (seconds since the request arrived, bytes)
+Chunks = Iterable[tuple[float, bytes]]  # what went out: (seconds since the request arrived, bytes)
 
 
 class Note(NamedTuple):
@@ -85,21 +86,52 @@ class Entry(NamedTuple):
 
 
 class Delivered(NamedTuple):
-    """How an answer went out, as the shell saw it: its status line (None: none was sent) and headers, the
-    bytes it wrote with when, the time to its first body byte and to its end (seconds since the request
-    arrived), and whether the bytes were cut at `BODY_CAP`."""
+    """How an answer went out, as the shell saw it: its status line (None: none was sent) and headers, what it
+    wrote, the time to its first body byte and to its end (seconds since the request arrived), and the bytes
+    written (`size`).
+
+    What it wrote is kept as it was sent, by reference, and read back only when the journal is read: the
+    first `writes` writes among `steps` (a script's steps: bytes, pauses, a hang-up), each at its time in
+    `times` (`time.perf_counter`, from `arrived`), a flat array rather than a tuple per write. An answer sent
+    whole has one write and no `times`."""
 
     status: int | None
     headers: Sequence[tuple[bytes, bytes]]
-    chunks: Chunks
+    steps: Sequence[object]
+    writes: int
+    size: int
     ttft: float | None
     duration: float
-    cut: bool = False
+    times: array[float] | None = None
+    arrived: float = 0.0
+
+    def chunks(self) -> list[tuple[float, bytes]]:
+        """What was written, when (seconds since the request arrived), up to `BODY_CAP` bytes."""
+        written = [step for step in self.steps if isinstance(step, bytes)][: self.writes]
+        times = [t - self.arrived for t in self.times] if self.times is not None else [self.duration] * self.writes
+        kept, size = [], 0
+        for t, data in zip(times, written, strict=True):
+            size += len(data)
+            if size > BODY_CAP:
+                break
+            kept.append((t, data))
+        return kept
+
+    @property
+    def cut(self) -> bool:
+        return self.size > BODY_CAP
 
 
 def at_once(status: int, headers: Sequence[tuple[bytes, bytes]], body: bytes, took: float) -> Delivered:
     """An answer sent whole, `took` seconds after its request arrived."""
-    return Delivered(status, headers, ((took, body),), took, took)
+    return Delivered(status, headers, (body,), 1, len(body), took, took)
+
+
+def written(steps: Sequence[object], count: int) -> int:
+    """The bytes in the first `writes` writes among `steps`."""
+    if count == len(steps):  # nothing but writes, all sent: an unpaced stream, summed without a Python loop
+        return sum(map(len, steps))  # type: ignore[arg-type]
+    return sum(len(step) for step in [s for s in steps if isinstance(s, bytes)][:count])
 
 
 class Journal:
@@ -132,7 +164,7 @@ class Journal:
         entry = self._find(entry_id)
         if entry is not None:
             self._answers[entry_id] = delivered
-            self._bytes += sum(len(data) for _, data in delivered.chunks)
+            self._bytes += delivered.size
             if self._bytes > self._max_bytes:
                 self._make_room()
         return entry
@@ -195,7 +227,7 @@ class Journal:
 
 
 def _size(entry: Entry, delivered: Delivered | None) -> int:
-    return len(entry.body) + (sum(len(data) for _, data in delivered.chunks) if delivered else 0)
+    return len(entry.body) + (delivered.size if delivered else 0)
 
 
 def source_kind(source: str | None) -> str | None:
@@ -238,9 +270,9 @@ def _answer(delivered: Delivered) -> dict[str, Any]:
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in delivered.headers}
     answer: dict[str, Any] = {"status": delivered.status, "headers": headers}
     if headers.get("content-type", "").startswith("text/event-stream"):
-        answer["events"] = list(events(delivered.chunks))
+        answer["events"] = list(events(delivered.chunks()))
     else:
-        answer |= _body(b"".join(data for _, data in delivered.chunks), delivered.cut)
+        answer |= _body(b"".join(data for _, data in delivered.chunks()), delivered.cut)
     answer |= {"ttft_ms": _ms(delivered.ttft), "duration_ms": _ms(delivered.duration)}
     return answer
 

@@ -13,11 +13,12 @@ import asyncio
 import socket
 import struct
 import time
+from array import array
 from collections.abc import Mapping
 from typing import Any
 
 from emulator.faults import Hangup, Pause
-from emulator.journal import BODY_CAP, Delivered
+from emulator.journal import Delivered, written
 from emulator.server import TRANSPORT
 from emulator.state import State
 from emulator.wire import Raw, Script
@@ -40,36 +41,24 @@ async def deliver(
         state.meter.active_streams -= 1
     if script.entry is not None and ended:
         await state.end(script.entry, ended)
-    delivered = Delivered(
-        script.status if script.started else None,
-        script.headers,
-        sent.chunks,
-        sent.first,
-        time.perf_counter() - arrived,
-        sent.cut,
-    )
-    await state.done(script.entry, delivered, *labels)
+    await state.done(script.entry, sent.delivered(script), *labels)
 
 
 class Sent:
-    """What a script wrote, with when (seconds since the request arrived), up to `BODY_CAP` bytes."""
+    """When a script's writes went out (`times`, on `time.perf_counter`); what they wrote is the script's."""
 
     def __init__(self, arrived: float) -> None:
         self.arrived = arrived
-        self.chunks: list[tuple[float, bytes]] = []
-        self.first: float | None = None
-        self.size = 0
-        self.cut = False
+        self.times: array[float] = array("d")
 
-    def add(self, data: bytes) -> None:
-        t = time.perf_counter() - self.arrived
-        if self.first is None:
-            self.first = t
-        self.size += len(data)
-        if self.size <= BODY_CAP:
-            self.chunks.append((t, data))
-        else:
-            self.cut = True
+    def delivered(self, script: Script) -> Delivered:
+        """The script as it went out: its steps by reference, read back only if the journal is read."""
+        times, steps = self.times, script.steps
+        status = script.status if script.started else None
+        ttft = times[0] - self.arrived if times else None
+        took = time.perf_counter() - self.arrived
+        count = len(times)
+        return Delivered(status, script.headers, steps, count, written(steps, count), ttft, took, times, self.arrived)
 
 
 async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent | None = None) -> str | None:
@@ -80,6 +69,7 @@ async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent
     stream, and they end early when the client goes away: a paced stream stops with its client."""
     clock = Clock(receive)
     sent = sent or Sent(time.perf_counter())
+    sent_at, now = sent.times.append, time.perf_counter  # noted inline, not by a method: a stream writes dozens
     try:
         if script.latency and await clock.pause(script.latency):
             return None
@@ -88,10 +78,10 @@ async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent
         for step in script.steps:
             if isinstance(step, Raw):
                 _transport(scope).write(step)
-                sent.add(step)
+                sent_at(now())
             elif isinstance(step, bytes):
                 await send({"type": "http.response.body", "body": step, "more_body": True})
-                sent.add(step)
+                sent_at(now())
             elif isinstance(step, Pause):
                 if await clock.pause(step.seconds):
                     return None

@@ -195,7 +195,7 @@ def test_the_journal_is_bounded_in_bytes_the_oldest_going_first_and_counted() ->
         log.add(note_with_body(b'{"n": %d, "pad": "%s"}' % (i, b"p" * 2_000)))
     kept = [e["body"]["n"] for e in log.find({})]
     assert kept == [6, 7, 8, 9] and log.dropped == 6
-    answer = journal.Delivered(200, [(b"content-type", b"application/json")], ((0.001, b"{}" * 2_500),), 0.001, 0.001)
+    answer = journal.at_once(200, [(b"content-type", b"application/json")], b"{}" * 2_500, 0.001)
     log.complete(log.entries()[-1].id, answer)
     assert [e["body"]["n"] for e in log.find({})] == [8, 9] and log.dropped == 8
 
