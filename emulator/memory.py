@@ -1,11 +1,12 @@
-"""What the public APIs keep between calls: OpenAI's stored responses, under the profile that promises them
-(`Profile.stored_responses`); the seeds' upstreams keep nothing.
+"""What the public APIs keep between calls: OpenAI's stored responses and Anthropic's message threads, under the
+profiles that promise them (`Profile.stored_responses`, `Profile.threads`); the seeds' upstreams keep nothing.
 
 Two steps of the answering path (`pipeline.answer`), around its pure stages:
 - `recall`, before the body is parsed: a request that goes on from kept state (`previous_response_id`,
-  `item_reference`) becomes the body it stands for, the kept conversation in it, so that
+  `item_reference`, a thread's `continue`) becomes the body it stands for, the kept conversation in it, so that
   a scenario's `steps` and the default answer see the whole conversation;
-- `keep`, once the answer is shaped: what the answer leaves is kept (a stored response and its output items).
+- `keep`, once the answer is shaped: what the answer leaves is kept (a stored response and its output items,
+  a thread's next message).
 And `stored`, the routes that read and remove a stored response. All of it lives in the state's store
 (`State.recall`, `keep`, `claim`, `forget`), scoped by test id and API key.
 """
@@ -16,9 +17,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator import ids, profiles
-from emulator.answer import TEST_ID
+from emulator.answer import TEST_ID, Source
 from emulator.conversation import Prompt, Turn, frozen
-from emulator.dialects import Dialect, openai_responses
+from emulator.dialects import Dialect, anthropic_messages, openai_responses
+from emulator.dialects.anthropic_messages import threads
 from emulator.dialects.openai_responses import stored as responses
 from emulator.error_answer import error_answer
 from emulator.errors import EmulatorError, InvalidRequest
@@ -35,18 +37,24 @@ SPOILT = ("stream_error", "model_output")
 
 @frozen
 class Recalled:
-    """What `recall` found for a request: where in the store it keeps, and the body it stands for."""
+    """What `recall` found for a request: where in the store it keeps, the body it stands for, the thread it
+    asks for, and, for a retry of a thread's continue already answered, that answer."""
 
     scope: Scope
     body: dict[str, Any]
+    thread: threads.Ask | None = None
+    source: Source | None = None
     history: int = 0  # Responses: how many of the body's input items a stored response's conversation gave
 
 
 def asks(dialect: Dialect, profile: Profile, body: Any) -> bool:
-    """Whether a request may read or leave kept state: where responses are stored, a Responses request to be
-    stored or that names stored state. A look that costs next to nothing on every other request."""
+    """Whether a request may read or leave kept state: one with a `thread`, or, where responses are stored, a
+    Responses request to be stored or that names stored state. A look that costs next to nothing on every other
+    request."""
     if type(body) is not dict:
         return False
+    if dialect.NAME == profiles.MESSAGES:
+        return body.get("thread") is not None
     return dialect.NAME == profiles.RESPONSES and profile.stored_responses and responses.asks(body)
 
 
@@ -61,6 +69,8 @@ async def recall(
     """The body a request stands for, with the kept state it names put in; refused in the public API's words
     when that state is not kept (unknown, expired, deleted, or another key's)."""
     where = scope(headers)
+    if dialect.NAME == profiles.MESSAGES:
+        return await _thread(state, profile, headers, fingerprint, body, where)
     previous, named = responses.references(body)
     keys = [f"response:{previous}"] if previous else []
     found = await state.recall(where, [*keys, *(f"item:{item}" for item in named)]) if keys or named else []
@@ -76,20 +86,53 @@ async def recall(
     return Recalled(where, {**body, "input": [*history, *responses.listed(body["input"])]}, history=len(history))
 
 
+async def _thread(
+    state: State, profile: Profile, headers: Mapping[str, str], fingerprint: str, body: dict[str, Any], where: Scope
+) -> Recalled:
+    ask = threads.ask(body, headers, profile.threads)
+    if ask.previous is None:
+        return Recalled(where, body, ask)
+    thread, held = await state.recall(where, [f"thread:{ask.previous}", f"continued:{ask.previous}"])
+    if thread is None:
+        raise threads.refusal("thread_not_found", ask.previous)
+    if body.get("messages"):  # checked with the thread's tools, but as sent, so that a refusal names its index
+        anthropic_messages.parse_request(threads.continued(body, thread, history=False), headers, "", profile.name)
+    source = None
+    if held is not None:
+        if not threads.same_call(held, headers, fingerprint):
+            raise threads.refusal("thread_already_continued", ask.previous)
+        (answered,) = await state.recall(where, [f"thread:{held['reply']}"])
+        if answered is not None:
+            reply = anthropic_messages.read_response(encode(answered["reply"]), False)
+            source = Source(replayed=(answered["source"], answered["root"], reply))
+    return Recalled(where, threads.continued(body, thread), ask, source)
+
+
 async def keep(
     state: State, dialect: Dialect, recalled: Recalled, prompt: Prompt, turn: Turn, status: int | None
 ) -> None:
     """Keep what an answer leaves, once it is shaped: a stored response (unless `store` is false) and its output
-    items. Only an answer the server finished: a 200 whose fault, if any, breaks its delivery and not the
-    answer."""
-    if status != 200 or (turn.fault and turn.fault.kind in SPOILT) or not prompt.echo.get("store"):
+    items; a thread's new message, the message it continued marked as such (a `continue` that lost the race to
+    another call is refused after all). Only an answer the server finished: a 200 whose fault, if any, breaks its
+    delivery and not the answer; and not an answer given again."""
+    if status != 200 or (turn.fault and turn.fault.kind in SPOILT) or recalled.source:
+        return
+    ask, where = recalled.thread, recalled.scope
+    if ask is None and not prompt.echo.get("store"):
         return
     answer = dialect.render(prompt, turn)
-    # the conversation's items, the request's own with the ids and shapes `input_items` lists
-    history, given = recalled.body["input"][: recalled.history], recalled.body["input"][recalled.history :]
-    items = [*history, *responses.input_items(given, prompt.fingerprint)]
-    kept = {f"response:{answer['id']}": {"response": answer, "input": items}}
-    await state.keep(recalled.scope, kept | {f"item:{item['id']}": item for item in answer["output"]})
+    if ask is None:  # the conversation's items, the request's own with the ids and shapes `input_items` lists
+        history, given = recalled.body["input"][: recalled.history], recalled.body["input"][recalled.history :]
+        items = [*history, *responses.input_items(given, prompt.fingerprint)]
+        kept = {f"response:{answer['id']}": {"response": answer, "input": items}}
+        await state.keep(where, kept | {f"item:{item['id']}": item for item in answer["output"]})
+        return
+    if ask.previous is not None:
+        mine = threads.claim(prompt.headers, prompt.fingerprint, answer["id"])
+        held = await state.claim(where, f"continued:{ask.previous}", mine)
+        if held != mine and not threads.same_call(held, prompt.headers, prompt.fingerprint):
+            raise threads.refusal("thread_already_continued", ask.previous)
+    await state.keep(where, {f"thread:{answer['id']}": threads.kept(recalled.body, answer, turn.source, turn.id)})
 
 
 async def stored(

@@ -12,8 +12,8 @@
 `answer` runs them top to bottom and is the one place where a failure at any stage becomes the dialect's
 error. Stages 2 to 6 are pure functions over plain values: no web framework, server or event loop. Between
 them `answer` awaits the state's store, for what requests share: call counts, chaos attempts, prompt
-caches, rate limits and the journal; and, where the profile keeps them (`memory.py`), stored responses:
-recalled into the body before 2, kept once 4 has shaped the answer.
+caches, rate limits and the journal; and, where the profile keeps them (`memory.py`), stored responses and
+threads: recalled into the body before 2, kept once 4 has shaped the answer.
 """
 
 from __future__ import annotations
@@ -103,14 +103,15 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
     try:
         request = await read(endpoint, scope, receive, settings)  # 1
         body = _json(request.raw)
-        recalled = None  # what the public API kept for this request (a stored response): see memory.py
+        recalled = None  # what the public API kept for this request (a stored response, a thread): see memory.py
         if memory.asks(endpoint.dialect, profile, body):
             recalled = await memory.recall(state, endpoint.dialect, profile, request.headers, request.fingerprint, body)
             body = recalled.body
         prompt, asked = parse(endpoint, request, body)  # 2
         matching = _matching(endpoint, request, prompt, state.library)
         book = state.book_for(prompt.headers.get(TEST_ID, ""))
-        source = pick(book, state.library, request, matching, settings.strict)  # 3
+        replayed = recalled.source if recalled else None  # a retry, given the answer kept for it
+        source = replayed or pick(book, state.library, request, matching, settings.strict)  # 3
         if source.recording:  # played as recorded, with nothing of ours added
             played = source.recording
             await state.open(note(request, prompt, None, played.status, source=f"recording {played.source}"))

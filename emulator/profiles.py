@@ -45,6 +45,7 @@ class Profile:
     doc: str = ""  # which seed documents it
     # --- what it keeps between calls (`memory.py`); the seeds' upstreams keep nothing ---
     stored_responses: bool = False  # Responses' `store` (on by default), `previous_response_id`, `item_reference`
+    threads: bool = False  # Messages' message threads (`thread`, the `message-threads-2026-08-12` beta)
     # --- Chat Completions shapes (Infercom, seed 003) ---
     reasoning_field: str = "reasoning_content"  # Infercom: `message.reasoning` / `delta.reasoning`
     # OpenAI: the model reasons but shows none of it (Chat: no reasoning field; Responses: a reasoning item
@@ -149,6 +150,7 @@ PROFILES = {
         thinks_unasked=False,
         signatures=True,
         stop_sequence=True,
+        threads=True,
     ),
 }
 DEFAULT = "inferam"

@@ -1,5 +1,5 @@
 """What the public APIs keep between calls, end to end through the official SDKs: OpenAI's stored responses
-(`/openai`), and Inferam's refusals (it keeps nothing)."""
+(`/openai`), Anthropic's message threads (`/anthropic`), and Inferam's refusals of both (it keeps nothing)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from anthropic import beta_tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -185,6 +186,170 @@ def test_inferam_keeps_no_responses(server: Server) -> None:
         with pytest.raises(openai.NotFoundError) as missing:
             inferam.responses.retrieve(response.id)
         assert missing.value.code == "unknown_url"
+
+
+# --- message threads ----------------------------------------------------------------------------------------
+
+
+@beta_tool
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return f"18 C and sunny in {city}"
+
+
+class Sent:
+    """The bodies an SDK client sends, through an event hook of its HTTP client."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+
+    def __call__(self, request: Any) -> None:
+        self.bodies.append(json.loads(request.content))
+
+
+def run_tools(server: Server, prefix: str, test_id: str, question: str, **options: Any) -> tuple[list[Any], Sent]:
+    """The Python SDK's tool runner with `get_weather`, run to its end: its replies, and the bodies it sent."""
+    sent = Sent()
+    hook = anthropic.DefaultHttpxClient(event_hooks={"request": [sent]})
+    with server.anthropic(prefix, default_headers={"x-emulator-test-id": test_id}, http_client=hook) as client:
+        runner = client.beta.messages.tool_runner(
+            model="claude-sonnet-5",
+            max_tokens=1024,
+            tools=[get_weather],
+            messages=[{"role": "user", "content": question}],
+            **options,
+        )
+        return list(runner), sent
+
+
+def test_the_tool_runner_threads_a_steps_scenario(server: Server, test_id: str) -> None:
+    replies, sent = run_tools(server, "/anthropic", test_id, QUESTION)
+    assert [r.stop_reason for r in replies] == ["tool_use", "end_turn"] and replies[-1].content[0].text == ANSWER
+    create, go_on = sent.bodies
+    assert create["thread"] == {"type": "create"}
+    assert go_on["thread"] == {"type": "continue", "previous_message_id": replies[0].id}
+    assert "tools" not in go_on and [m["content"][0]["type"] for m in go_on["messages"]] == ["tool_result"]
+
+
+def test_the_tool_runner_threads_the_default_answer(server: Server, test_id: str) -> None:
+    """The default answer calls a tool whenever `tool_choice` requires one: each turn is a `continue` without
+    tools, answered with the thread's tools (else it could call none)."""
+    question = "What is it like in Oslo today?"
+    replies, sent = run_tools(server, "/anthropic", test_id, question, tool_choice={"type": "any"}, max_iterations=3)
+    assert [r.content[-1].type for r in replies] == ["tool_use"] * 3
+    assert len({json.dumps(r.content[-1].input) for r in replies}) == 3  # each turn a new conversation, a new call
+    assert [b["thread"]["type"] for b in sent.bodies] == ["create", "continue", "continue"]
+
+
+def test_a_thread_answers_as_its_whole_conversation_would(claude: anthropic.Anthropic) -> None:
+    thread = claude.beta.messages.thread(model="claude-sonnet-5", max_tokens=400, system="Be brief.")
+    first = thread.send({"role": "user", "content": "Tell me about rate limits."})
+    second = thread.send({"role": "user", "content": "And about retries?"})
+    whole: Any = [
+        {"role": "user", "content": "Tell me about rate limits."},
+        {"role": "assistant", "content": first.content},
+        {"role": "user", "content": "And about retries?"},
+    ]
+    stateless = claude.messages.create(model="claude-sonnet-5", max_tokens=400, system="Be brief.", messages=whole)
+    assert second.content[0].to_dict() == stateless.content[0].to_dict() and thread.previous_message_id == second.id
+
+
+def test_a_lost_thread_is_replayed_whole_by_the_sdk(server: Server, claude: anthropic.Anthropic, test_id: str) -> None:
+    thread = claude.beta.messages.thread(model="claude-sonnet-5", max_tokens=400)
+    first = thread.send({"role": "user", "content": "Tell me about rate limits."})
+    assert post(server, "/_emulator/reset", b"", **{"x-emulator-test-id": test_id})[0] == 200  # the thread is lost
+    second = thread.send({"role": "user", "content": "And about retries?"})  # thread_not_found, then a new thread
+    assert second.id != first.id and thread.previous_message_id == second.id
+    with pytest.raises(anthropic.NotFoundError) as caught:
+        claude.beta.messages.create(
+            model="claude-sonnet-5",
+            max_tokens=400,
+            messages=[{"role": "user", "content": "hi"}],
+            thread={"type": "continue", "previous_message_id": "msg_unknown"},
+            betas=["message-threads-2026-08-12"],
+        )
+    assert caught.value.error_code == "thread_not_found"
+
+
+def test_a_message_is_continued_once_but_a_retry_gets_its_answer_again(claude: anthropic.Anthropic) -> None:
+    betas: Any = ["message-threads-2026-08-12"]
+    start = claude.beta.messages.create(
+        model="claude-sonnet-5",
+        max_tokens=400,
+        messages=[{"role": "user", "content": "Tell me about rate limits."}],
+        thread={"type": "create"},
+        betas=betas,
+    )
+
+    def go_on(text: str, **headers: str) -> Any:
+        return claude.beta.messages.create(
+            model="claude-sonnet-5",
+            max_tokens=400,
+            messages=[{"role": "user", "content": text}],
+            thread={"type": "continue", "previous_message_id": start.id},
+            betas=betas,
+            extra_headers=headers,
+        )
+
+    answer = go_on("And about retries?", **{"idempotency-key": "call-1"})
+    assert go_on("And about retries?", **{"x-stainless-retry-count": "1"}) == answer  # a retry of the same body
+    assert go_on("And about retries?", **{"idempotency-key": "call-1"}) == answer  # the same call again
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        go_on("And about backoff?")
+    assert caught.value.error_code == "thread_already_continued"
+    with pytest.raises(anthropic.BadRequestError) as again:
+        go_on("And about retries?")  # the same body, but a new call: not a retry
+    assert again.value.error_code == "thread_already_continued"
+
+
+def test_a_thread_needs_its_beta_and_keeps_its_system_and_tools(claude: anthropic.Anthropic) -> None:
+    hi: Any = [{"role": "user", "content": "hi"}]
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        claude.messages.create(
+            model="claude-sonnet-5", max_tokens=9, messages=hi, extra_body={"thread": {"type": "create"}}
+        )
+    assert "anthropic-beta: message-threads-2026-08-12" in caught.value.message
+    betas: Any = ["message-threads-2026-08-12"]
+    start = claude.beta.messages.create(
+        model="claude-sonnet-5", max_tokens=9, messages=hi, thread={"type": "create"}, betas=betas
+    )
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.beta.messages.create(
+            model="claude-sonnet-5",
+            max_tokens=9,
+            system="Be brief.",
+            messages=hi,
+            thread={"type": "continue", "previous_message_id": start.id},
+            betas=betas,
+        )
+    assert "'system' cannot be sent with a thread continue" in refused.value.message
+    unknown_block: Any = [{"role": "user", "content": [{"type": "nope"}]}]
+    with pytest.raises(anthropic.BadRequestError) as named:
+        claude.beta.messages.create(
+            model="claude-sonnet-5",
+            max_tokens=9,
+            messages=unknown_block,
+            thread={"type": "continue", "previous_message_id": start.id},
+            betas=betas,
+        )
+    assert "messages[0].content[0].type" in named.value.message  # the index as sent, not after the history
+
+
+def test_inferam_refuses_threads_and_the_tool_runner_goes_on_without(server: Server, test_id: str) -> None:
+    with server.anthropic("/inferam") as client, pytest.raises(anthropic.BadRequestError) as caught:
+        client.beta.messages.create(
+            model="m",
+            max_tokens=9,
+            messages=[{"role": "user", "content": "hi"}],
+            thread={"type": "create"},
+            betas=["message-threads-2026-08-12"],
+        )
+    body = caught.value.body
+    assert isinstance(body, dict)
+    assert body["error"]["details"] == {"error_code": "thread_unsupported_request", "unsupported": ["thread"]}
+    replies, sent = run_tools(server, "/inferam", test_id, QUESTION)
+    assert replies[-1].content[-1].type == "text" and replies[-1].content[-1].text == ANSWER
+    assert ["thread" in b for b in sent.bodies] == [True, False, False]  # refused, then the whole history
 
 
 # --- whatever a client sends ----------------------------------------------------------------------------------
