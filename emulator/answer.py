@@ -35,11 +35,13 @@ def calls_key(scenario: Scenario | None, prompt: Prompt) -> CallKey | None:
 class Source:
     """Where an answer comes from (stage 3 of the pipeline picks it): a recording of this very request, played
     as it was recorded; a recording of the same conversation, rendered afresh; a scenario; or, with none of
-    these, the embedded default."""
+    these, the embedded default. Or, for a retry of a request whose answer was kept, that answer again."""
 
     recording: Recording | None = None
     conversation: tuple[Recording, Reply] | None = None
     scenario: Scenario | None = None
+    # An answer kept (what made it, its turn's id, its reply), given again to a retry of the request it answered.
+    replayed: tuple[str, str, Reply] | None = None
     tier: str | None = None  # how a recording matched: "exact", "conversation", "tool-results-differ"
     nearest: str | None = None  # with recordings loaded and none matching: the one that came closest, in words
 
@@ -53,6 +55,9 @@ def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, c
         reply = replace(reply, timing=recordings.pace(recording, speed))
         turn = finish(prompt, reply, created=created, source=f"recording {recording.source}")
         return replace(turn, match=source.tier)
+    if source.replayed:
+        made_by, root, reply = source.replayed
+        return replace(finish(prompt, reply, created=created, source=made_by), id=root)
     scenario = source.scenario
     if scenario is None:
         turn = finish(prompt, default_reply(prompt, writer), created=created)

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from emulator import admin, models, pipeline, player, profiles
+from emulator import admin, memory, models, pipeline, player, profiles
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import MethodNotAllowed, NotFound
@@ -46,6 +46,11 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             ),
             Route(f"{prefix}/v1/models", models.listing(state, profile), methods=["GET"]),
         ]
+        if profile.stored_responses:  # elsewhere these paths are not served: 404, as before
+            routes += [
+                Route(f"{prefix}/v1/responses/{{response_id}}", _stored(state, profile), methods=["GET", "DELETE"]),
+                Route(f"{prefix}/v1/responses/{{response_id}}/input_items", _stored(state, profile, items=True)),
+            ]
     routes += admin.routes(state)
     answering = {route.path: route.endpoint.app for route in routes if isinstance(route.endpoint, _Endpoint)}
     app = _App(answering, routes=routes, exception_handlers={HTTPException: _http_error})
@@ -70,6 +75,18 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.
             await state.done(answer.entry, at_once(answer.status, answer.headers, answer.body, took), *labels)
 
     return Route(path, _Endpoint(handle), methods=["POST"])
+
+
+def _stored(state: State, profile: profiles.Profile, items: bool = False) -> Callable[[Request], Awaitable[Whole]]:
+    """A route that reads (or deletes) a stored response: `memory.stored` with what it needs of the request."""
+
+    async def handle(request: Request) -> Whole:
+        response_id = request.path_params["response_id"]
+        return await memory.stored(
+            state, profile, request.method, response_id, request.headers, request.query_params, items
+        )
+
+    return handle
 
 
 async def _http_error(request: Request, exc: Exception) -> Whole:

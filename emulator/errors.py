@@ -11,6 +11,7 @@ EmulatorError
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,11 +24,14 @@ class EmulatorError(Exception):
     status = 500
     kind = "server_error"  # OpenAI's `error.type`; dialects translate it
 
-    def __init__(self, message: str, *, param: str | None = None, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, param: str | None = None, code: str | None = None, details: Mapping[str, Any] = {}
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.param = param
         self.code = code
+        self.details = details  # Anthropic's `error.details` (`error_code`…): what an SDK branches on
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status={self.status}, message={self.message!r}, param={self.param!r})"

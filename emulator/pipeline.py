@@ -12,7 +12,8 @@
 `answer` runs them top to bottom and is the one place where a failure at any stage becomes the dialect's
 error. Stages 2 to 6 are pure functions over plain values: no web framework, server or event loop. Between
 them `answer` awaits the state's store, for what requests share: call counts, chaos attempts, prompt
-caches, rate limits and the journal.
+caches, rate limits and the journal; and, where the profile keeps them (`memory.py`), stored responses and
+threads: recalled into the body before 2, kept once 4 has shaped the answer.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from emulator import faults, identity, ids, limits, profiles, recordings, report
+from emulator import faults, identity, ids, limits, memory, profiles, recordings, report
 from emulator.answer import TEST_ID, Source, calls_key, compose
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
 from emulator.dialects import Dialect, anthropic_messages
@@ -107,10 +108,16 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
     prompt: Prompt | None = None
     try:
         request = await read(endpoint, scope, receive, settings)  # 1
-        prompt, asked = parse(endpoint, request)  # 2
+        body = _json(request.raw)
+        recalled = None  # what the public API kept for this request (a stored response, a thread): see memory.py
+        if memory.asks(endpoint.dialect, profile, body):
+            recalled = await memory.recall(state, endpoint.dialect, profile, request.headers, request.fingerprint, body)
+            body = recalled.body
+        prompt, asked = parse(endpoint, request, body)  # 2
         matching = _matching(endpoint, request, prompt, state.library)
         book = state.book_for(prompt.headers.get(TEST_ID, ""))
-        source = pick(book, state.library, request, matching, settings.strict)  # 3
+        replayed = recalled.source if recalled else None  # a retry, given the answer kept for it
+        source = replayed or pick(book, state.library, request, matching, settings.strict)  # 3
         if source.recording:  # played as recorded, with nothing of ours added
             played = source.recording
             recorded = note(endpoint, request, prompt, None, played.status, source=f"recording {played.source}")
@@ -130,9 +137,10 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         elif state.limited:  # limits that only report: taken and rendered in one pass, on every answer
             rates = await state.report(identity[:2], turn.usage.total_tokens, now, _flavor(endpoint))
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
-        entry = await state.open(
-            note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest)
-        )  # 5
+        if recalled:
+            await memory.keep(state, endpoint.dialect, recalled, prompt, shaped.turn, shaped.status)
+        noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest)  # 5
+        entry = await state.open(noted)
         return render(endpoint, prompt, shaped, entry)  # 6
     except EmulatorError as error:
         refused = request or Request(scope["method"], scope["path"], {}, b"", "")
@@ -194,10 +202,11 @@ async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, s
 # --- 2. parse ---------------------------------------------------------------------------------------------
 
 
-def parse(endpoint: Endpoint, request: Request) -> tuple[Prompt, Asked]:
-    """The body as the dialect's `Prompt`, and the fault and pacing the request's headers ask for."""
+def parse(endpoint: Endpoint, request: Request, body: Any) -> tuple[Prompt, Asked]:
+    """The body (as read, or as `memory.recall` made it) as the dialect's `Prompt`, and the fault and pacing
+    the request's headers ask for."""
     profile = endpoint.profile
-    prompt = endpoint.dialect.parse_request(_json(request.raw), request.headers, request.fingerprint, profile.name)
+    prompt = endpoint.dialect.parse_request(body, request.headers, request.fingerprint, profile.name)
     if profile.pools:  # `model:pool` routes to a resource group; the model is the part before, the pool no part
         model = profiles.base_model(profile, prompt.model)  # of the conversation
         prompt = replace(prompt, model=model, conversation=identity.conversation(prompt, model))

@@ -43,6 +43,9 @@ class Profile:
     cache: CacheModel | None = None  # Inferel: `prompt_cache_key` (else `user`) groups requests for caching
     upstream_retries: int = 0  # Inferel: transient upstream failures retried on alternative capacity
     doc: str = ""  # which seed documents it
+    # --- what it keeps between calls (`memory.py`); the seeds' upstreams keep nothing ---
+    stored_responses: bool = False  # Responses' `store` (on by default), `previous_response_id`, `item_reference`
+    threads: bool = False  # Messages' message threads (`thread`, the `message-threads-2026-08-12` beta)
     # --- Chat Completions shapes (Infercom, seed 003) ---
     reasoning_field: str = "reasoning_content"  # Infercom: `message.reasoning` / `delta.reasoning`
     # OpenAI: the model reasons but shows none of it (Chat: no reasoning field; Responses: a reasoning item
@@ -137,6 +140,7 @@ PROFILES = {
         thinking={"gpt-4.1": "off", "gpt-4.1-mini": "off", "gpt-4o": "off", "gpt-4o-mini": "off", "*": "asked"},
         headers={"openai-version": "2020-10-01"},
         processing_ms=True,
+        stored_responses=True,
     ),
     "anthropic": Profile(
         "anthropic",
@@ -146,6 +150,7 @@ PROFILES = {
         thinks_unasked=False,
         signatures=True,
         stop_sequence=True,
+        threads=True,
     ),
 }
 DEFAULT = "inferam"

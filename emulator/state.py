@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from emulator import journal, limits, metrics, profiles, recent, recordings, scenarios
+from emulator import journal, limits, metrics, profiles, recent, recordings, scenarios, store
 from emulator.answer import CallKey
 from emulator.conversation import Fault, Prompt, Timing
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.generate import Writer
 from emulator.journal import Delivered, Entry, Journal, Note
 from emulator.recent import Recent
+from emulator.sse import encode, loads
+from emulator.store import Scope, Store
 
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
 READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
@@ -45,6 +47,7 @@ class Settings:
     max_clients: int = recent.CAPACITY  # (test id, key, conversation)s whose counts are kept; least recent go
     journal_size: int = journal.CAPACITY  # entries the journal keeps; the oldest go first
     journal_bytes: int = journal.MAX_BYTES  # bytes of bodies the journal keeps; the oldest go first
+    kept: store.Bounds = store.DEFAULT  # stored responses and threads: how many, how many bytes, how long
     scrub: Sequence[tuple[str, str]] = ()  # (pattern, replacement) for request bodies, before matching recordings
     host: str = "127.0.0.1"  # the address bound: beyond loopback, the admin API needs `admin_token`
     admin_token: str | None = None
@@ -67,6 +70,7 @@ class State:
         self._caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
         self._journal = Journal(settings.journal_size, settings.journal_bytes)
         self.meter = metrics.Meter()  # plain counters, per process: `/metrics` reads them
+        self._kept = Store(settings.kept)
         # Scenarios posted at run time: by test id ("" for everyone), by name, newest last; and the book each
         # test id sees (its own, then everyone's, newest first, then the files' not shadowed), made on demand.
         self._posted: dict[str, dict[str, scenarios.Scenario]] = {}
@@ -213,9 +217,30 @@ class State:
         ]
         return posted + [{"name": s.name, "source": s.source, "test_id": None} for s in self.book.scenarios]
 
+    # --- what the public APIs keep between calls: stored responses and message threads (`memory.py`) ----------
+
+    async def recall(self, scope: Scope, keys: Sequence[str]) -> list[Any]:
+        """The values kept under `keys` in `scope`, each None when none is (or it expired)."""
+        now = time.monotonic()
+        return [None if (held := self._kept.get(scope, key, now)) is None else loads(held) for key in keys]
+
+    async def keep(self, scope: Scope, values: Mapping[str, Any]) -> None:
+        """Keep JSON values by key in `scope`, for the store's time to live; the oldest go past its bounds."""
+        now = time.monotonic()
+        for key, value in values.items():
+            self._kept.put(scope, key, encode(value), now)
+
+    async def claim(self, scope: Scope, key: str, value: Any) -> Any:
+        """Keep `value` under `key` unless a value is kept there already: what is kept there now."""
+        return loads(self._kept.add(scope, key, encode(value), time.monotonic()))
+
+    async def forget(self, scope: Scope, key: str) -> bool:
+        """Forget the value kept under `key`; whether there was one."""
+        return self._kept.delete(scope, key, time.monotonic())
+
     async def reset(self, test_id: str | None = None) -> None:
-        """Forget call counts, journal entries and rate-limit levels (all, or one test's); prompt caches and
-        chaos attempts, which no test id scopes, all of them."""
+        """Forget call counts, journal entries, rate-limit levels, stored responses and threads (all, or one
+        test's); prompt caches and chaos attempts, which no test id scopes, all of them."""
         self._calls.forget(lambda key: test_id is None or key[0] == test_id)
         self._journal.clear(test_id)
         if test_id is None:
@@ -227,3 +252,4 @@ class State:
             cache.reset()
         self._limiter.reset(test_id)
         self._attempts.clear()
+        self._kept.clear(test_id)

@@ -29,20 +29,20 @@ class Server:
     host: str
     port: int
 
-    def openai(self, **options: object) -> openai.OpenAI:
-        """The official SDK in strict validation mode, no retries unless asked."""
+    def openai(self, prefix: str = "", /, **options: object) -> openai.OpenAI:
+        """The official SDK in strict validation mode, no retries unless asked; `prefix` picks a profile."""
         options = {"max_retries": 0, "timeout": 10.0, "api_key": "sk-test"} | options
         return openai.OpenAI(
-            base_url=f"{self.base_url}/v1",
+            base_url=f"{self.base_url}{prefix}/v1",
             _strict_response_validation=True,
             **options,  # type: ignore[arg-type]
         )
 
-    def anthropic(self, **options: object) -> anthropic.Anthropic:
+    def anthropic(self, prefix: str = "", /, **options: object) -> anthropic.Anthropic:
         """The official Anthropic SDK in strict validation mode, no retries unless asked; no `/v1`: it adds that."""
         options = {"max_retries": 0, "timeout": 10.0, "api_key": "sk-test"} | options
         return anthropic.Anthropic(
-            base_url=self.base_url,
+            base_url=f"{self.base_url}{prefix}",
             _strict_response_validation=True,
             **options,  # type: ignore[arg-type]
         )

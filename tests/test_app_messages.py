@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import anthropic
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -299,6 +300,7 @@ def test_a_fault_on_a_plain_request_is_the_http_error(client: anthropic.Anthropi
         ),
         ({"model": "m", "max_tokens": 10, "messages": USER, "tools": [{"name": "f"}]}, "tools[0].input_schema"),
         ({"model": "m", "max_tokens": 10, "messages": USER, "temperature": 3}, "temperature"),
+        ({"model": "m", "max_tokens": 10, "messages": USER, "output_format": {}}, "output_format"),  # no beta header
     ],
 )
 def test_bad_input_is_a_400_naming_the_field(client: anthropic.Anthropic, body: dict[str, Any], param: str) -> None:
@@ -307,6 +309,38 @@ def test_bad_input_is_a_400_naming_the_field(client: anthropic.Anthropic, body: 
     assert caught.value.status_code == 400 and caught.value.type == "invalid_request_error"
     assert param in str(caught.value.body["error"]["message"])
     assert caught.value.request_id and caught.value.request_id.startswith("req_011")
+
+
+@pytest.mark.parametrize("prefix", ["/anthropic", "/inferam"])
+def test_output_format_of_the_structured_outputs_beta_is_honoured(server: Server, prefix: str) -> None:
+    """LiteLLM's structured output: the top-level `output_format` with its beta header, as `output_config.format`
+    is honoured; the answer is an instance of the schema."""
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    form: Any = {"type": "json_schema", "schema": schema}
+    with server.anthropic(prefix) as sdk:
+        message = sdk.messages.create(
+            model="claude-sonnet-5",
+            max_tokens=400,
+            messages=USER,
+            extra_body={"output_format": form},
+            extra_headers={"anthropic-beta": "structured-outputs-2025-11-13"},
+        )
+        configured = sdk.messages.create(
+            model="claude-sonnet-5", max_tokens=400, messages=USER, output_config={"format": form}
+        )
+        with pytest.raises(anthropic.BadRequestError) as caught:  # both at once: which one?
+            sdk.messages.create(
+                model="claude-sonnet-5",
+                max_tokens=400,
+                messages=USER,
+                output_config={"format": form},
+                extra_body={"output_format": form},
+                extra_headers={"anthropic-beta": "structured-outputs-2025-11-13"},
+            )
+    text = message.content[-1]
+    assert text.type == "text" and jsonschema.validate(json.loads(text.text), schema) is None
+    assert configured.content[-1].to_dict() == text.to_dict()  # the same request, as far as the answer goes
+    assert "output_format" in str(caught.value.body)
 
 
 def test_malformed_json_and_oversized_bodies_answer_in_anthropic_shape(server: Server, make_server: Any) -> None:

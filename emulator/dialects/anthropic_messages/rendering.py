@@ -267,8 +267,12 @@ def error_type(error: EmulatorError) -> str:
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:
-    """Anthropic's error body: `{"type": "error", "error": {"type", "message"}}`; the message names the field."""
-    return {"type": "error", "error": {"type": error_type(error), "message": error.message}}
+    """Anthropic's error body: `{"type": "error", "error": {"type", "message"}}`; the message names the field.
+    An error with `details` carries them (`error.details.error_code`, which the SDKs' thread code reads)."""
+    body: dict[str, Any] = {"type": error_type(error), "message": error.message}
+    if error.details:
+        body["details"] = dict(error.details)
+    return {"type": "error", "error": body}
 
 
 def render_stream_error(error: EmulatorError) -> bytes:

@@ -22,6 +22,7 @@ ROLES = ("user", "assistant", "system")  # `system` entries inside `messages`: C
 BLOCKS = ("text", "image", "tool_use", "tool_result", "thinking")  # "Other block types get a 400" (seed)
 EFFORTS = ("low", "medium", "high", "xhigh", "max")  # output_config.effort, as the seed lists them
 NAME = "anthropic_messages"  # as `Prompt.dialect` and profiles name it
+STRUCTURED_OUTPUTS = "structured-outputs-2025-11-13"  # the beta that allows the top-level `output_format`
 
 
 def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = "inferam") -> Prompt:
@@ -58,7 +59,7 @@ def _prompt(
     tools = tuple(_tool(t) for t in f.objects("tools"))
     tool_choice, parallel = _tool_choice(f, tools)
     effort, budget = _thinking(f, max_tokens, profiles.PROFILES[profile].thinks_unasked)
-    everything, form, temperature = system + messages, _output_format(f), f.number("temperature", 0, 1)
+    everything, form, temperature = system + messages, _output_format(f, headers), f.number("temperature", 0, 1)
     return Prompt(
         dialect=NAME,
         model=model,
@@ -88,6 +89,11 @@ def _api_key(headers: Mapping[str, str]) -> str:
         return headers["x-api-key"].strip()
     scheme, _, token = headers.get("authorization", "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def betas(headers: Mapping[str, str]) -> list[str]:
+    """The betas the `anthropic-beta` header turns on (comma-separated, as the SDKs join them)."""
+    return [b.strip() for b in headers.get("anthropic-beta", "").split(",")]
 
 
 def _system(f: Fields) -> tuple[Message, ...]:
@@ -280,10 +286,25 @@ def _stop_sequences(f: Fields) -> tuple[str, ...]:
     raise wrong_type("stop_sequences", "an array of strings", value)
 
 
-def _output_format(f: Fields) -> ResponseFormat:
-    """`output_config.format` (structured outputs; Claude Code's session-title request sends one)."""
+def _output_format(f: Fields, headers: Mapping[str, str]) -> ResponseFormat:
+    """`output_config.format` (structured outputs; Claude Code's session-title request sends one), or the
+    top-level `output_format` of the structured-outputs beta (LiteLLM sends it), which only its beta header
+    allows: without it, a 400 that names the field rather than an answer in prose."""
     config = f.obj("output_config")
     spec = config.obj("format") if config else None
+    if "output_format" in f:
+        if STRUCTURED_OUTPUTS not in betas(headers):
+            raise InvalidRequest(
+                f"output_format: Extra inputs are not permitted. Send the header 'anthropic-beta: "
+                f"{STRUCTURED_OUTPUTS}' with it, or use 'output_config.format'.",
+                param="output_format",
+            )
+        if spec is not None:
+            raise InvalidRequest(
+                "Both 'output_format' and 'output_config.format' were given; send only one of them.",
+                param="output_format",
+            )
+        spec = f.obj("output_format")
     if spec is None:
         return ResponseFormat()
     kind = spec.choice("type", ("json_schema",))

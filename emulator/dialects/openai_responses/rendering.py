@@ -93,9 +93,9 @@ def _response(
         "model": turn.model,
         "output": output,
         "parallel_tool_calls": echo.get("parallel_tool_calls", True),
-        "previous_response_id": None,
+        "previous_response_id": echo.get("previous_response_id"),
         "reasoning": echo.get("reasoning", {"effort": None, "summary": None}),
-        "store": False,  # stateless: always false (seed 001)
+        "store": echo.get("store", False),  # Inferam's: always false (seed 001)
         "temperature": echo.get("temperature"),
         "text": echo.get("text", {"format": {"type": "text"}}),
         "tool_choice": echo.get("tool_choice", "auto"),

@@ -31,7 +31,8 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
     """Validate a request body into a `Prompt`; any bad field raises `InvalidRequest` naming it."""
     f = Fields(body)
     model = f.need("model", str)
-    if "previous_response_id" in f:
+    stores = profiles.PROFILES[profile].stored_responses
+    if "previous_response_id" in f and not stores:
         raise InvalidRequest(
             "Invalid 'previous_response_id': this server keeps no conversation state (store is always false). "
             "Send the whole conversation in 'input'.",
@@ -63,6 +64,10 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         "metadata": f.get("metadata", dict, {}),
         "prompt_cache_key": f.get("prompt_cache_key", str),
         "user": f.get("user", str),
+        # A profile that stores responses (OpenAI's) has `input` with the stored conversation already in it
+        # (`memory.py`); the seeds' upstreams store nothing, whatever `store` says (seed 001).
+        "store": bool(f.get("store", bool, True)) if stores else False,
+        "previous_response_id": f.get("previous_response_id", str) if stores else None,
     }
     form = _format(text)
     return Prompt(

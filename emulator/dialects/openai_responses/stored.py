@@ -1,0 +1,168 @@
+"""Responses: what the public API keeps between calls. `store` is on by default: a stored response goes on with
+`previous_response_id` (its conversation, then the new `input`; `instructions` and `tools` are not carried
+over), its output items stand in for `{"type": "item_reference", "id": …}` (the Vercel AI SDK sends them in
+place of reasoning items), and `GET /v1/responses/{id}`, its `/input_items` and `DELETE` read and remove it.
+
+Plain JSON in and out; the state that keeps it is the caller's (`memory.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from emulator import ids
+from emulator.errors import InvalidRequest, NotFound
+from emulator.fields import Fields, wrong_value
+
+REFERENCE = "item_reference"
+# The id prefix of each kind of item, for items sent without one: the input items list shows every item by id.
+PREFIXES = {
+    "message": "msg_",
+    "reasoning": "rs_",
+    "function_call": "fc_",
+    "function_call_output": "fco_",
+    "custom_tool_call": "ctc_",
+    "custom_tool_call_output": "ctco_",
+}
+ORDERS = ("asc", "desc")
+
+
+def asks(body: Mapping[str, Any]) -> bool:
+    """Whether a request is to be stored (`store`, true unless it says false), or names stored state."""
+    if body.get("store") is not False or body.get("previous_response_id") is not None:
+        return True
+    value = body.get("input")
+    return type(value) is list and any(type(item) is dict and item.get("type") == REFERENCE for item in value)
+
+
+def references(body: Mapping[str, Any]) -> tuple[str | None, list[str]]:
+    """What a request asks of the store: the response it continues (`previous_response_id`), and the item each
+    `item_reference` in its `input` names, in order."""
+    f = Fields(body)
+    previous = f.get("previous_response_id", str)
+    value = body.get("input")
+    named = []
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if isinstance(item, dict) and item.get("type") == REFERENCE:
+                named.append(Fields(item, f"input[{i}]").need("id", str))
+    return previous, named
+
+
+def resolved(body: Mapping[str, Any], items: Mapping[str, Any]) -> dict[str, Any]:
+    """`body` with each `item_reference` in `input` replaced, where it stands, by the item stored under its id
+    (`items`; None for one not stored): the public API's 404 names the first one missing."""
+    value = body.get("input")
+    if not isinstance(value, list):
+        return dict(body)
+    replaced = []
+    for item in value:
+        if isinstance(item, dict) and item.get("type") == REFERENCE:
+            found = items.get(item["id"])
+            if found is None:
+                raise item_not_found(item["id"])
+            item = found
+        replaced.append(item)
+    return {**body, "input": replaced}
+
+
+def conversation(previous: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A stored response's conversation, as a request continuing it has it: the items it was given, then its
+    output."""
+    return [*previous["input"], *previous["response"]["output"]]
+
+
+def listed(value: str | list[Any]) -> list[Any]:
+    """`input` (a string, or a list of items: the dialect has checked it) as a list of items."""
+    return [{"type": "message", "role": "user", "content": value}] if isinstance(value, str) else value
+
+
+def input_items(value: str | list[Any], root: str) -> list[Any]:
+    """The request's checked `input` as the stored items that `input_items` lists: a string as a user message;
+    each item with its type, an id (derived from `root` where it had none), a status, and its text as content
+    parts."""
+    return [_item(item, root, i) for i, item in enumerate(listed(value))]
+
+
+def _item(item: Any, root: str, index: int) -> Any:
+    if not isinstance(item, dict):
+        return item
+    kind = item.get("type", "message")
+    if not isinstance(kind, str) or kind not in PREFIXES:
+        return item
+    item = {**item, "type": kind}
+    if not isinstance(item.get("id"), str):
+        item["id"] = ids.make(PREFIXES[kind], root, index)
+    if kind == "reasoning":
+        item.setdefault("summary", [])
+    else:
+        item.setdefault("status", "completed")
+    content = item.get("content")
+    if kind == "message" and isinstance(content, str | list):
+        assistant = item.get("role") == "assistant"
+        parts = (
+            [{"type": "output_text" if assistant else "input_text", "text": content}]
+            if isinstance(content, str)
+            else content
+        )
+        item["content"] = [_part(p) for p in parts]
+    return item
+
+
+def _part(part: Any) -> Any:
+    """A content part with the fields the SDK's item types require: annotations of output text, an image's
+    detail."""
+    if isinstance(part, dict) and part.get("type") == "output_text":
+        return {"annotations": [], **part}
+    if isinstance(part, dict) and part.get("type") == "input_image":
+        return {"detail": "auto", **part}
+    return part
+
+
+def page(items: Sequence[Mapping[str, Any]], query: Mapping[str, str]) -> dict[str, Any]:
+    """One page of a response's input items as `GET /v1/responses/{id}/input_items` lists them: `order` (`desc`
+    by default), at most `limit` (1 to 100, 20 by default), those `after` the item with that id."""
+    order = query.get("order", "desc")
+    if order not in ORDERS:
+        raise wrong_value("order", order, ORDERS)
+    limit = query.get("limit", "20")
+    if not limit.isdigit() or not 1 <= int(limit) <= 100:
+        raise wrong_value("limit", limit, "an integer from 1 to 100")
+    ordered = list(items) if order == "asc" else list(reversed(items))
+    after = query.get("after")
+    start = next(
+        (i + 1 for i, item in enumerate(ordered) if item.get("id") == after), 0 if after is None else len(ordered)
+    )
+    chosen = ordered[start : start + int(limit)]
+    return {
+        "object": "list",
+        "data": chosen,
+        "first_id": chosen[0]["id"] if chosen else None,
+        "last_id": chosen[-1]["id"] if chosen else None,
+        "has_more": start + int(limit) < len(ordered),
+    }
+
+
+def deleted(response_id: str) -> dict[str, Any]:
+    return {"id": response_id, "object": "response.deleted", "deleted": True}
+
+
+def previous_not_found(previous: str) -> InvalidRequest:
+    return InvalidRequest(
+        f"Previous response with id '{previous}' not found.",
+        param="previous_response_id",
+        code="previous_response_not_found",
+    )
+
+
+def item_not_found(item: str) -> NotFound:
+    return NotFound(
+        f"Item with id '{item}' not found. Items are not persisted when `store` is set to false. Try again with "
+        "`store` set to true, or remove this item from your input.",
+        param="input",
+    )
+
+
+def response_not_found(response_id: str) -> NotFound:
+    return NotFound(f"Response with id '{response_id}' not found.")

@@ -1,0 +1,166 @@
+"""What the public APIs keep between calls: OpenAI's stored responses and Anthropic's message threads, under the
+profiles that promise them (`Profile.stored_responses`, `Profile.threads`); the seeds' upstreams keep nothing.
+
+Two steps of the answering path (`pipeline.answer`), around its pure stages:
+- `recall`, before the body is parsed: a request that goes on from kept state (`previous_response_id`,
+  `item_reference`, a thread's `continue`) becomes the body it stands for, the kept conversation in it, so that
+  a scenario's `steps` and the default answer see the whole conversation;
+- `keep`, once the answer is shaped: what the answer leaves is kept (a stored response and its output items,
+  a thread's next message).
+And `stored`, the routes that read and remove a stored response. All of it lives in the state's store
+(`State.recall`, `keep`, `claim`, `forget`), scoped by test id and API key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from emulator import ids, profiles
+from emulator.answer import TEST_ID, Source
+from emulator.conversation import Prompt, Turn, frozen
+from emulator.dialects import Dialect, anthropic_messages, openai_responses
+from emulator.dialects.anthropic_messages import threads
+from emulator.dialects.openai_responses import stored as responses
+from emulator.error_answer import error_answer
+from emulator.errors import EmulatorError, InvalidRequest
+from emulator.fields import bearer
+from emulator.profiles import Profile
+from emulator.sse import encode
+from emulator.state import State
+from emulator.store import Scope
+from emulator.wire import Whole, whole
+
+# A fault that spoils the answer itself: nothing is kept. Others break its delivery; the server finished it.
+SPOILT = ("stream_error", "model_output")
+
+
+@frozen
+class Recalled:
+    """What `recall` found for a request: where in the store it keeps, the body it stands for, the thread it
+    asks for, and, for a retry of a thread's continue already answered, that answer."""
+
+    scope: Scope
+    body: dict[str, Any]
+    thread: threads.Ask | None = None
+    source: Source | None = None
+    history: int = 0  # Responses: how many of the body's input items a stored response's conversation gave
+
+
+def asks(dialect: Dialect, profile: Profile, body: Any) -> bool:
+    """Whether a request may read or leave kept state: one with a `thread`, or, where responses are stored, a
+    Responses request to be stored or that names stored state. A look that costs next to nothing on every other
+    request."""
+    if type(body) is not dict:
+        return False
+    if dialect.NAME == profiles.MESSAGES:
+        return body.get("thread") is not None
+    return dialect.NAME == profiles.RESPONSES and profile.stored_responses and responses.asks(body)
+
+
+def scope(headers: Mapping[str, str]) -> Scope:
+    """(test id, API key): whose kept state a request reads and leaves."""
+    return headers.get(TEST_ID, ""), headers.get("x-api-key", "").strip() or bearer(headers)
+
+
+async def recall(
+    state: State, dialect: Dialect, profile: Profile, headers: Mapping[str, str], fingerprint: str, body: dict[str, Any]
+) -> Recalled:
+    """The body a request stands for, with the kept state it names put in; refused in the public API's words
+    when that state is not kept (unknown, expired, deleted, or another key's)."""
+    where = scope(headers)
+    if dialect.NAME == profiles.MESSAGES:
+        return await _thread(state, profile, headers, fingerprint, body, where)
+    previous, named = responses.references(body)
+    keys = [f"response:{previous}"] if previous else []
+    found = await state.recall(where, [*keys, *(f"item:{item}" for item in named)]) if keys or named else []
+    if previous and found[0] is None:
+        raise responses.previous_not_found(previous)
+    if named:
+        body = responses.resolved(body, dict(zip(named, found[len(keys) :], strict=True)))
+    if not previous:
+        return Recalled(where, body)
+    # The request's own input is checked as sent first, so that a refusal names the index the client gave.
+    dialect.parse_request(body, headers, fingerprint, profile.name)
+    history = responses.conversation(found[0])
+    return Recalled(where, {**body, "input": [*history, *responses.listed(body["input"])]}, history=len(history))
+
+
+async def _thread(
+    state: State, profile: Profile, headers: Mapping[str, str], fingerprint: str, body: dict[str, Any], where: Scope
+) -> Recalled:
+    ask = threads.ask(body, headers, profile.threads)
+    if ask.previous is None:
+        return Recalled(where, body, ask)
+    thread, held = await state.recall(where, [f"thread:{ask.previous}", f"continued:{ask.previous}"])
+    if thread is None:
+        raise threads.refusal("thread_not_found", ask.previous)
+    if body.get("messages"):  # checked with the thread's tools, but as sent, so that a refusal names its index
+        anthropic_messages.parse_request(threads.continued(body, thread, history=False), headers, "", profile.name)
+    source = None
+    if held is not None:
+        if not threads.same_call(held, headers, fingerprint):
+            raise threads.refusal("thread_already_continued", ask.previous)
+        (answered,) = await state.recall(where, [f"thread:{held['reply']}"])
+        if answered is not None:
+            reply = anthropic_messages.read_response(encode(answered["reply"]), False)
+            source = Source(replayed=(answered["source"], answered["root"], reply))
+    return Recalled(where, threads.continued(body, thread), ask, source)
+
+
+async def keep(
+    state: State, dialect: Dialect, recalled: Recalled, prompt: Prompt, turn: Turn, status: int | None
+) -> None:
+    """Keep what an answer leaves, once it is shaped: a stored response (unless `store` is false) and its output
+    items; a thread's new message, the message it continued marked as such (a `continue` that lost the race to
+    another call is refused after all). Only an answer the server finished: a 200 whose fault, if any, breaks its
+    delivery and not the answer; and not an answer given again."""
+    if status != 200 or (turn.fault and turn.fault.kind in SPOILT) or recalled.source:
+        return
+    ask, where = recalled.thread, recalled.scope
+    if ask is None and not prompt.echo.get("store"):
+        return
+    answer = dialect.render(prompt, turn)
+    if ask is None:  # the conversation's items, the request's own with the ids and shapes `input_items` lists
+        history, given = recalled.body["input"][: recalled.history], recalled.body["input"][recalled.history :]
+        items = [*history, *responses.input_items(given, prompt.fingerprint)]
+        kept = {f"response:{answer['id']}": {"response": answer, "input": items}}
+        await state.keep(where, kept | {f"item:{item['id']}": item for item in answer["output"]})
+        return
+    if ask.previous is not None:
+        mine = threads.claim(prompt.headers, prompt.fingerprint, answer["id"])
+        held = await state.claim(where, f"continued:{ask.previous}", mine)
+        if held != mine and not threads.same_call(held, prompt.headers, prompt.fingerprint):
+            raise threads.refusal("thread_already_continued", ask.previous)
+    await state.keep(where, {f"thread:{answer['id']}": threads.kept(recalled.body, answer, turn.source, turn.id)})
+
+
+async def stored(
+    state: State,
+    profile: Profile,
+    method: str,
+    response_id: str,
+    headers: Mapping[str, str],
+    query: Mapping[str, str],
+    items: bool = False,
+) -> Whole:
+    """`GET /v1/responses/{id}` (the response as created), `GET /v1/responses/{id}/input_items` (a page of its
+    conversation's items) and `DELETE /v1/responses/{id}`, as the public API answers them."""
+    try:
+        profiles.authenticate(profile, openai_responses.NAME, headers)
+        where, key = scope(headers), f"response:{response_id}"
+        if method == "DELETE":
+            if not await state.forget(where, key):
+                raise responses.response_not_found(response_id)
+            body = responses.deleted(response_id)
+        else:
+            (found,) = await state.recall(where, [key])
+            if found is None:
+                raise responses.response_not_found(response_id)
+            if query.get("stream", "false") != "false":
+                raise InvalidRequest("Streaming a stored response again is not supported here.", param="stream")
+            body = responses.page(found["input"], query) if items else found["response"]
+    except EmulatorError as error:
+        return error_answer(openai_responses, error, profile=profile)
+    root = ids.digest(state.settings.seed, method, response_id, items)
+    return whole(encode(body), profiles.request_id(profile, openai_responses.NAME, root) | dict(profile.headers))
