@@ -17,17 +17,18 @@ from __future__ import annotations
 import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.routing import Route
 
-from emulator import inspector, metrics, report, scenarios, yamlfile
+from emulator import faults, inspector, metrics, report, scenarios, yamlfile
 from emulator.answer import TEST_ID
 from emulator.fields import bearer
 from emulator.sse import encode, loads
-from emulator.state import State
+from emulator.state import Directions, State
 from emulator.wire import Whole, whole
 
 
@@ -94,6 +95,24 @@ def routes(state: State) -> list[Route]:
         names = await state.post(_test_id(request) or "", found)
         return whole(encode({"scenarios": names, "test_id": _test_id(request)}), status=201)
 
+    async def directed(request: Request) -> Whole:
+        """POST: what the scope's requests get unless they say otherwise: `{spec, times, timing, scenario}`,
+        each optional (a fault spec and how many requests it strikes, a timing spec, a scenario's name);
+        GET: what is set; DELETE: forget it."""
+        test_id = _test_id(request) or ""
+        if request.method == "DELETE":
+            return whole(encode({"deleted": await state.undirect(test_id), "test_id": test_id or None}))
+        if request.method == "GET":
+            found = await state.directions(test_id)
+            return whole(encode({"test_id": test_id or None} | (asdict(found) if found else {})))
+        try:
+            document = loads(await request.body())
+            directions = _directions(document, state.book_for(test_id))
+        except (ValueError, UnicodeError, RecursionError) as exc:
+            return _refused(400, str(exc), "invalid_request_error")
+        await state.direct(test_id, directions)
+        return whole(encode({"test_id": test_id or None} | asdict(directions)), status=201)
+
     async def unpost(request: Request) -> Whole:
         name = request.path_params["name"]
         if not await state.unpost(_test_id(request) or "", name):
@@ -111,6 +130,7 @@ def routes(state: State) -> list[Route]:
         Route("/_emulator/report", guarded(client_report), methods=["GET"]),
         Route("/_emulator/scenarios", guarded(posted), methods=["GET", "POST"]),
         Route("/_emulator/scenarios/{name}", guarded(unpost), methods=["DELETE"]),
+        Route("/_emulator/faults", guarded(directed), methods=["GET", "POST", "DELETE"]),
     ]
 
 
@@ -149,6 +169,35 @@ def guard(host: str, token: str | None) -> Callable[[Handler], Handler]:
         return guarded
 
     return wrap
+
+
+def _directions(document: Any, book: scenarios.Book) -> Directions:
+    """The directions a `POST /_emulator/faults` body gives, each checked as its header would be; a
+    `ValueError` names what is wrong."""
+    if not isinstance(document, dict) or not document:
+        raise ValueError('The body must be a JSON object with any of "spec", "times", "timing" and "scenario".')
+    unknown = sorted(set(document) - {"spec", "times", "timing", "scenario"})
+    if unknown:
+        raise ValueError(f"Unknown field(s) {', '.join(unknown)}: expected spec, times, timing, scenario.")
+    spec, times, timing, name = (document.get(k) for k in ("spec", "times", "timing", "scenario"))
+    for key, value in (("spec", spec), ("timing", timing), ("scenario", name)):
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{key}: expected a string, got {type(value).__name__}.")
+    if times is not None and (type(times) is not int or times < 1):
+        raise ValueError(f"times: expected a whole number of at least 1, or null for every request; got {times!r}.")
+    if times is not None and spec is None:
+        raise ValueError("times: counts the requests a fault strikes, and no fault (spec) was given.")
+    try:
+        if spec is not None:
+            faults.fault(faults.split_spec(spec), "spec")
+        if timing is not None:
+            faults.timing(faults.split_spec(timing), "timing")
+    except faults.FaultError as exc:
+        raise ValueError(str(exc)) from None
+    if name is not None and name not in {s.name for s in book.scenarios}:
+        known = ", ".join(s.name for s in book.scenarios) or "none are loaded"
+        raise ValueError(f"scenario: no scenario is named {name!r} (known: {known}).")
+    return Directions(spec, times, timing, name)
 
 
 def loopback(host: str) -> bool:

@@ -28,6 +28,7 @@ from emulator.wire import Script, Whole
 
 __all__ = ["Settings", "create_app"]
 
+SCOPED = "/_t/"  # `/_t/{test_id}/v1/…`: a test's scope in the path
 Run = Callable[[State, Endpoint, Scope, Receive], Awaitable[Whole | Script]]
 
 
@@ -114,12 +115,25 @@ class _App(Starlette):
         self.answering = answering
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(SCOPED):
+            scope = scoped(scope)
         endpoint = self.answering.get(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
         if endpoint is None or scope.get("root_path"):  # mounted under a prefix: Starlette knows the route
             await super().__call__(scope, receive, send)
             return
         scope["app"] = self
         await endpoint(scope, receive, send)
+
+
+def scoped(scope: Scope) -> Scope:
+    """A request to `/_t/{test_id}/…` as the request to `/…` with `x-emulator-test-id: {test_id}`: a test's
+    scope in the base URL, for apps that let a base URL be set but no header. Everything after this sees the
+    path without it."""
+    test_id, _, rest = scope["path"][len(SCOPED) :].partition("/")
+    path = "/" + rest
+    headers = [(k, v) for k, v in scope["headers"] if k != b"x-emulator-test-id"]
+    headers.append((b"x-emulator-test-id", test_id.encode("latin-1", "replace")))  # the path is decoded already
+    return {**scope, "path": path, "raw_path": path.encode(), "headers": headers}
 
 
 class _Endpoint:

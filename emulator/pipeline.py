@@ -42,11 +42,9 @@ from emulator.profiles import Profile
 from emulator.recordings import Library
 from emulator.scenarios import Book
 from emulator.sse import deeper_than, encode, loads
-from emulator.state import Settings, State
+from emulator.state import FAULT_HEADER, TIMING_HEADER, Settings, State
 from emulator.wire import JSON, Script, Whole, raw, silent, whole
 
-FAULT_HEADER = "x-emulator-fault"
-TIMING_HEADER = "x-emulator-timing"
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
 MAX_NESTING = 128  # levels of arrays and objects a request body may nest
 EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
@@ -108,6 +106,9 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
     prompt: Prompt | None = None
     try:
         request = await read(endpoint, scope, receive, settings)  # 1
+        if state.directed:  # a test set a fault, pacing or a scenario for its own requests
+            test_id = request.headers.get(TEST_ID, "")
+            request = replace(request, headers=request.headers | await state.headers_for(test_id, request.headers))
         body = _json(request.raw)
         recalled = None  # what the public API kept for this request (a stored response, a thread): see memory.py
         if memory.asks(endpoint.dialect, profile, body):

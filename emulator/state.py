@@ -25,6 +25,8 @@ from emulator.recent import Recent
 from emulator.sse import encode, loads
 from emulator.store import Scope, Store
 
+FAULT_HEADER = "x-emulator-fault"
+TIMING_HEADER = "x-emulator-timing"
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
 READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
 
@@ -53,6 +55,17 @@ class Settings:
     admin_token: str | None = None
 
 
+@dataclass
+class Directions:
+    """What a test set for its own requests (`POST /_emulator/faults`), each in its header's grammar: a fault
+    and how many more requests it strikes (None: all), pacing, and a scenario by name."""
+
+    fault: str | None = None
+    times: int | None = None
+    timing: str | None = None
+    scenario: str | None = None
+
+
 class State:
     """Scenario files are read and validated, and cassettes loaded, once: here."""
 
@@ -75,6 +88,9 @@ class State:
         # test id sees (its own, then everyone's, newest first, then the files' not shadowed), made on demand.
         self._posted: dict[str, dict[str, scenarios.Scenario]] = {}
         self._books: dict[str, scenarios.Book] = {}
+        # What a test (or, under "", everyone) set for its own requests at run time: a fault (and how many
+        # requests it strikes), pacing, a scenario by name; applied as the headers they stand for.
+        self._directed: dict[str, Directions] = {}
 
     def reload(self) -> list[str]:
         """Read the scenario files and cassettes again (`--watch`): each scenario file that validates replaces
@@ -238,6 +254,40 @@ class State:
         """Forget the value kept under `key`; whether there was one."""
         return self._kept.delete(scope, key, time.monotonic())
 
+    @property
+    def directed(self) -> bool:
+        """Whether any test set a fault, pacing or scenario for its requests: else nothing to look up."""
+        return bool(self._directed)
+
+    async def direct(self, test_id: str, directions: Directions) -> None:
+        """Set what `test_id`'s requests ("" for everyone's) get unless they say otherwise."""
+        self._directed[test_id] = directions
+
+    async def undirect(self, test_id: str) -> bool:
+        """Forget what a test set for its requests; whether it had set anything."""
+        return self._directed.pop(test_id, None) is not None
+
+    async def directions(self, test_id: str) -> Directions | None:
+        """What a test set for its requests, or else what was set for everyone."""
+        return self._directed.get(test_id) or self._directed.get("")
+
+    async def headers_for(self, test_id: str, sent: Mapping[str, str]) -> dict[str, str]:
+        """The headers a request of `test_id` gets from its test's directions, beside those it `sent` (which
+        win); a fault given `times` strikes that many requests, counted here."""
+        directions = self._directed.get(test_id) or self._directed.get("")
+        if directions is None:
+            return {}
+        added = {}
+        if directions.fault and FAULT_HEADER not in sent and directions.times != 0:
+            added[FAULT_HEADER] = directions.fault
+            if directions.times is not None:
+                directions.times -= 1
+        if directions.timing and TIMING_HEADER not in sent:
+            added[TIMING_HEADER] = directions.timing
+        if directions.scenario and scenarios.SCENARIO_HEADER not in sent:
+            added[scenarios.SCENARIO_HEADER] = directions.scenario
+        return added
+
     async def reset(self, test_id: str | None = None) -> None:
         """Forget call counts, journal entries, rate-limit levels, stored responses and threads (all, or one
         test's); prompt caches and chaos attempts, which no test id scopes, all of them."""
@@ -253,3 +303,7 @@ class State:
         self._limiter.reset(test_id)
         self._attempts.clear()
         self._kept.clear(test_id)
+        if test_id is None:
+            self._directed.clear()
+        else:
+            self._directed.pop(test_id, None)

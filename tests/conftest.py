@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import http.client
-import socket
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +12,8 @@ import anthropic
 import openai
 import pytest
 
-from emulator import server as emulator_server
 from emulator.app import Settings, create_app
+from emulator.background import Background
 
 HERE = Path(__file__).parent
 SCENARIOS = HERE / "scenarios"
@@ -54,27 +52,9 @@ def serve(settings: Settings) -> Iterator[Server]:
 
 
 def serve_app(app: Any, **options: Any) -> Iterator[Server]:
-    """Run any ASGI app under uvicorn in a thread, on a socket bound to a free loopback port."""
-    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
-    # Nagle holds the first body write of a keep-alive response for the peer's delayed ACK (~40 ms).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    host, port = sock.getsockname()
-    config = emulator_server.config(app, "127.0.0.1", log_level="warning", access_log=False, **options)
-    server = emulator_server.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        threading.Event().wait(0.01)
-    try:
-        yield Server(f"http://{host}:{port}", host, port)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=5)
-        sock.close()
+    """Run any ASGI app under the emulator's server in a thread, on a free loopback port."""
+    with Background(app, **options) as running:
+        yield Server(running.url, running.host, running.port)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,50 @@
+"""A server in a thread of this process, on a free loopback port: for the pytest plugin and the test suite.
+
+In process, because a subprocess costs a second to start and cannot be reached but over HTTP; in a thread,
+because the caller (a test) blocks on its own client calls meanwhile.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from typing import Any
+
+from emulator import server as emulator_server
+
+
+class Background:
+    """An ASGI app served by the emulator's own server (its protocol and connection rules) in a daemon
+    thread, from `start()` to `stop()`; `url` is where it listens."""
+
+    def __init__(self, app: Any, **options: Any) -> None:
+        # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
+        # Nagle holds the first body write of a keep-alive response for the peer's delayed ACK (~40 ms).
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", 0))
+        self.host, self.port = self.socket.getsockname()
+        self.url = f"http://{self.host}:{self.port}"
+        config = emulator_server.config(app, "127.0.0.1", log_level="warning", access_log=False, **options)
+        self.server = emulator_server.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
+
+    def start(self) -> Background:
+        self.thread.start()
+        started = threading.Event()
+        while not self.server.started:
+            if not self.thread.is_alive():
+                raise RuntimeError("the emulator did not start")
+            started.wait(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=5)
+        self.socket.close()
+
+    def __enter__(self) -> Background:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
