@@ -35,7 +35,8 @@ PAGE = b"""<!doctype html>
   tr.detail > td { white-space: normal; background: #8880; padding: .6em 1em 1em; }
   .panes { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
   .panes h3 { font-size: 1em; margin: .4em 0; }
-  pre { margin: 0; padding: .6em; max-height: 28em; overflow: auto; background: #8881; border-radius: 4px;
+  pre.headers { max-height: 10em; }
+  pre { margin: 0 0 .5em; padding: .6em; max-height: 28em; overflow: auto; background: #8881; border-radius: 4px;
         font: 12px/1.35 ui-monospace, monospace; white-space: pre-wrap; word-break: break-word; }
   .empty { color: var(--dim); padding: 2em 1em; }
 </style>
@@ -58,6 +59,7 @@ PAGE = b"""<!doctype html>
 <script>
 "use strict";
 const token = new URLSearchParams(location.search).get("token");
+const KEEP = 2000;          // rows the page holds, the newest
 const entries = new Map();  // id -> summary
 const open = new Set();     // ids whose detail is shown
 let since = 0;
@@ -114,8 +116,9 @@ function render() {
   document.getElementById("empty").hidden = any;
 }
 
-function pre(value) {
+function pre(value, cls) {
   const block = document.createElement("pre");
+  if (cls) block.className = cls;
   block.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 2);
   return block;
 }
@@ -139,7 +142,7 @@ function detailRow(id) {
   const full = details.get(id);
   if (!full) { td.textContent = "loading\\u2026"; return row; }
   const request = pane("request " + full.method + " " + full.path,
-    pre(full.headers), pre(full.body !== null ? full.body : (full.body_text || "")));
+    pre(full.headers, "headers"), pre(full.body !== null ? full.body : (full.body_text || "")));
   const answer = full.response;
   let response;
   if (!answer) {
@@ -149,10 +152,10 @@ function detailRow(id) {
       + (ev.data !== undefined ? (typeof ev.data === "string" ? ev.data : JSON.stringify(ev.data))
          : ev.comment !== undefined ? ": " + ev.comment : "(partial) " + ev.partial));
     response = pane("answer " + answer.status + ", " + answer.events.length + " events, first token "
-      + ms(answer.ttft_ms) + ", done " + ms(answer.duration_ms), pre(answer.headers), pre(lines.join("\\n")));
+      + ms(answer.ttft_ms) + ", done " + ms(answer.duration_ms), pre(answer.headers, "headers"), pre(lines.join("\\n")));
   } else {
     response = pane("answer " + (answer.status === null ? "none" : answer.status) + ", " + ms(answer.duration_ms),
-      pre(answer.headers), pre(answer.body !== null ? answer.body : (answer.body_text || "")));
+      pre(answer.headers, "headers"), pre(answer.body !== null ? answer.body : (answer.body_text || "")));
   }
   const panes = document.createElement("div");
   panes.className = "panes";
@@ -187,6 +190,9 @@ async function poll() {
       if (was && was.duration_ms === null && e.duration_ms !== null && open.has(e.id)) readDetail(e.id);
     }
     since = Math.max(since, page.last);
+    for (const id of [...entries.keys()].sort((a, b) => a - b).slice(0, Math.max(0, entries.size - KEEP))) {
+      entries.delete(id); details.delete(id); open.delete(id);
+    }
     document.getElementById("status").textContent = entries.size + " requests"
       + (page.dropped ? ", " + page.dropped + " dropped" : "") + " \\u00b7 live";
     render();
