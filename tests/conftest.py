@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http.client
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -55,11 +54,7 @@ def serve(settings: Settings) -> Iterator[Server]:
 
 def serve_app(app: Any, **options: Any) -> Iterator[Server]:
     """Run any ASGI app under uvicorn in a thread, on a socket bound to a free loopback port."""
-    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
-    # Nagle holds the first body write of a keep-alive response for the peer's delayed ACK (~40 ms).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock = emulator_server.bind("127.0.0.1", 0)
     host, port = sock.getsockname()
     config = emulator_server.config(app, "127.0.0.1", log_level="warning", access_log=False, **options)
     server = emulator_server.Server(config)
