@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -18,9 +15,10 @@ import pytest
 
 from emulator import cli, limits, scenarios
 from emulator.cli import main, rate_limits
-from tests.conftest import BUNDLED
+from tests.conftest import BUNDLED, call, launch, read_until
 
 REPO = BUNDLED.parent
+EMULATOR = [sys.executable, "-m", "emulator"]
 
 
 def test_check_accepts_the_bundled_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,13 +77,13 @@ def test_serve_refuses_a_malformed_cassette_readably(tmp_path: Path, capsys: pyt
 def test_serve_from_anywhere_serves_the_bundled_scenarios_on_the_port_it_bound(tmp_path: Path) -> None:
     """From an empty folder, with `--port 0`: the banner comes once the port is bound, shows it, and names the
     bundled folder it serves."""
-    process, port = start(["serve", "--port", "0"], cwd=tmp_path)
+    process, port = launch([*EMULATOR, "serve", "--port", "0"], cwd=tmp_path)
     try:
         banner = read_until(process, "scenarios:")
         count = len(scenarios.load([BUNDLED]).scenarios)
         assert f"  POST http://127.0.0.1:{port}/v1/chat/completions\n" in banner
         assert banner[-1] == f"scenarios: {count} from {cli.BUNDLED / 'scenarios'}\n"
-        assert get(port, "/health") == (200, {"status": "ok", "scenarios": count})
+        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": count})
     finally:
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=60)
@@ -109,9 +107,9 @@ SERVING = [["serve"], ["record", "--upstream", "http://127.0.0.1:9"]]  # the rec
 @pytest.mark.parametrize("command", SERVING, ids=lambda c: c[0])
 def test_a_signal_stops_the_server_cleanly(tmp_path: Path, command: list[str], stop: signal.Signals) -> None:
     """Ctrl-C (SIGINT) and SIGTERM (`docker stop`): a graceful stop, status 0, no traceback."""
-    process, port = start([*command, "--port", "0"], cwd=tmp_path)
+    process, port = launch([*EMULATOR, *command, "--port", "0"], cwd=tmp_path)
     try:
-        get(port, "/health")  # answered (the recorder's is a 404): uvicorn holds the signals from here on
+        call(port, "GET", "/health")  # answered (the recorder's is a 404): uvicorn holds the signals from here on
     finally:
         process.send_signal(stop)
         out, _ = process.communicate(timeout=60)
@@ -126,7 +124,7 @@ def test_a_busy_port_is_one_line_and_status_1(tmp_path: Path, command: list[str]
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "emulator", *command, "--port", str(port)],
+            [*EMULATOR, *command, "--port", str(port)],
             capture_output=True,
             text=True,
             timeout=60,
@@ -216,39 +214,3 @@ def test_a_bad_port_or_url_is_a_usage_error(argv: list[str], error: str, capsys:
         main(argv)
     assert exited.value.code == 2
     assert error in capsys.readouterr().err
-
-
-def start(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], int]:
-    """`emulator ARGS` in a subprocess (stderr into stdout), and the port its banner's first line shows."""
-    command = [sys.executable, "-m", "emulator", *args]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd)
-    first = process.stdout.readline()
-    found = re.search(r"http://127\.0\.0\.1:(\d+)", first)
-    if found is None:
-        process.kill()
-        pytest.fail(f"no URL in the banner: {first}{process.communicate()[0]}")
-    return process, int(found[1])
-
-
-def read_until(process: subprocess.Popen[str], prefix: str) -> list[str]:
-    """The process's next lines, up to and including the first that starts with `prefix`."""
-    lines = [process.stdout.readline()]
-    while lines[-1] and not lines[-1].startswith(prefix):
-        lines.append(process.stdout.readline())
-    return lines
-
-
-def get(port: int, path: str) -> tuple[int, object]:
-    """GET `path` from 127.0.0.1:`port`: the status and the JSON body (None when it is not JSON). No retry:
-    a server whose banner is out has its port bound and listening."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        body = response.read()
-    finally:
-        conn.close()
-    try:
-        return response.status, json.loads(body)
-    except ValueError:
-        return response.status, None
