@@ -39,22 +39,21 @@ def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="emulator", description="Impersonate LLM inference upstreams locally.")
     root.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do")
-    _serve_arguments(commands.add_parser("serve", help="serve the emulated APIs"))
-    _record_arguments(
-        commands.add_parser("record", help="proxy to a real upstream and record each interaction to a cassette")
-    )
-    grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help, description=f"{help[0].upper()}{help[1:]}.")
+
+    _serve_arguments(command("serve", "serve the emulated APIs"))
+    _record_arguments(command("record", "proxy to a real upstream and record each interaction to a cassette"))
+    grade = command("report", "grade how clients behaved under the faults a running emulator served")
     grade.add_argument(
         "--url", type=_http_url, default="http://127.0.0.1:8000", help="the emulator (default: %(default)s)"
     )
-    grade.add_argument("--test-id", help="only this test's requests (x-emulator-test-id)")
+    grade.add_argument("--test-id", metavar="ID", help="only this test's requests (x-emulator-test-id)")
     _admin_token_argument(
         grade, "the emulator's admin token, if it is bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)"
     )
-
-    check = commands.add_parser(
-        "check", help="validate scenario files and cassettes, print every mistake, exit non-zero on any"
-    )
+    check = command("check", "validate scenario files and cassettes, print every mistake, exit non-zero on any")
     check.add_argument(
         "paths", type=Path, nargs="+", metavar="PATH", help="scenario file, cassette or directory of either"
     )
@@ -172,6 +171,7 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         "--scenarios",
         type=Path,
         action="append",
+        metavar="PATH",
         help="scenario file or directory, repeatable (default: ./scenarios if it exists, else the bundled ones)",
     )
     serve.add_argument(
@@ -232,6 +232,7 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         "--recordings",
         type=Path,
         action="append",
+        metavar="PATH",
         help="cassette file or directory to replay, repeatable (an explicit scenario still wins); the bundled "
         f"cassettes are in {BUNDLED / 'recordings'}",
     )
@@ -258,7 +259,11 @@ def _record_arguments(record: argparse.ArgumentParser) -> None:
     _connection_arguments(record)
     _scrub_argument(record)
     record.add_argument(
-        "--out", type=Path, default=Path("recordings/recorded.yaml"), help="the cassette (default: %(default)s)"
+        "--out",
+        type=Path,
+        default=Path("recordings/recorded.yaml"),
+        metavar="PATH",
+        help="the cassette (default: %(default)s)",
     )
     record.add_argument(
         "--mode",

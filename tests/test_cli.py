@@ -183,6 +183,8 @@ def test_every_command_and_flag_has_help() -> None:
     parsers = [("emulator", cli.parser())]
     while parsers:
         name, parser = parsers.pop()
+        if not parser.description:
+            missing.append(name)
         for action in parser._actions:
             if not action.help or action.help == argparse.SUPPRESS:
                 missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
