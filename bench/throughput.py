@@ -13,7 +13,7 @@ generator, each non-streamed and streamed with `stream_options.include_usage`):
 * the ratio emulator/baseline of each, printed as a table. The target is at least 70% of the baseline.
 
 Both servers run in their own subprocess under identical settings, those of `emulator serve`
-(`emulator.server.run(app, "127.0.0.1", port, access_log=False, log_level="warning")`);
+(`emulator.server.run(app, emulator.server.bind("127.0.0.1", port), access_log=False, log_level="warning")`);
 the load generator is `wrk` (installed with apt-get
 when missing and running as root) with bench/post.lua, else a keep-alive asyncio load generator in a
 separate process. Everything stays on 127.0.0.1. Baseline and emulator runs alternate, round after
@@ -193,7 +193,7 @@ def _serve(args: argparse.Namespace) -> int:
     else:
         app = _baseline_app(json.loads(Path(args.spec).read_text()), args.stream)
     # Both under `emulator serve`'s uvicorn settings (its protocol class included), as the issue asks.
-    server.run(app, HOST, args.port, access_log=False, log_level="warning")
+    server.run(app, server.bind(HOST, args.port), access_log=False, log_level="warning")
     return 0
 
 

@@ -6,7 +6,6 @@ because the caller (a test) blocks on its own client calls meanwhile.
 
 from __future__ import annotations
 
-import socket
 import threading
 from typing import Any
 
@@ -18,12 +17,8 @@ class Background:
     thread, from `start()` to `stop()`; `url` is where it listens."""
 
     def __init__(self, app: Any, **options: Any) -> None:
-        # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
-        # Nagle holds the first body write of a keep-alive response for the peer's delayed ACK (~40 ms).
-        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.socket.bind(("127.0.0.1", 0))
-        self.host, self.port = self.socket.getsockname()
+        self.socket = emulator_server.bind("127.0.0.1", 0)
+        self.host, self.port = self.socket.getsockname()[:2]
         self.url = f"http://{self.host}:{self.port}"
         config = emulator_server.config(app, "127.0.0.1", log_level="warning", access_log=False, **options)
         self.server = emulator_server.Server(config)

@@ -7,16 +7,20 @@ import argparse
 import json
 import math
 import os
+import socket
 import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from emulator import admin, faults, journal, limits, profiles, recent, recorder, recordings, scenarios, server, watch
 from emulator.app import Settings, create_app
 
+# The scenarios and cassettes the wheel carries; in a checkout, links to the top-level scenarios/ and recordings/.
+BUNDLED = Path(__file__).parent / "bundled"
 ENDPOINTS = (
     "POST /v1/chat/completions",
     "POST /v1/responses",
@@ -30,26 +34,34 @@ ENDPOINTS = (
 )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="emulator", description="Impersonate LLM inference upstreams locally.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    _serve_arguments(commands.add_parser("serve", help="serve the emulated APIs"))
-    _record_arguments(
-        commands.add_parser("record", help="proxy to a real upstream and record each interaction to a cassette")
+def parser() -> argparse.ArgumentParser:
+    """The whole command line: every subcommand and flag, each with its help."""
+    root = argparse.ArgumentParser(prog="emulator", description="Impersonate LLM inference upstreams locally.")
+    root.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help, description=f"{help[0].upper()}{help[1:]}.")
+
+    _serve_arguments(command("serve", "serve the emulated APIs"))
+    _record_arguments(command("record", "proxy to a real upstream and record each interaction to a cassette"))
+    grade = command("report", "grade how clients behaved under the faults a running emulator served")
+    grade.add_argument(
+        "--url", type=_http_url, default="http://127.0.0.1:8000", help="the emulator (default: %(default)s)"
     )
-    grade = commands.add_parser("report", help="grade how clients behaved under the faults a running emulator served")
-    grade.add_argument("--url", default="http://127.0.0.1:8000", help="the emulator (default: http://127.0.0.1:8000)")
-    grade.add_argument("--test-id", help="only this test's requests (x-emulator-test-id)")
+    grade.add_argument("--test-id", metavar="ID", help="only this test's requests (x-emulator-test-id)")
     _admin_token_argument(
         grade, "the emulator's admin token, if it is bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)"
     )
-
-    check = commands.add_parser(
-        "check", help="validate scenario files and cassettes, print every mistake, exit non-zero on any"
+    check = command("check", "validate scenario files and cassettes, print every mistake, exit non-zero on any")
+    check.add_argument(
+        "paths", type=Path, nargs="+", metavar="PATH", help="scenario file, cassette or directory of either"
     )
-    check.add_argument("paths", type=Path, nargs="+", metavar="PATH")
+    return root
 
-    args = parser.parse_args(argv)
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     if args.command == "check":
         return _check(args.paths)
     if args.command == "report":
@@ -57,6 +69,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "record":
         return _record(args)
     return _serve(args)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("emulator")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
 
 
 def _scrub_argument(parser: argparse.ArgumentParser) -> None:
@@ -93,7 +112,16 @@ def _bounded(kind: type[float] | type[int], low: float, high: float, noun: str) 
     return read
 
 
+def _http_url(text: str) -> str:
+    """An argparse type: an http:// or https:// URL with a host."""
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"expected an http:// or https:// URL, got {text!r}")
+    return text
+
+
 _positive = _bounded(int, 1, math.inf, "a number")
+_port = _bounded(int, 0, 65535, "a port")
 _seconds = _bounded(float, 0.1, faults.MAX_PAUSE_MS / 1000, "seconds")  # a connection rule's duration
 _speed = _bounded(float, 0, 100, "a factor")  # `--replay-speed`: 0 plays as fast as possible
 
@@ -105,6 +133,14 @@ CONNECTION_FLAGS = (
     ("--max-connections", _positive, "connections open at once; past them a new one is closed at once"),
     ("--shutdown-grace", _seconds, "seconds running answers get at shutdown before they are cut"),
 )
+
+
+def _address_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a command that serves listens."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
+    parser.add_argument(
+        "--port", type=_port, default=8000, metavar="N", help="port to listen on; 0 picks a free one (default: 8000)"
+    )
 
 
 def _connection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -120,7 +156,7 @@ def _rules(args: argparse.Namespace) -> server.Rules:
 
 
 def _serve_arguments(serve: argparse.ArgumentParser) -> None:
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
+    _address_arguments(serve)
     _connection_arguments(serve)
     _scrub_argument(serve)
     serve.add_argument(
@@ -131,12 +167,12 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     _admin_token_argument(
         serve, "the token the /_emulator/ routes need when bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)"
     )
-    serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
         "--scenarios",
         type=Path,
         action="append",
-        help="scenario file or directory, repeatable (default: ./scenarios if it exists)",
+        metavar="PATH",
+        help="scenario file or directory, repeatable (default: ./scenarios if it exists, else the bundled ones)",
     )
     serve.add_argument(
         "--profile",
@@ -196,7 +232,9 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         "--recordings",
         type=Path,
         action="append",
-        help="cassette file or directory to replay, repeatable (an explicit scenario still wins)",
+        metavar="PATH",
+        help="cassette file or directory to replay, repeatable (an explicit scenario still wins); the bundled "
+        f"cassettes are in {BUNDLED / 'recordings'}",
     )
     serve.add_argument(
         "--replay-speed",
@@ -214,14 +252,19 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
 
 
 def _record_arguments(record: argparse.ArgumentParser) -> None:
-    record.add_argument("--upstream", required=True, metavar="URL", help="e.g. https://api.openai.com")
+    record.add_argument(
+        "--upstream", required=True, type=_http_url, metavar="URL", help="the upstream, e.g. https://api.openai.com"
+    )
+    _address_arguments(record)
     _connection_arguments(record)
     _scrub_argument(record)
     record.add_argument(
-        "--out", type=Path, default=Path("recordings/recorded.yaml"), help="the cassette (default: %(default)s)"
+        "--out",
+        type=Path,
+        default=Path("recordings/recorded.yaml"),
+        metavar="PATH",
+        help="the cassette (default: %(default)s)",
     )
-    record.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
-    record.add_argument("--port", type=int, default=8000)
     record.add_argument(
         "--mode",
         choices=tuple(recorder.MODES),
@@ -300,8 +343,14 @@ def rate_limits(spec: str | None) -> limits.Limits:
     return limits.OFF if spec.strip() == "off" else limits.parse(faults.split_spec(spec), "--limits")
 
 
+def _default_scenarios() -> Path:
+    """With no `--scenarios`: ./scenarios if it exists, else the bundled ones, wherever the emulator runs."""
+    local = Path("scenarios")
+    return local if local.is_dir() else BUNDLED / "scenarios"
+
+
 def _serve(args: argparse.Namespace) -> int:
-    paths = args.scenarios or ([Path("scenarios")] if Path("scenarios").is_dir() else [])
+    paths = args.scenarios or [_default_scenarios()]
     try:
         fault = faults.fault(faults.split_spec(args.fault), "--fault") if args.fault else None
         pace = faults.timing(faults.split_spec(args.timing), "--timing") if args.timing else None
@@ -335,7 +384,10 @@ def _serve(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"emulator: the recordings cannot be read: {exc}", file=sys.stderr)
         return 1
-    base = f"http://{args.host}:{args.port}"
+    sock = _listen(args.host, args.port)
+    if sock is None:
+        return 1
+    base = _url(args.host, sock)
     state = app.state.emulator
     book = state.book
     frozen = ", frozen clock" if args.freeze_time is not None else ""
@@ -345,7 +397,7 @@ def _serve(args: argparse.Namespace) -> int:
     lines += [f"rate limits per key: {quota}"] if quota.enforce and quota else []
     if not admin.loopback(args.host) and not args.admin_token:
         lines.append("warning: bound beyond loopback with no --admin-token: the /_emulator/ routes answer 401")
-    lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths)) or 'nowhere'}")
+    lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths))}")
     lines += [f"  {s.name}" for s in book.scenarios]
     if state.library is not None:
         lines.append(f"recordings: {len(state.library)} from {', '.join(map(str, settings.recordings))}")
@@ -353,8 +405,22 @@ def _serve(args: argparse.Namespace) -> int:
         watch.start(state)
         lines.append(f"watching: {', '.join(map(str, [*paths, *settings.recordings])) or 'nothing'}")
     print("\n".join(lines), flush=True)
-    server.run(app, args.host, args.port, _rules(args), access_log=not args.no_access_log, log_level="info")
+    server.run(app, sock, _rules(args), access_log=not args.no_access_log, log_level="info")
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket | None:
+    """The server's socket, bound; None, with the reason printed, when it cannot be (before any banner)."""
+    try:
+        return server.bind(host, port)
+    except OSError as exc:
+        print(f"emulator: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+
+
+def _url(host: str, sock: socket.socket) -> str:
+    """The base URL of what listens on `sock`, bound to `host`: its real port, an IPv6 host in brackets."""
+    return f"http://{f'[{host}]' if ':' in host else host}:{sock.getsockname()[1]}"
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -363,12 +429,15 @@ def _record(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"emulator: the cassette {args.out} cannot be read: {exc}", file=sys.stderr)
         return 1
+    sock = _listen(args.host, args.port)
+    if sock is None:
+        return 1
     held = f" ({proxy.loaded} held)" if proxy.loaded else ""
     doing = "replaying" if proxy.replay_only else "recording"
-    where = f"http://{args.host}:{args.port}/v1/… → {args.upstream}"
+    where = f"{_url(args.host, sock)}/v1/… → {args.upstream}"
     print(f"{doing} {where}, mode {args.mode}, into {args.out}{held}", flush=True)
     options = {"access_log": not args.no_access_log, "log_level": "info", **recorder.SERVER_OPTIONS}
-    server.run(proxy, args.host, args.port, _rules(args), **options)
+    server.run(proxy, sock, _rules(args), **options)
     return 0
 
 

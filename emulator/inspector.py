@@ -151,8 +151,9 @@ function detailRow(id) {
     const lines = answer.events.map(ev => "+" + ev.t.toFixed(1) + " ms  " + (ev.event ? ev.event + "  " : "")
       + (ev.data !== undefined ? (typeof ev.data === "string" ? ev.data : JSON.stringify(ev.data))
          : ev.comment !== undefined ? ": " + ev.comment : "(partial) " + ev.partial));
-    response = pane("answer " + answer.status + ", " + answer.events.length + " events, first token "
-      + ms(answer.ttft_ms) + ", done " + ms(answer.duration_ms), pre(answer.headers, "headers"), pre(lines.join("\\n")));
+    const title = "answer " + answer.status + ", " + answer.events.length + " events, first token "
+      + ms(answer.ttft_ms) + ", done " + ms(answer.duration_ms);
+    response = pane(title, pre(answer.headers, "headers"), pre(lines.join("\\n")));
   } else {
     response = pane("answer " + (answer.status === null ? "none" : answer.status) + ", " + ms(answer.duration_ms),
       pre(answer.headers, "headers"), pre(answer.body !== null ? answer.body : (answer.body_text || "")));

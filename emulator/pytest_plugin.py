@@ -24,6 +24,7 @@ The server side is the admin API (`emulator/admin.py`): `/_emulator/scenarios`, 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -141,10 +142,8 @@ class Emulator:
         except urllib.error.HTTPError as exc:
             with exc:
                 detail = exc.read().decode("utf-8", "replace")
-            try:
+            with contextlib.suppress(ValueError, KeyError, TypeError):  # the admin API's words, when it sent some
                 detail = json.loads(detail)["error"]["message"]
-            except (ValueError, KeyError, TypeError):
-                pass
             raise ValueError(f"the emulator refused {method} {path} ({exc.code}): {detail}") from None
 
 

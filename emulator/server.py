@@ -18,6 +18,8 @@ limit answers a plain-text 503 where the server is meant to be a faithful upstre
 from __future__ import annotations
 
 import asyncio
+import signal
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,5 +109,38 @@ def config(app: Any, host: str, port: int = 0, rules: Rules = Rules(), **options
     return Config(app, rules, host=host, port=port, **({"lifespan": "off"} | options))
 
 
-def run(app: Any, host: str, port: int, rules: Rules = Rules(), **options: Any) -> None:
-    Server(config(app, host, port, rules, **options)).run()
+def bind(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to `host`:`port` (0: a free port) and listening; OSError when it cannot be (the port
+    taken, no such host). Bound before the banner, so that the banner shows the real port or is not shown."""
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    # One socket, one port: a name such as localhost that is both 127.0.0.1 and ::1 is bound as the former.
+    family, kind, proto, _, address = min(found, key=lambda a: a[0] != socket.AF_INET)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
+    # Nagle holds the first body write of a keep-alive response for the peer's delayed ACK (~40 ms).
+    sock = socket.socket(family, kind, proto or socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a restart rebinds at once
+        sock.bind(address)
+        sock.listen()
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def run(app: Any, sock: socket.socket, rules: Rules = Rules(), **options: Any) -> None:
+    """Serve `app` on the bound `sock` until SIGINT or SIGTERM, either of which ends it gracefully, quietly and
+    with status 0."""
+    host, port = sock.getsockname()[:2]
+    # uvicorn stops on either signal, then raises it again for the handler it found, which would end the
+    # process with a KeyboardInterrupt traceback (SIGINT) or as killed (SIGTERM): the handler it finds is this.
+    found = {s: signal.signal(s, _stopped) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        Server(config(app, host, port, rules, **options)).run(sockets=[sock])
+    finally:
+        for s, handler in found.items():
+            signal.signal(s, handler)
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """A signal uvicorn has already acted on: nothing more to do."""

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import http.client
-from collections.abc import Callable, Iterator
+import json
+import re
+import subprocess
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +58,47 @@ def serve_app(app: Any, **options: Any) -> Iterator[Server]:
     """Run any ASGI app under the emulator's server in a thread, on a free loopback port."""
     with Background(app, **options) as running:
         yield Server(running.url, running.host, running.port)
+
+
+def launch(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], int]:
+    """`emulator serve` or `record` as a subprocess (stderr into stdout), and the port its banner's first line
+    shows: once that line is out, the port is bound and listening."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env)
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    found = re.search(r"http://127\.0\.0\.1:(\d+)", first)
+    if found is None:
+        process.kill()
+        pytest.fail(f"no URL in the banner: {first}{process.communicate()[0]}")
+    return process, int(found[1])
+
+
+def read_until(process: subprocess.Popen[str], prefix: str) -> list[str]:
+    """The process's next lines, up to and including the first that starts with `prefix`."""
+    assert process.stdout is not None
+    lines = [process.stdout.readline()]
+    while lines[-1] and not lines[-1].startswith(prefix):
+        lines.append(process.stdout.readline())
+    return lines
+
+
+def call(
+    port: int, method: str, path: str, body: object = None, headers: Mapping[str, str] | None = None
+) -> tuple[int, Any]:
+    """One request to 127.0.0.1:`port`, with `body` as JSON: the status and the JSON answer (None when it is
+    not JSON). No retry: it is meant for a server whose banner is out."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        data = None if body is None else json.dumps(body)
+        conn.request(method, path, data, ({"content-type": "application/json"} if data else {}) | dict(headers or {}))
+        response = conn.getresponse()
+        answer = response.read()
+    finally:
+        conn.close()
+    try:
+        return response.status, json.loads(answer)
+    except ValueError:
+        return response.status, None
 
 
 @pytest.fixture(scope="session")

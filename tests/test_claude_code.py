@@ -2,8 +2,8 @@
 
 Claude Code is installed with npm, pinned to the version agent-clients.md verified, into a cache
 directory under the running venv (the repository's `.venv` when `.ci/run` runs the tests; a pytest
-temporary directory outside a venv), so only the first run downloads it. No npm: the test is skipped,
-and says so; any other install failure fails it.
+temporary directory outside a venv), so only the first run downloads it. No npm, or no way to the npm
+registry (offline): the test is skipped, and says so; any other install failure fails it.
 
 The emulator runs as the README starts it (`emulator serve` from the repository root: the bundled
 `scenarios/`, loopback). Claude Code may talk to nothing else: `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`

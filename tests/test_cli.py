@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import http.client
-import json
+import argparse
 import os
 import signal
 import socket
 import subprocess
 import sys
-import time
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
-from emulator import limits, scenarios
+from emulator import cli, limits, scenarios
 from emulator.cli import main, rate_limits
-from tests.conftest import BUNDLED
+from tests.conftest import BUNDLED, call, launch, read_until
 
 REPO = BUNDLED.parent
+EMULATOR = [sys.executable, "-m", "emulator"]
 
 
 def test_check_accepts_the_bundled_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,32 +74,65 @@ def test_serve_refuses_a_malformed_cassette_readably(tmp_path: Path, capsys: pyt
     assert "Traceback" not in err
 
 
-def test_serve_starts_with_a_banner_and_answers(tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    command = [sys.executable, "-m", "emulator", "serve", "--port", str(port), "--scenarios", str(BUNDLED)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+def test_serve_from_anywhere_serves_the_bundled_scenarios_on_the_port_it_bound(tmp_path: Path) -> None:
+    """From an empty folder, with `--port 0`: the banner comes once the port is bound, shows it, and names the
+    bundled folder it serves."""
+    process, port = launch([*EMULATOR, "serve", "--port", "0"], cwd=tmp_path)
     try:
-        banner = [process.stdout.readline() for _ in range(7)]
-        assert banner[0].startswith(f"emulator on http://127.0.0.1:{port}")
-        assert any("/v1/chat/completions" in line for line in banner)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                conn.request("GET", "/health")
-                body = json.loads(conn.getresponse().read())
-                conn.close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        assert body == {"status": "ok", "scenarios": len(scenarios.load([BUNDLED]).scenarios)}
+        banner = read_until(process, "scenarios:")
+        count = len(scenarios.load([BUNDLED]).scenarios)
+        assert f"  POST http://127.0.0.1:{port}/v1/chat/completions\n" in banner
+        assert banner[-1] == f"scenarios: {count} from {cli.BUNDLED / 'scenarios'}\n"
+        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": count})
     finally:
         process.send_signal(signal.SIGINT)
-        process.communicate(timeout=10)
+        process.communicate(timeout=60)
+
+
+def test_serve_prefers_a_scenarios_folder_here_to_the_bundled_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert (cli.BUNDLED / "scenarios").resolve() == BUNDLED.resolve()  # in a checkout, the top-level folders
+    assert (cli.BUNDLED / "recordings").resolve() == (REPO / "recordings").resolve()
+    monkeypatch.chdir(tmp_path)
+    assert cli._default_scenarios() == cli.BUNDLED / "scenarios"
+    (tmp_path / "scenarios").mkdir()
+    assert cli._default_scenarios() == Path("scenarios")
+
+
+SERVING = [["serve"], ["record", "--upstream", "http://127.0.0.1:9"]]  # the recorder's upstream: nothing there
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", SERVING, ids=lambda c: c[0])
+def test_a_signal_stops_the_server_cleanly(tmp_path: Path, command: list[str], stop: signal.Signals) -> None:
+    """Ctrl-C (SIGINT) and SIGTERM (`docker stop`): a graceful stop, status 0, no traceback."""
+    process, port = launch([*EMULATOR, *command, "--port", "0"], cwd=tmp_path)
+    try:
+        call(port, "GET", "/health")  # answered (the recorder's is a 404): uvicorn holds the signals from here on
+    finally:
+        process.send_signal(stop)
+        out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, out
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+
+
+@pytest.mark.parametrize("command", SERVING, ids=lambda c: c[0])
+def test_a_busy_port_is_one_line_and_status_1(tmp_path: Path, command: list[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [*EMULATOR, *command, "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+        )
+    assert result.returncode == 1
+    assert result.stdout == ""  # no banner: no URL that would not answer
+    assert result.stderr == f"emulator: cannot listen on 127.0.0.1:{port}: Address already in use\n"
 
 
 def test_serve_refuses_invalid_scenarios(tmp_path: Path) -> None:
@@ -142,3 +175,44 @@ def test_record_needs_an_upstream(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["record"])
     assert "--upstream" in capsys.readouterr().err
+
+
+def test_every_command_and_flag_has_help() -> None:
+    """Walks the whole parser: a subcommand or flag added without help fails here."""
+    missing: list[str] = []
+    parsers = [("emulator", cli.parser())]
+    while parsers:
+        name, parser = parsers.pop()
+        if not parser.description:
+            missing.append(name)
+        for action in parser._actions:
+            if not action.help or action.help == argparse.SUPPRESS:
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+            if isinstance(action, argparse._SubParsersAction):
+                parsers += [(f"{name} {command}", sub) for command, sub in action.choices.items()]
+                missing += [f"{name} {c.dest}" for c in action._choices_actions if not c.help]
+    assert missing == []
+
+
+def test_version_is_the_installed_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"emulator {metadata.version('emulator')}\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["serve", "--port", "65536"], "argument --port: expected a port from 0 to 65535, got 65536"),
+        (["record", "--upstream", "http://x", "--port", "-1"], "argument --port: expected a port from 0 to 65535"),
+        (["record", "--upstream", ""], "argument --upstream: expected an http:// or https:// URL, got ''"),
+        (["record", "--upstream", "api.openai.com"], "expected an http:// or https:// URL, got 'api.openai.com'"),
+        (["report", "--url", "localhost:8000"], "argument --url: expected an http:// or https:// URL"),
+    ],
+)
+def test_a_bad_port_or_url_is_a_usage_error(argv: list[str], error: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert error in capsys.readouterr().err

@@ -2,7 +2,8 @@
 
 Codex is installed with npm, pinned to the version agent-clients.md verified, into a cache directory
 outside the repository (`$XDG_CACHE_HOME` or `~/.cache`, then `emulator-tests/codex-<version>`), so only
-the first run downloads it. No npm: the test is skipped, and says so; any other install failure fails it.
+the first run downloads it. No npm, or no way to the npm registry (offline): the test is skipped, and says so;
+any other install failure fails it.
 
 The emulator runs as the README starts it (`emulator serve` from the repository root: the bundled
 `scenarios/`, loopback). Codex may talk to nothing else: its outbound extras are off in its config
@@ -14,6 +15,7 @@ The install and the run are in tests/agent_cli.py.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -113,6 +115,23 @@ def test_a_recorded_codex_session_replays_offline(codex: Path, tmp_path: Path) -
     )
     assert replayed.out.strip() == recorded.out.strip() == agent_cli.final_answer(SESSION), replayed.report
     assert replayed.requests() == [("POST /v1/responses", "200")] * 3, replayed.report  # strict: a miss is a 404
+
+
+def test_offline_the_install_skips_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the npm registry out of reach (here a closed loopback port in its place), installing the agent
+    skips its tests, naming npm's error, where it used to fail them with ECONNREFUSED. Claude Code's
+    install is the same function."""
+    npm = agent_cli.find_npm("Codex CLI", CODEX_PACKAGE)
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        registry = f"http://127.0.0.1:{closed.getsockname()[1]}/"
+    environment = {"registry": registry, "fetch_retries": "0", "cache": str(tmp_path / "cache")}
+    for key, value in environment.items():
+        monkeypatch.setenv(f"npm_config_{key}", value)
+    with pytest.raises(pytest.skip.Exception, match=r"the npm registry cannot be reached \(ECONNREFUSED\)"):
+        agent_cli.npm_install(
+            npm, CODEX_PACKAGE, root=tmp_path, directory="codex", launcher="codex", version=CODEX_VERSION
+        )
 
 
 def _environment(codex: Path, home: Path, prompt: str) -> dict[str, str]:

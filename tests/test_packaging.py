@@ -1,0 +1,228 @@
+"""What a user installs: the wheel, and the image built from it (Dockerfile, docker-compose.yml).
+
+The wheel is built as the Dockerfile's build stage builds it: that stage's `pip wheel` command, run in a folder
+that holds only what the stage copies (skipped, saying so, only when pip cannot install the build backend). It
+is then installed, without its dependencies and with no index, into a fresh venv in a temporary folder that
+borrows this venv's packages (a .pth file): offline, and the emulator that runs there is the wheel's, not the
+checkout's. The image's own `pip install` is only read: it must install that wheel.
+
+Docker does not run where the tests run, so the Dockerfile and docker-compose.yml are read: their commands
+must parse with the CLI's own parser, and the image's command and the compose service's, run with the venv's
+emulator (on loopback and a free port where they say 0.0.0.0 and 8000), must serve and pass the image's
+HEALTHCHECK probe. Not covered: Docker itself (the base image, useradd, pip's downloads, mounts, published
+ports, signals to PID 1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import yaml
+
+from emulator import cli, recordings, scenarios
+from tests.conftest import BUNDLED, call, launch, read_until
+
+REPO = BUNDLED.parent
+COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+Stage = list[tuple[str, str]]  # a Dockerfile stage: (INSTRUCTION, the rest of its line), continuations joined
+
+
+def stages() -> list[Stage]:
+    """The Dockerfile's stages, from each FROM on, without comments."""
+    text = re.sub(r"\\\n\s*", " ", (REPO / "Dockerfile").read_text())
+    found: list[Stage] = []
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            keyword, _, rest = line.strip().partition(" ")
+            if keyword == "FROM":
+                found.append([])
+            found[-1].append((keyword, rest.strip()))
+    return found
+
+
+def only(stage: Stage, keyword: str) -> str:
+    """The rest of the stage's one `keyword` line."""
+    lines = [rest for k, rest in stage if k == keyword]
+    assert len(lines) == 1, f"expected one {keyword} in the stage, found {lines}"
+    return lines[0]
+
+
+BUILD, IMAGE = stages()[0], stages()[-1]
+WORKDIR = only(IMAGE, "WORKDIR")  # where the image runs, and compose mounts the folders
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built by the build stage's RUN (its wheel folder moved here) from what the stage copies."""
+    context, out = tmp_path_factory.mktemp("context"), tmp_path_factory.mktemp("wheels")
+    for keyword, rest in BUILD:
+        if keyword == "COPY":
+            *sources, target = rest.split()
+            for source in sources:
+                into = context / target / source if len(sources) > 1 or target.endswith("/") else context / target
+                if (REPO / source).is_dir():  # as .dockerignore: no caches; emulator/bundled/'s links kept
+                    shutil.copytree(REPO / source, into, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+                else:
+                    shutil.copy(REPO / source, into)
+    command = only(BUILD, "RUN").replace("/wheels", str(out))
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"  # this venv's pip
+    built = subprocess.run(
+        ["sh", "-c", command], cwd=context, env=os.environ | {"PATH": path}, capture_output=True, text=True
+    )
+    said = built.stdout + built.stderr
+    if built.returncode != 0 and "to install build dependencies did not run successfully" in said:
+        pytest.skip(f"the build backend cannot be installed here (offline, no setuptools at hand):\n{said}")
+    assert built.returncode == 0, said
+    [found] = out.glob("*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel installed and this venv's packages borrowed; its folder."""
+    root = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / "bin" / "python"
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], capture_output=True, text=True
+    ).stdout.strip()
+    Path(purelib, "borrowed.pth").write_text(sysconfig.get_path("purelib") + "\n")  # .pth files there not run
+    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index"]
+    done = subprocess.run([*install, "--ignore-installed", "-q", str(wheel)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root
+
+
+def test_the_wheel_carries_the_bundled_scenarios_cassettes_and_license(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        meta = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    for folder in ("scenarios", "recordings"):
+        files = sorted((REPO / folder).glob("*.yaml"))
+        assert files
+        assert {f"emulator/bundled/{folder}/{f.name}" for f in files} <= names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "License-Expression: MIT" in meta.splitlines()
+
+
+def test_the_installed_wheel_serves_the_bundled_scenarios_from_an_empty_folder(venv: Path, tmp_path: Path) -> None:
+    where = run([venv / "bin" / "python", "-c", "import emulator; print(emulator.__file__)"], tmp_path).strip()
+    assert Path(where).is_relative_to(venv)  # the wheel's emulator, not the checkout's
+    assert run([venv / "bin" / "emulator", "--version"], tmp_path) == f"emulator {metadata.version('emulator')}\n"
+    process, port = launch([str(venv / "bin" / "emulator"), "serve", "--port", "0"], cwd=tmp_path)
+    try:
+        book = scenarios.load([BUNDLED]).scenarios
+        assert (
+            read_until(process, "scenarios:")[-1]
+            == f"scenarios: {len(book)} from {Path(where).parent}/bundled/scenarios\n"
+        )
+        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": len(book)})
+        haiku = next(s for s in book if s.name == "haiku")
+        asked = {"model": "haiku", "messages": [{"role": "user", "content": "a poem"}]}
+        status, answer = call(port, "POST", "/v1/chat/completions", asked, {"authorization": "Bearer sk-test"})
+        assert (status, answer["choices"][0]["message"]["content"]) == (200, haiku.steps[0].text)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, out
+
+
+def test_the_image_installs_the_wheel_its_build_stage_made_and_runs_as_a_user() -> None:
+    assert "--wheel-dir /wheels" in only(BUILD, "RUN")
+    installs = [rest for k, rest in IMAGE if k == "RUN" and "pip install" in rest]
+    assert len(installs) == 1 and installs[0].endswith("pip install --no-cache-dir /wheels/*.whl"), installs
+    assert "from=build,source=/wheels" in installs[0]  # mounted from the build stage: no copy left in a layer
+    assert only(IMAGE, "USER") not in ("root", "0")
+    ignored = (REPO / ".dockerignore").read_text().splitlines()
+    copied = {source for k, rest in BUILD if k == "COPY" for source in rest.split()[:-1]}
+    assert {line[1:] for line in ignored if line.startswith("!")} == copied  # the context: what is copied
+
+
+# The two ways the image serves: as built, with nothing mounted (the bundled scenarios), and as compose runs it.
+SERVES = {
+    "image": json.loads(only(IMAGE, "ENTRYPOINT")) + json.loads(only(IMAGE, "CMD")),
+    "compose": json.loads(only(IMAGE, "ENTRYPOINT")) + COMPOSE["services"]["emulator"]["command"],
+}
+
+
+@pytest.mark.parametrize("name", SERVES)
+def test_the_image_and_compose_commands_serve_and_pass_the_health_check(
+    name: str, venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = SERVES[name]
+    assert command[:2] == ["emulator", "serve"]
+    assert flag(command, "--host") == "0.0.0.0" and flag(command, "--port") == only(IMAGE, "EXPOSE") == "8000"
+    monkeypatch.setenv("EMULATOR_ADMIN_TOKEN", "s3cret")
+    assert cli.parser().parse_args(command[1:]).admin_token == "s3cret"  # bound beyond loopback, it needs one
+    data = tmp_path / WORKDIR.strip("/")
+    data.mkdir(parents=True)
+    if name == "compose":
+        for folder in ("scenarios", "recordings"):
+            shutil.copytree(REPO / folder, data / folder)  # as mounted
+    local = [*command[1:]]
+    local[local.index("--host") + 1], local[local.index("--port") + 1] = "127.0.0.1", "0"
+    healthcheck = json.loads(only(IMAGE, "HEALTHCHECK").split(" CMD ", 1)[1])
+    assert healthcheck[0] == "python" and ":8000/health" in healthcheck[-1]
+    process, port = launch([str(venv / "bin" / "emulator"), *local], cwd=data)
+    probe = [str(venv / "bin" / "python"), *healthcheck[1:-1], healthcheck[-1].replace(":8000/", f":{port}/")]
+    try:
+        count = len(scenarios.load([BUNDLED]).scenarios)
+        banner = read_until(process, "scenarios:")[-1]
+        if name == "compose":  # the mounted folders: ./scenarios served, the cassettes replayed
+            assert banner == f"scenarios: {count} from scenarios\n"
+            cassettes = len(recordings.load([REPO / "recordings"]))
+            assert read_until(process, "recordings:")[-1] == f"recordings: {cassettes} from recordings\n"
+        else:  # nothing mounted: the wheel's bundled scenarios
+            assert banner.startswith(f"scenarios: {count} from {venv}/") and banner.endswith("/bundled/scenarios\n")
+        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": count})
+        assert subprocess.run(probe, capture_output=True).returncode == 0
+    finally:
+        process.send_signal(signal.SIGTERM)  # docker stop
+        out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, out
+    assert subprocess.run(probe, capture_output=True).returncode != 0  # nothing answers: unhealthy
+
+
+def test_compose_builds_the_image_mounts_the_folders_and_names_real_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (REPO / "docker-compose.yml").read_text()
+    assert "pip" not in text  # nothing installed at start
+    serve, record = COMPOSE["services"]["emulator"], COMPOSE["services"]["record"]
+    assert serve["build"] == record["build"] == "."
+    assert serve["ports"] == ["127.0.0.1:8000:8000"] and record["ports"] == ["127.0.0.1:8001:8000"]
+    assert serve["environment"] == ["EMULATOR_ADMIN_TOKEN=${EMULATOR_ADMIN_TOKEN:-}"]
+    assert serve["volumes"] == [f"./{f}:{WORKDIR}/{f}:ro" for f in ("scenarios", "recordings")]
+    assert record["volumes"] == [f"./recordings:{WORKDIR}/recordings"]  # writable: the cassette goes there
+    assert record["profiles"] == ["record"]
+    assert flag(record["command"], "--upstream") == "${EMULATOR_UPSTREAM:-}"
+    assert (REPO / "scenarios").is_dir() and (REPO / "recordings").is_dir()
+    monkeypatch.setenv("EMULATOR_UPSTREAM", "https://upstream.example")
+    parsed = []
+    for service in (serve, record):
+        argv = [os.path.expandvars(re.sub(r"\$\{(\w+):-\}", r"${\1}", a)) for a in service["command"]]
+        parsed.append(cli.parser().parse_args(argv))  # every flag exists, every value is valid, or it exits 2
+    assert [args.port for args in parsed] == [8000, 8000]
+    assert parsed[0].recordings == [Path("recordings")] and parsed[1].out.parts[0] == "recordings"  # the mounts
+
+
+def flag(command: list[str], name: str) -> str:
+    """The value after `name` in `command`."""
+    return command[command.index(name) + 1]
+
+
+def run(command: list[str | Path], cwd: Path) -> str:
+    """What `command` prints, run in `cwd` (not the checkout, whose emulator/ `python -c` would import); it
+    must succeed."""
+    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
