@@ -32,6 +32,7 @@ import yaml
 
 from emulator import cli, recordings, scenarios
 from tests.conftest import BUNDLED, call, launch, read_until
+from tests.test_plugin import USER_TESTS
 
 REPO = BUNDLED.parent
 COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
@@ -226,3 +227,19 @@ def run(command: list[str | Path], cwd: Path) -> str:
     done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
+
+
+def test_a_users_test_file_passes_with_the_installed_wheels_plugin(venv: Path, tmp_path: Path) -> None:
+    """Issue 15's "done when": the wheel installed, a test file in an empty folder that uses only the documented
+    fixture API passes, the plugin loaded by its entry point alone."""
+    (tmp_path / "test_user.py").write_text(USER_TESTS)
+    ran = subprocess.run(
+        [venv / "bin" / "python", "-m", "pytest", "-p", "no:cacheprovider", "-W", "error", "-q", "test_user.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "6 passed" in ran.stdout
+    plugin = run([venv / "bin" / "python", "-c", "import emulator.pytest_plugin as p; print(p.__file__)"], tmp_path)
+    assert Path(plugin.strip()).is_relative_to(venv)
