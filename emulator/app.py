@@ -43,7 +43,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             # `?beta=true` too: a query string
             _answering(f"{prefix}/v1/messages", state, Endpoint(anthropic_messages, profile)),
             _answering(
-                f"{prefix}/v1/messages/count_tokens", state, Endpoint(anthropic_messages, profile), pipeline.count
+                f"{prefix}/v1/messages/count_tokens",
+                state,
+                Endpoint(anthropic_messages, profile, "count_tokens"),
+                pipeline.count,
             ),
             Route(f"{prefix}/v1/models", models.listing(state, profile), methods=["GET"]),
         ]
@@ -62,7 +65,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.answer) -> Route:
     """A POST route that runs `run` (the pipeline) for `endpoint`, in raw ASGI: no Request object is made."""
 
-    labels = (endpoint.label(path), endpoint.profile.name)
+    labels = (endpoint.name, endpoint.profile.name)
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         arrived = time.perf_counter()

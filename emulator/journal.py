@@ -91,9 +91,9 @@ class Delivered(NamedTuple):
     written (`size`).
 
     What it wrote is kept as it was sent, by reference, and read back only when the journal is read: the
-    first `writes` writes among `steps` (a script's steps: bytes, pauses, a hang-up), each at its time in
-    `times` (`time.perf_counter`, from `arrived`), a flat array rather than a tuple per write. An answer sent
-    whole has one write and no `times`."""
+    first `writes` writes among `steps` (a script's steps: bytes, pauses, a hang-up). `times` (on
+    `time.perf_counter`, from `arrived`) says when the writes from each of `marks` on began: a script's
+    first, and its first after each pause. An answer sent whole has one write and no `times`."""
 
     status: int | None
     headers: Sequence[tuple[bytes, bytes]]
@@ -104,11 +104,20 @@ class Delivered(NamedTuple):
     duration: float
     times: array[float] | None = None
     arrived: float = 0.0
+    marks: array[int] | None = None
 
     def chunks(self) -> list[tuple[float, bytes]]:
         """What was written, when (seconds since the request arrived), up to `BODY_CAP` bytes."""
         written = [step for step in self.steps if isinstance(step, bytes)][: self.writes]
-        times = [t - self.arrived for t in self.times] if self.times is not None else [self.duration] * self.writes
+        if self.times is None or self.marks is None:
+            times = [self.duration] * self.writes
+        else:
+            begun = list(zip(self.marks, self.times, strict=True))
+            times, at = [], 0
+            for i in range(len(written)):
+                while at + 1 < len(begun) and begun[at + 1][0] <= i:
+                    at += 1
+                times.append(begun[at][1] - self.arrived)
         kept, size = [], 0
         for t, data in zip(times, written, strict=True):
             size += len(data)
@@ -123,8 +132,11 @@ class Delivered(NamedTuple):
 
 
 def at_once(status: int, headers: Sequence[tuple[bytes, bytes]], body: bytes, took: float) -> Delivered:
-    """An answer sent whole, `took` seconds after its request arrived."""
-    return Delivered(status, headers, (body,), 1, len(body), took, took)
+    """An answer sent whole, `took` seconds after its request arrived. Built as the tuple it is (see `add`)."""
+    return _tuple(Delivered, (status, headers, (body,), 1, len(body), took, took, None, 0.0, None))
+
+
+_tuple = tuple.__new__
 
 
 def written(steps: Sequence[object], count: int) -> int:
@@ -151,7 +163,7 @@ class Journal:
             note = _shortened(note)
         if len(note.body) > BODY_CAP:
             note = note._replace(body=note.body[: BODY_CAP + 1])  # one byte past the cap: marks it cut
-        entry = tuple.__new__(Entry, (self._next, time.time(), *note, None))
+        entry = _tuple(Entry, (self._next, time.time(), *note, None))
         self._next += 1
         self._entries.append(entry)
         self._bytes += len(note.body)
@@ -161,7 +173,8 @@ class Journal:
 
     def complete(self, entry_id: int, delivered: Delivered) -> Entry | None:
         """Keep how a request's answer went out; its entry, if the journal still holds it."""
-        entry = self._find(entry_id)
+        entries = self._entries
+        entry = entries[-1] if entries and entries[-1].id == entry_id else self._find(entry_id)  # mostly the last
         if entry is not None:
             self._answers[entry_id] = delivered
             self._bytes += delivered.size

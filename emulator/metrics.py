@@ -14,10 +14,10 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from emulator.conversation import Usage
+from emulator.journal import Delivered, Entry, source_kind
 
 ENDPOINTS = ("chat_completions", "responses", "messages", "count_tokens", "models")
-SOURCES = ("scenario", "recording", "default")
+TOKENS = ("input", "output", "reasoning", "cached")
 # Seconds: from a quick local answer to a paced or stalled stream.
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -29,10 +29,6 @@ class Histogram:
     def __init__(self) -> None:
         self.counts = [0] * (len(BUCKETS) + 1)
         self.sum = 0.0
-
-    def observe(self, seconds: float) -> None:
-        self.counts[bisect_left(BUCKETS, seconds)] += 1
-        self.sum += seconds
 
     def cumulative(self) -> list[tuple[str, float]]:
         total, found = 0, []
@@ -47,37 +43,40 @@ class Meter:
     kind, tokens by kind, two histograms, and the streams being played now."""
 
     def __init__(self) -> None:
-        self.requests: dict[tuple[str, str, str, str], int] = {}
+        self.requests: dict[tuple[str, str, int | None, str | None], int] = {}
         self.faults: dict[str, int] = {}
-        self.tokens = {"input": 0, "output": 0, "reasoning": 0, "cached": 0}
+        self.tokens = [0, 0, 0, 0]  # input, output, reasoning, cached
         self.first_byte = Histogram()
         self.duration = Histogram()
         self.active_streams = 0
 
-    def count(
-        self,
-        endpoint: str,
-        profile: str,
-        status: int | None,
-        source: str | None,
-        fault: str | None,
-        usage: Usage | None,
-        ttft: float | None,
-        duration: float,
-    ) -> None:
-        labels = (endpoint, profile, "none" if status is None else str(status), source if source in SOURCES else "none")
-        self.requests[labels] = self.requests.get(labels, 0) + 1
+    def count(self, endpoint: str, profile: str, delivered: Delivered, entry: Entry | None) -> None:
+        """Count an answer that went out, by what its journal entry says of it (None: it has none). In one
+        call, its labels as they come: this runs for every answer, `/metrics` only when scraped."""
+        source = fault = usage = None
+        status = delivered.status
+        if entry is not None:
+            source, fault = entry.source, entry.kind
+            usage = entry.usage if status == 200 else None  # an error's tokens were never spent
+        labels = (endpoint, profile, status, source)
+        requests = self.requests
+        requests[labels] = requests.get(labels, 0) + 1
         if fault:
             self.faults[fault] = self.faults.get(fault, 0) + 1
         if usage is not None:
             tokens = self.tokens
-            tokens["input"] += usage.input_tokens
-            tokens["output"] += usage.output_tokens
-            tokens["reasoning"] += usage.reasoning_tokens
-            tokens["cached"] += usage.cached_tokens
+            tokens[0] += usage.input_tokens
+            tokens[1] += usage.output_tokens
+            tokens[2] += usage.reasoning_tokens
+            tokens[3] += usage.cached_tokens
+        ttft, duration = delivered.ttft, delivered.duration
         if ttft is not None:
-            self.first_byte.observe(ttft)
-        self.duration.observe(duration)
+            first = self.first_byte
+            first.counts[bisect_left(BUCKETS, ttft)] += 1
+            first.sum += ttft
+        done = self.duration
+        done.counts[bisect_left(BUCKETS, duration)] += 1
+        done.sum += duration
 
 
 class Collector:
@@ -91,7 +90,11 @@ class Collector:
         requests = CounterMetricFamily(
             "emulator_requests", "Requests answered.", labels=("endpoint", "profile", "status", "source")
         )
-        for labels, value in sorted(meter.requests.items()):
+        counted: dict[tuple[str, str, str, str], int] = {}
+        for (endpoint, profile, status, source), value in meter.requests.items():
+            labels = (endpoint, profile, "none" if status is None else str(status), source_kind(source) or "none")
+            counted[labels] = counted.get(labels, 0) + value
+        for labels, value in sorted(counted.items()):
             requests.add_metric(labels, value)
         yield requests
         faults = CounterMetricFamily("emulator_faults", "Faults that struck an answer.", labels=("kind",))
@@ -99,7 +102,7 @@ class Collector:
             faults.add_metric((kind,), value)
         yield faults
         tokens = CounterMetricFamily("emulator_tokens", "Tokens in the answers' usage.", labels=("kind",))
-        for kind, value in meter.tokens.items():
+        for kind, value in zip(TOKENS, meter.tokens, strict=True):
             tokens.add_metric((kind,), value)
         yield tokens
         for name, doc, histogram in (

@@ -48,7 +48,7 @@ from emulator.wire import JSON, Script, Whole, raw, silent, whole
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
 MAX_NESTING = 128  # levels of arrays and objects a request body may nest
 EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
-ENDPOINT_LABELS = {profiles.CHAT: "chat_completions", profiles.RESPONSES: "responses", profiles.MESSAGES: "messages"}
+ENDPOINT_NAMES = {profiles.CHAT: "chat_completions", profiles.RESPONSES: "responses", profiles.MESSAGES: "messages"}
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 
 
@@ -58,11 +58,11 @@ class Endpoint:
 
     dialect: Dialect
     profile: Profile
+    name: str = ""  # in the journal and the metrics: chat_completions, responses, messages, count_tokens
 
-    def label(self, path: str) -> str:
-        """The endpoint's name in the journal and the metrics: chat_completions, responses, messages,
-        count_tokens."""
-        return "count_tokens" if path.endswith("/count_tokens") else ENDPOINT_LABELS[self.dialect.NAME]
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", ENDPOINT_NAMES[self.dialect.NAME])
 
 
 @frozen
@@ -423,7 +423,7 @@ def note(
         headers.get("idempotency-key"),
         turn.match if turn else "exact" if source and source.startswith("recording ") else None,
         nearest,
-        endpoint.label(request.path),
+        endpoint.name,
         endpoint.profile.name,
         faults.describe(turn.timing) if turn and turn.timing else None,
         headers,

@@ -45,52 +45,64 @@ async def deliver(
 
 
 class Sent:
-    """When a script's writes went out (`times`, on `time.perf_counter`); what they wrote is the script's."""
+    """How far a script got, and when: `writes` made, and `times` (on `time.perf_counter`) from the write
+    each time `marks`, the first and the first after each pause. Writes between pauses go out back to back:
+    a time each would cost a stream more than its journal entry (bench/handler.py)."""
 
     def __init__(self, arrived: float) -> None:
         self.arrived = arrived
+        self.writes = 0
+        self.marks: array[int] = array("Q")
         self.times: array[float] = array("d")
+
+    def mark(self, writes: int) -> None:
+        if not self.marks or self.marks[-1] != writes:
+            self.marks.append(writes)
+            self.times.append(time.perf_counter())
 
     def delivered(self, script: Script) -> Delivered:
         """The script as it went out: its steps by reference, read back only if the journal is read."""
-        times, steps = self.times, script.steps
+        steps, writes, arrived = script.steps, self.writes, self.arrived
         status = script.status if script.started else None
-        ttft = times[0] - self.arrived if times else None
-        took = time.perf_counter() - self.arrived
-        count = len(times)
-        return Delivered(status, script.headers, steps, count, written(steps, count), ttft, took, times, self.arrived)
+        ttft = self.times[0] - arrived if writes else None
+        took = time.perf_counter() - arrived
+        size = written(steps, writes)
+        return Delivered(status, script.headers, steps, writes, size, ttft, took, self.times, arrived, self.marks)
 
 
 async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent | None = None) -> str | None:
-    """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None. What it wrote
-    goes into `sent`.
+    """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None. How far it
+    got goes into `sent`.
 
     Pauses are scheduled against the script's start, so that a slow loop does not add up into a slower
     stream, and they end early when the client goes away: a paced stream stops with its client."""
     clock = Clock(receive)
     sent = sent or Sent(time.perf_counter())
-    sent_at, now = sent.times.append, time.perf_counter  # noted inline, not by a method: a stream writes dozens
+    writes = 0
     try:
         if script.latency and await clock.pause(script.latency):
             return None
         if script.started:
             await send({"type": "http.response.start", "status": script.status, "headers": script.headers})
+        sent.mark(0)
         for step in script.steps:
             if isinstance(step, Raw):
                 _transport(scope).write(step)
-                sent_at(now())
+                writes += 1
             elif isinstance(step, bytes):
                 await send({"type": "http.response.body", "body": step, "more_body": True})
-                sent_at(now())
+                writes += 1
             elif isinstance(step, Pause):
                 if await clock.pause(step.seconds):
                     return None
+                sent.mark(writes)
             else:
                 return await _hang_up(scope, clock, step)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except OSError:  # the client went away first
         pass
     finally:
+        sent.writes = writes
         clock.stop()
     return None
 

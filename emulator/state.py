@@ -180,15 +180,10 @@ class State:
         self._journal.end(entry, ended)
 
     async def done(self, entry: int | None, delivered: Delivered, endpoint: str, profile: str) -> None:
-        """An answer went out (`delivered`): complete its journal entry, and count it for `/metrics`, by what
+        """An answer went out (`delivered`): complete its journal entry, and count it for `/metrics` by what
         the entry says of it (`endpoint` and `profile` name an answer that has none)."""
         found = self._journal.complete(entry, delivered) if entry is not None else None
-        ttft, duration, status = delivered.ttft, delivered.duration, delivered.status
-        if found is None:
-            self.meter.count(endpoint, profile, status, None, None, None, ttft, duration)
-        else:
-            kind, usage = journal.source_kind(found.source), found.usage if status == 200 else None  # an error: none
-            self.meter.count(endpoint, profile, status, kind, found.kind, usage, ttft, duration)
+        self.meter.count(endpoint, profile, delivered, found)
 
     async def entries(self, test_id: str | None = None) -> list[Entry]:
         return self._journal.entries(test_id)
