@@ -6,17 +6,19 @@ request gets the same reasoning, text and tool arguments on every run and every 
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from faker import Faker
 from faker.providers.lorem.en_US import Provider as Lorem
 
 from emulator import ids
 from emulator.conversation import Prompt, Reply, Tool, ToolCall
 from emulator.errors import InvalidRequest
-from emulator.instances import SchemaError, instance
+from emulator.instances import Hints, SchemaError, instance
 
 TextKind = Literal["paragraph", "paragraphs", "sentence", "sentences", "words"]
 TEXT_KINDS: tuple[TextKind, ...] = ("paragraph", "paragraphs", "sentence", "sentences", "words")
@@ -55,6 +57,7 @@ class Writer:
         self.seed = seed
         faces = ids.draws("sentences", seed, count=POOL * (MAX_WORDS + 1))
         self._sentences = tuple(_sentence(faces[i * (MAX_WORDS + 1) :]) for i in range(POOL))
+        self.hints = Hints(pools={**_pools(seed), "sentence": self._sentences[:PER_POOL], "word": WORDS})
 
     def rng(self, root: str, *salt: object) -> random.Random:
         return random.Random(ids.number(root, self.seed, *salt))
@@ -82,6 +85,41 @@ class Writer:
         return " ".join([self._sentences[face % POOL] for face in faces])
 
 
+PER_POOL = 64  # values of each kind (cities, emails, …) a server's generated JSON draws from
+# The faker providers behind each kind of value `instances.STRING_HINTS` names. Dates and times are not here:
+# faker's are relative to today, and the same seed must give the same values on every run.
+_PROVIDERS = {
+    "city": "city",
+    "name": "name",
+    "first_name": "first_name",
+    "last_name": "last_name",
+    "email": "email",
+    "phone": "phone_number",
+    "address": "street_address",
+    "company": "company",
+    "job": "job",
+    "user_name": "user_name",
+    "url": "url",
+    "domain": "domain_name",
+    "state": "state",
+    "postcode": "postcode",
+    "country": "country",
+    "color": "color_name",
+    "currency": "currency_code",
+    "file_name": "file_name",
+    "title": "catch_phrase",
+}
+
+
+@functools.cache
+def _pools(seed: int) -> dict[str, tuple[str, ...]]:
+    """PER_POOL values of each kind, from faker seeded with `seed`: made once per seed (a seeded `Faker` costs
+    about 100 ms), then drawn from by a die per value."""
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    return {kind: tuple(getattr(fake, provider)() for _ in range(PER_POOL)) for kind, provider in _PROVIDERS.items()}
+
+
 def _sentence(faces: memoryview, words: int | None = None) -> str:
     """A sentence of `words` words (or as many as the first face says, 6 to 14), one face a word."""
     if words is None:
@@ -105,7 +143,7 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
         return Reply(reasoning=reasoning, tool_calls=(tool_call(tool, writer, root, 0),))
     rf = prompt.response_format
     if rf.type == "json_schema":
-        text = json.dumps(_instance(rf.schema or {}, writer.rng(root, "json"), "response_format"), ensure_ascii=False)
+        text = json.dumps(_instance(rf.schema or {}, writer, root, "response_format"), ensure_ascii=False)
     elif rf.type == "json_object":
         text = json.dumps({"answer": writer.text(SENTENCE, root, "json")})
     else:
@@ -117,14 +155,16 @@ def tool_call(tool: Tool, writer: Writer, root: str, index: object) -> ToolCall:
     """A call of `tool` with generated arguments: schema-valid JSON, or a line of text for a custom tool."""
     if tool.kind == "custom":
         return ToolCall(id="", name=tool.name, arguments=writer.text(SENTENCE, root, "call", index), kind="custom")
-    value = _instance(tool.parameters or {"type": "object"}, writer.rng(root, "call", index), f"function '{tool.name}'")
+    value = _instance(tool.parameters or {"type": "object"}, writer, root, f"function '{tool.name}'", index)
     return ToolCall(id="", name=tool.name, arguments=json.dumps(value, ensure_ascii=False))
 
 
-def _instance(schema: Any, rng: random.Random, whose: str) -> Any:
-    """`instance`, its `SchemaError` the client's 400 (in OpenAI's words for an invalid schema)."""
+def _instance(schema: Any, writer: Writer, root: str, whose: str, *salt: object) -> Any:
+    """`instance` with the writer's hints, its `SchemaError` the client's 400 (in OpenAI's words for an invalid
+    schema)."""
+    rng = writer.rng(root, "call", *salt) if salt else writer.rng(root, "json")
     try:
-        return instance(schema, rng)
+        return instance(schema, rng, writer.hints)
     except SchemaError as exc:
         param = "response_format" if whose == "response_format" else "tools"
         raise InvalidRequest(f"Invalid schema for {whose}: {exc}", param=param) from None

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator import instances
+from emulator.generate import Writer
 from emulator.instances import instance
 
 SCHEMAS: list[dict[str, Any]] = [
@@ -37,10 +38,78 @@ SCHEMAS: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize("schema", SCHEMAS)
-def test_instances_are_valid(schema: dict[str, Any]) -> None:
+HINTED = [  # what names, formats, bounds and patterns say, with faker's pools and without
+    {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "email": {"type": "string", "format": "email"},
+            "age": {"type": "integer"},
+            "birth_date": {"type": "string", "format": "date"},
+            "created_at": {"type": "string", "format": "date-time"},
+            "id": {"type": "string", "format": "uuid"},
+            "host": {"type": "string", "format": "ipv4"},
+            "v6": {"type": "string", "format": "ipv6"},
+            "unit": {"enum": ["celsius", "fahrenheit"]},
+            "rating": {"type": "number", "minimum": 0, "maximum": 5},
+            "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+        },
+    },
+    {"type": "string", "pattern": "^[A-Z]{3}-\\d{2,4}$"},
+    {"type": "string", "pattern": "^[a-z0-9_]+$", "maxLength": 8},
+    {"type": "string", "pattern": "^\\w+@example\\.com$"},
+    {"type": "string", "pattern": "v[0-9]\\.[0-9]?x*"},
+    {"type": "integer", "minimum": 0, "maximum": 1_000_000_000},
+    {"type": "integer", "exclusiveMinimum": 10, "exclusiveMaximum": 12},
+    {"type": "number", "minimum": -1e308, "maximum": 1e308},
+]
+FORMATS = jsonschema.Draft202012Validator.FORMAT_CHECKER
+
+
+@pytest.mark.parametrize("schema", SCHEMAS + HINTED)
+@pytest.mark.parametrize("hints", [instances.NO_HINTS, Writer(0).hints], ids=["bare", "faker"])
+def test_instances_are_valid(schema: dict[str, Any], hints: instances.Hints) -> None:
     for seed in range(20):
-        jsonschema.validate(instance(schema, random.Random(seed)), schema)
+        jsonschema.validate(instance(schema, random.Random(seed), hints), schema, format_checker=FORMATS)
+
+
+def test_optional_properties_are_filled_and_names_say_what_a_value_holds() -> None:
+    pools = Writer(0).hints.pools
+    for seed in range(10):
+        value = instance(HINTED[0], random.Random(seed), Writer(0).hints)
+        assert list(value) == list(HINTED[0]["properties"])  # every one, required or not, in the schema's order
+        assert value["city"] in pools["city"] and 18 <= value["age"] <= 80
+        assert value["birth_date"][:2] == "20" and value["created_at"].endswith("Z")
+    person = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}
+    said = instances.Hints(names=("Jason",), numbers=(25, 1999))
+    assert instance(person, random.Random(0), said) == {"name": "Jason", "age": 25}  # "Jason is 25 years old"
+    two = {"type": "object", "properties": {"name": {}, "home_city": {"type": "string"}, "product_name": {}}}
+    named = instance(two, random.Random(0), instances.Hints(names=("Ada", "Paris"), pools=pools))
+    assert named["name"] == "Ada" and named["home_city"] == "Paris" and named["product_name"] in pools["title"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "low", "high"),
+    [
+        ({"type": "integer"}, 0, 100),
+        ({"type": "number", "minimum": 5000}, 5000, 5100),
+        ({"type": "integer", "maximum": -7}, -107, -7),
+        ({"type": "integer", "minimum": 0, "maximum": 1_000_000_000}, 0, 100),
+        ({"type": "number", "minimum": -1e308, "maximum": -1e300}, -1e300 - 100, -1e300),
+        ({"type": "object", "properties": {"year": {"type": "integer"}}}, 1990, 2025),
+        ({"type": "object", "properties": {"year": {"type": "integer", "minimum": 3000}}}, 3000, 3100),
+    ],
+)
+def test_numbers_stay_human_sized_within_their_bounds(schema: dict[str, Any], low: float, high: float) -> None:
+    for seed in range(20):
+        value = instance(schema, random.Random(seed))
+        number = value["year"] if isinstance(value, dict) else value
+        assert low <= number <= high
+
+
+@pytest.mark.parametrize("pattern", ["^(a|b)$", "^[^a]$", "a{2,1}", "x{9999}", "\\p{L}"])
+def test_a_pattern_that_is_not_simple_is_not_guessed(pattern: str) -> None:
+    assert instances._matching(pattern, random.Random(0)) is None
 
 
 NODE = {
@@ -80,8 +149,9 @@ DEEP = {"type": "array", "minItems": 1000, "items": {"type": "array", "minItems"
         {"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"$ref": "#"}}}},
         {"type": "string", "minLength": 60_000},
         {"type": "array", "minItems": 5_000, "items": {"type": "boolean"}},
+        {"$defs": {"A": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}}, "$ref": "#/$defs/A"},
     ],
-    ids=["tree", "linked-list", "root-ref", "long-string", "many-items"],
+    ids=["tree", "linked-list", "root-ref", "long-string", "many-items", "optional-cycle"],
 )
 def test_recursive_and_large_schemas_are_cut_to_the_budget_and_stay_valid(schema: dict[str, Any]) -> None:
     for seed in range(5):
@@ -109,7 +179,10 @@ def test_a_cycle_is_followed_while_it_fits_then_cut_where_the_schema_allows() ->
         ({"type": "string", "minLength": 50_000_000}, "minLength", "more than 64 KiB"),
         ({"type": "array", "minItems": 20_000_000, "items": {}}, "minItems", "more than 64 KiB"),
         (
-            {"$defs": {"A": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}}, "$ref": "#/$defs/A"},
+            {
+                "$defs": {"A": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "required": ["a"]}},
+                "$ref": "#/$defs/A",
+            },
             "$defs.A",
             "deeper than 32 levels",
         ),
