@@ -1,24 +1,30 @@
-"""The embedded default: seeded faker text, and JSON that is valid against a JSON Schema.
+"""The embedded default: a model that plays along, without a model.
 
-Everything here is deterministic from the server's seed and the request's fingerprint: the same
-request gets the same reasoning, text and tool arguments on every run and every worker.
+It reads the question (`question`), answers it in the shape a model would (`prose`), calls the tools the
+question names under `tool_choice: auto` (`relevance`), sums up what tools returned, and answers JSON valid
+against a schema, given in `response_format` or written in the prompt (`instances`). Everything is
+deterministic from the server's seed and the conversation key: the same conversation gets the same
+reasoning, text and tool arguments on every run and every worker, in every dialect, streamed or not.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from faker import Faker
 from faker.providers.lorem.en_US import Provider as Lorem
 
-from emulator import ids
+from emulator import ids, prose, question, relevance
 from emulator.conversation import Prompt, Reply, Tool, ToolCall
 from emulator.errors import InvalidRequest
 from emulator.instances import Hints, SchemaError, instance
+from emulator.prose import Dice
+from emulator.question import Question
 
 TextKind = Literal["paragraph", "paragraphs", "sentence", "sentences", "words"]
 TEXT_KINDS: tuple[TextKind, ...] = ("paragraph", "paragraphs", "sentence", "sentences", "words")
@@ -41,6 +47,7 @@ THINKING = {effort: FakerText("sentences", n) for effort, n in THINKING_SENTENCE
 PARAGRAPH, SENTENCE = FakerText(), FakerText("sentence")
 
 MIN_WORDS, MAX_WORDS = 6, 14
+DICE = 48  # faces rolled for one answer's choices (a longer answer rolls them again)
 POOL = 1 << 12  # sentences a server can say; a power of two, so a 16-bit die picks each one equally
 _WORD_OF = tuple(WORDS[i % len(WORDS)] for i in range(1 << 16))  # a die's face → a word
 
@@ -58,6 +65,17 @@ class Writer:
         faces = ids.draws("sentences", seed, count=POOL * (MAX_WORDS + 1))
         self._sentences = tuple(_sentence(faces[i * (MAX_WORDS + 1) :]) for i in range(POOL))
         self.hints = Hints(pools={**_pools(seed), "sentence": self._sentences[:PER_POOL], "word": WORDS})
+
+    def dice(self, root: str, *salt: object) -> tuple[Dice, Dice]:
+        """Two sets of dice, for one answer's text and its reasoning, from `root` and `salt`: one hash."""
+        faces = ids.draws(root, self.seed, *salt, count=2 * DICE)
+        return itertools.cycle(faces[:DICE]), itertools.cycle(faces[DICE:])
+
+    def sentence(self, face: int) -> str:
+        return self._sentences[face % POOL]
+
+    def word(self, face: int) -> str:
+        return _WORD_OF[face]
 
     def rng(self, root: str, *salt: object) -> random.Random:
         return random.Random(ids.number(root, self.seed, *salt))
@@ -130,41 +148,88 @@ def _sentence(faces: memoryview, words: int | None = None) -> str:
 def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     """What the embedded model says when no scenario or recording answers.
 
-    It reasons first unless thinking is off; it calls a tool when `tool_choice` requires one, with
-    arguments valid against the tool's schema; it answers JSON when `response_format` asks for it.
+    It reasons about the question first unless thinking is off. It calls the tool `tool_choice` requires, or
+    under `auto` the tools the question names (`relevance`), with arguments valid against their schemas. It
+    answers JSON when `response_format` asks for it, or when the prompt holds a JSON Schema and asks for JSON;
+    it sums up tool results when the last message is one; else it answers the question in the question's shape.
     """
-    root = prompt.root
+    root, asked = prompt.root, question.read(prompt.last_user_text)
+    last = prompt.messages[-1].role if prompt.messages else "user"
+    said, (dice, thought) = prose.slots(asked), writer.dice(root, "answer")
     reasoning = ""
     if prompt.thinking:
-        reasoning = writer.text(THINKING.get(prompt.effort) or THINKING[None], root, "reasoning")
+        sentences = THINKING_SENTENCES.get(prompt.effort) or THINKING_SENTENCES[None]
+        reasoning = prose.thinking(asked, said, thought, writer, sentences, after_tools=last == "tool")
     choice = prompt.tool_choice
     if choice.mode == "required" and prompt.tools:
         tool = next((t for t in prompt.tools if t.name == choice.name), prompt.tools[0])
-        return Reply(reasoning=reasoning, tool_calls=(tool_call(tool, writer, root, 0),))
-    rf = prompt.response_format
-    if rf.type == "json_schema":
-        text = json.dumps(_instance(rf.schema or {}, writer, root, "response_format"), ensure_ascii=False)
-    elif rf.type == "json_object":
-        text = json.dumps({"answer": writer.text(SENTENCE, root, "json")})
-    else:
-        text = writer.text(PARAGRAPH, root, "text")
-    return Reply(reasoning=reasoning, text=text)
+        return Reply(reasoning=reasoning, tool_calls=(tool_call(tool, writer, root, 0, asked),))
+    called = relevance.relevant(prompt, asked)
+    if called:
+        calls = tuple(tool_call(tool, writer, root, i, asked) for i, tool in enumerate(called))
+        return Reply(reasoning=reasoning, tool_calls=calls)
+    return Reply(reasoning=reasoning, text=_text(prompt, writer, asked, last, said, dice))
 
 
-def tool_call(tool: Tool, writer: Writer, root: str, index: object) -> ToolCall:
-    """A call of `tool` with generated arguments: schema-valid JSON, or a line of text for a custom tool."""
+def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: prose.Slots, dice: Dice) -> str:
+    root, form = prompt.root, prompt.response_format
+    if form.type == "json_schema":
+        return json.dumps(_instance(form.schema or {}, writer, root, "response_format", asked), ensure_ascii=False)
+    if form.type == "json_object":
+        return json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False)
+    if last == "tool":
+        return prose.summary(_results(prompt), asked, said, dice, writer)
+    if question.asks_for_json_block(prompt):
+        return f"```json\n{json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False, indent=2)}\n```"
+    return prose.answer(asked, said, dice, writer)
+
+
+def _prompted(prompt: Prompt, writer: Writer, asked: Question) -> Any:
+    """An instance of the JSON Schema the prompt holds (instructor's JSON and MD_JSON modes put one there), or
+    an object with the answer in a sentence. A schema in prose that no instance fits is not the client's 400:
+    the answer is then that object too."""
+    schema = question.schema_in(prompt)
+    if schema is not None:
+        try:
+            return instance(schema, writer.rng(prompt.root, "json"), _hints(writer, asked))
+        except SchemaError:
+            pass
+    return {"answer": writer.text(SENTENCE, prompt.root, "json")}
+
+
+def _results(prompt: Prompt) -> list[tuple[str, str]]:
+    """The tool results the conversation ends with, each with the name of the tool whose call it answers."""
+    names = {c.id: c.name for m in prompt.messages if m.role == "assistant" for c in m.tool_calls}
+    results = []
+    for m in reversed(prompt.messages):
+        if m.role != "tool":
+            break
+        results.append((names.get(m.tool_call_id or "", "tool"), m.text))
+    return results[::-1]
+
+
+def tool_call(tool: Tool, writer: Writer, root: str, index: object, asked: Question | None = None) -> ToolCall:
+    """A call of `tool` with generated arguments: schema-valid JSON (with what `asked` names where its names
+    fit), or a line of text for a custom tool."""
     if tool.kind == "custom":
         return ToolCall(id="", name=tool.name, arguments=writer.text(SENTENCE, root, "call", index), kind="custom")
-    value = _instance(tool.parameters or {"type": "object"}, writer, root, f"function '{tool.name}'", index)
+    schema, whose = tool.parameters or {"type": "object"}, f"function '{tool.name}'"
+    value = _instance(schema, writer, root, whose, asked, index)
     return ToolCall(id="", name=tool.name, arguments=json.dumps(value, ensure_ascii=False))
 
 
-def _instance(schema: Any, writer: Writer, root: str, whose: str, *salt: object) -> Any:
+def _hints(writer: Writer, asked: Question | None) -> Hints:
+    if asked is None or not (asked.names or asked.numbers or asked.topics):
+        return writer.hints
+    return replace(writer.hints, names=asked.names, numbers=asked.numbers, topic=asked.topic)
+
+
+def _instance(schema: Any, writer: Writer, root: str, whose: str, asked: Question | None, *salt: object) -> Any:
     """`instance` with the writer's hints, its `SchemaError` the client's 400 (in OpenAI's words for an invalid
     schema)."""
     rng = writer.rng(root, "call", *salt) if salt else writer.rng(root, "json")
     try:
-        return instance(schema, rng, writer.hints)
+        return instance(schema, rng, _hints(writer, asked))
     except SchemaError as exc:
         param = "response_format" if whose == "response_format" else "tools"
         raise InvalidRequest(f"Invalid schema for {whose}: {exc}", param=param) from None

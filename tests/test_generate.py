@@ -7,7 +7,7 @@ import json
 import jsonschema
 import pytest
 
-from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolChoice
+from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
 from emulator.errors import InvalidRequest
 from emulator.generate import Writer, default_reply
 from tests.test_instances import DEEP, SCHEMAS
@@ -54,3 +54,87 @@ def test_a_bad_schema_in_a_tool_is_the_clients_400() -> None:
             prompt(response_format=ResponseFormat("json_schema", {"type": "integer", "multipleOf": -2})), Writer(0)
         )
     assert caught.value.param == "response_format"
+
+
+def asked(text: str, **fields: object) -> Prompt:
+    messages = fields.pop("messages", (Message("user", text),))
+    return Prompt(dialect="t", model="m", messages=messages, conversation=f"c {text}", **fields)  # type: ignore[arg-type]
+
+
+def code_block(text: str, fence: str) -> str:
+    assert f"```{fence}\n" in text, text
+    return text.split(f"```{fence}\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_the_answer_names_the_questions_subject_and_reasons_about_it() -> None:
+    reply = default_reply(asked("Why is my Go map iteration order random?"), Writer(0))
+    assert "Go map iteration order" in reply.text and "Go map iteration order" in reply.reasoning
+    assert reply.text.count("\n\n") >= 2 and "**" in reply.text  # prose: paragraphs, Markdown emphasis
+    short = default_reply(asked("Tell me about rate limits."), Writer(0)).text
+    assert "rate limits" in short.lower() and "\n" not in short  # a short paragraph
+    assert default_reply(asked("hello"), Writer(0)).text.endswith("?")  # a greeting back
+
+
+def test_a_list_question_gets_a_list_and_a_how_question_numbered_steps() -> None:
+    listed = default_reply(asked("List five uses of Redis"), Writer(0)).text
+    assert "five uses of Redis" in listed
+    assert sum(line.startswith("- **") for line in listed.splitlines()) == 5
+    steps = default_reply(asked("How do I reverse my list in Python?"), Writer(0)).text
+    assert steps.splitlines()[0] in (
+        "To reverse your list in Python, follow these steps:",
+        "Here's how to reverse your list in Python:",
+        "You can reverse your list in Python in a few steps:",
+    )
+    assert all(f"\n{n}. **" in steps for n in (1, 2, 3))
+
+
+@pytest.mark.parametrize(
+    ("text", "fence"),
+    [
+        ("Write a Python function that checks whether a string is a palindrome", "python"),
+        ("Write a function to reverse a string", "python"),
+        ("Write a Go function to reverse a string", "go"),
+        ("Can you write a TypeScript function that sums prices?", "typescript"),
+        ("Write a SQL query for the newest orders", "sql"),
+    ],
+)
+def test_a_request_for_code_gets_a_fenced_block_in_the_language_named(text: str, fence: str) -> None:
+    code = code_block(default_reply(asked(text), Writer(0)).text, fence)
+    if fence == "python":
+        compile(code, "<answer>", "exec")  # it is Python
+    assert code.strip()
+
+
+def test_tool_results_are_summed_up_quoting_them_shortened() -> None:
+    call = ToolCall("c1", "current_conditions", '{"city": "Paris"}')
+    history = (Message("user", "What's the weather in Paris?"), Message("assistant", tool_calls=(call,)))
+    one = default_reply(asked("", messages=(*history, Message("tool", "18 C,\n sunny", tool_call_id="c1"))), Writer(0))
+    assert "`current_conditions`" in one.text and "18 C, sunny" in one.text and not one.tool_calls
+    long = "word " * 400
+    two = (*history, Message("tool", long, tool_call_id="c1"), Message("tool", "", tool_call_id="zz"))
+    text = default_reply(asked("", messages=two), Writer(0)).text
+    assert "- `current_conditions`: word word" in text and "…" in text and len(text) < 600
+    assert "- `tool`: nothing" in text  # a result whose call is not in the history
+
+
+PERSON = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+    "required": ["name"],
+}
+
+
+def test_a_schema_in_the_prompt_gets_an_instance_raw_for_json_object_fenced_when_asked() -> None:
+    system = Message("system", f"Answer with JSON matching this schema: {json.dumps(PERSON)}")
+    user = Message("user", "Jason is 25 years old.")
+    raw = default_reply(asked("", messages=(system, user), response_format=ResponseFormat("json_object")), Writer(0))
+    assert json.loads(raw.text) == {"name": "Jason", "age": 25}
+    fenced_ask = Message("user", "Jason is 25 years old. Return the JSON within a ```json codeblock.")
+    fenced = default_reply(asked("", messages=(system, fenced_ask)), Writer(0)).text
+    assert fenced.startswith("```json\n") and fenced.endswith("\n```")
+    jsonschema.validate(json.loads(fenced[8:-4]), PERSON)
+    unfit = Message("system", 'Match {"properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}}')
+    fallback = default_reply(
+        asked("", messages=(unfit, user), response_format=ResponseFormat("json_object")), Writer(0)
+    )
+    assert list(json.loads(fallback.text)) == ["answer"]  # a schema in prose that fits nothing: not a 400

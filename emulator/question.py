@@ -1,0 +1,277 @@
+"""What the default model reads in a conversation: the question's subject, its kind, and what it asks for.
+
+No language model here: a question is read with a stop list, a few anchored patterns and a table of programming
+languages, all compiled once, since every default answer reads its question. The salient words are those left
+when the stop list (function words, common verbs, words every tool description uses) is taken out; runs of
+them are the question's topics ("Why is my Go map iteration order random?" is about "Go map iteration order").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from emulator.conversation import Prompt, frozen
+
+Kind = Literal["greeting", "short", "list", "steps", "code", "prose"]
+
+# Words that say nothing of a question's subject: function words, and words every tool description uses.
+_STOP = """a about above after again against all also am an and any are aren't as at be because been before being
+    below between both but by can can't cannot could did didn't do does doesn't doing don't down during each either
+    else ever every few for from further had has have having he her here hers herself him himself his how i i'd
+    i'll i'm i've if in into is isn't it it's its itself just let let's like may me might mine more most much must
+    my myself no nor not now of off often on once only or other our ours ourselves out over own please rather
+    really same shall she should so some such than that that's the their theirs them themselves then there
+    there's these they this those though through to too under until up upon us very was wasn't we were weren't
+    what what's whats when where where's whether which while who who's whom whose why will with within without
+    won't would yes yet you you'd you'll you're you've your yours yourself yourselves
+    able actually always anything something everything nothing thing things way ways kind sort lot lots bit
+    good great best better bad new old current given specified specific main certain different simple
+    many several various whole sure okay ok thanks thank hi hello hey
+    zero one two three four five six seven eight nine ten
+    tool tools function functions result results response responses request requests content data information
+    info input output value values text user users model models assistant conversation parameter parameters
+    argument arguments type types correct correctly required question questions answer answers example examples
+    idea ideas problem"""
+# Verbs a request is made of (create, run, make, get…): a tool is picked by a noun the question and the tool
+# share, never by one of these, unless a determiner makes it a noun ("a list", "the build").
+_VERBS = """add allow allows ask asks build call calls change check choose compare create convert define delete
+    describe do done explain extract extracted fetch find fix get gets give go going help implement keep know
+    learn list look looks make makes mean means need needs open print put read remove return returns run runs say
+    see send set show start stop suggest summarize take tell think try turn understand update use used uses using
+    want wants work works write launch execute perform handle schedule cancel retrieve receive enter exit view
+    search render insert replace process manage spawn invoke resume terminate wait apply load save copy move
+    named called"""
+STOP, VERBS = frozenset(_STOP.split()), frozenset(_VERBS.split())
+_DETERMINERS = frozenset(("a", "an", "the", "my", "your", "this", "that", "our", "their", "its", "his", "her"))
+# Where a code block's language is named: the word as written (lower case) → (fence tag, name as written).
+LANGUAGES = {
+    "python": ("python", "Python"),
+    "javascript": ("javascript", "JavaScript"),
+    "js": ("javascript", "JavaScript"),
+    "node": ("javascript", "JavaScript"),
+    "typescript": ("typescript", "TypeScript"),
+    "ts": ("typescript", "TypeScript"),
+    "golang": ("go", "Go"),
+    "rust": ("rust", "Rust"),
+    "java": ("java", "Java"),
+    "c++": ("cpp", "C++"),
+    "cpp": ("cpp", "C++"),
+    "c#": ("csharp", "C#"),
+    "csharp": ("csharp", "C#"),
+    "ruby": ("ruby", "Ruby"),
+    "php": ("php", "PHP"),
+    "bash": ("bash", "Bash"),
+    "shell": ("bash", "Bash"),
+    "sql": ("sql", "SQL"),
+    "kotlin": ("kotlin", "Kotlin"),
+    "swift": ("swift", "Swift"),
+}
+_CASED_LANGUAGES = {"Go": ("go", "Go"), "C": ("c", "C")}  # "go" and "c" are languages only when written so
+CODE_NOUNS = ("function", "script", "class", "program", "snippet", "method", "query", "module", "code")
+SHORT = 6  # words: a question this short gets a short paragraph
+NUMBER_WORDS = {
+    w: n for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"))
+}
+
+_TOKEN = re.compile(r"`[^`\n]{1,80}`|[A-Za-z][A-Za-z0-9]*(?:[._'+#-][A-Za-z0-9]+)*[+#]*|\d+|[.,;:!?()\[\]\"]")
+_GREETING = re.compile(r"(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening))(?: there)?\W*", re.I)
+_STEPS = re.compile(r"(?:so,? )?how (?:do|can|should|would|could) (?:i|we|you|one) (.+)|how to (.+)", re.I)
+_LIST = re.compile(r"(?:what|which) (?:are|were) (.+)|(?:list|name|enumerate|give me) (.+)", re.I)
+_CODE_ASK = re.compile(
+    r"(?:(?:can|could|would) you |please |i need |i want )?"
+    r"(?:write|implement|code|create|generate|show me|give me|make)\b",
+    re.I,
+)
+_CODE_NOUN = re.compile(rf"\b({'|'.join(CODE_NOUNS)})\b(?:\s+((?:that|which|to|for)\b.*))?", re.I)
+_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours|am)\b", re.I)
+_FLIPPED = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "we": "you", "us": "you"}
+_FLIPPED |= {"our": "your", "ours": "yours", "am": "are"}
+_TRAILING = re.compile(r"[\s?.!:;,]+$")
+
+
+@frozen
+class Question:
+    """The last user message, read: its salient `words` (as written, first use only), the `topics` they run
+    into and the main `topic` (the longest run, the first of equals), its `kind` of answer, and for a list,
+    steps or code the `clause` it asks about, in the answer's person ("how do I reverse my list" → "reverse
+    your list")."""
+
+    text: str
+    words: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+    topic: str = ""
+    kind: Kind = "short"
+    clause: str = ""
+    language: tuple[str, str] = ("", "")  # a code block's fence tag and the language's name
+    code_noun: str = ""  # what the code is: function, script, class…
+    names: tuple[str, ...] = ()  # the proper nouns it names (Paris, Jason), for generated arguments
+    numbers: tuple[int, ...] = ()  # and its numbers
+    count: int = 0  # how many items a list asks for ("list five…"), 0 when it does not say
+
+    @property
+    def nouns(self) -> frozenset[str]:
+        """The stems of its salient words: what a tool's words are matched with."""
+        stems = ((stem(w), w.lower()) for w in self.words)  # "checks": a verb inflected, which `read` kept
+        return frozenset(s for s, w in stems if s not in VERBS or s == w)
+
+
+_BREAKS = STOP | frozenset('.,;:!?()[]"')  # tokens that end a run of salient words
+
+
+def read(text: str) -> Question:
+    """What `text` asks (see `Question`). One pass over its tokens: this is on every default answer's path."""
+    text = " ".join(text.split())
+    if not text:
+        return Question(text)
+    words: dict[str, str] = {}
+    topics: list[str] = []
+    run: list[str] = []
+    names: list[str] = []
+    numbers: list[int] = []
+    language = ("", "")
+    before = ""  # the token before, lower case
+    for token in _TOKEN.findall(text):
+        low, after = token.lower(), before
+        before = low
+        if low in _BREAKS or low in VERBS and after not in _DETERMINERS and token not in _CASED_LANGUAGES:
+            if run:
+                topics.append(" ".join(run[:4]))
+                run = []
+            continue
+        if token.isdigit():
+            numbers.append(int(token))
+            continue
+        if low.endswith("'s"):
+            token, low = token[:-2], low[:-2]
+        if low in LANGUAGES or token in _CASED_LANGUAGES:
+            language = language[0] and language or LANGUAGES.get(low) or _CASED_LANGUAGES[token]
+        elif token[0].isupper():
+            names.append(token)
+        run.append(f"`{token}`" if "_" in token or "." in token or token[0].islower() and low != token else token)
+        words.setdefault(low, token)
+    if run:
+        topics.append(" ".join(run[:4]))
+    kind, clause, noun = _kind(text)
+    if kind == "code" and not language[0]:
+        language = ("python", "Python")  # asked to write code in no language: what a model picks
+    return Question(
+        text=text,
+        words=tuple(words.values()),
+        topics=tuple(topics),
+        topic=max(topics, key=_length, default=""),
+        kind=kind,
+        clause=clause,
+        language=language,
+        code_noun=noun,
+        names=tuple(dict.fromkeys(names)),
+        numbers=tuple(numbers),
+        count=_count(clause) if kind == "list" else 0,
+    )
+
+
+def _length(topic: str) -> int:
+    return topic.count(" ")
+
+
+def _count(clause: str) -> int:
+    """How many items a list's clause asks for: "five uses of Redis" → 5, "the 3 best" → 3; else 0."""
+    for word in clause.lower().split()[:2]:
+        if word in NUMBER_WORDS or word.isdigit():
+            return NUMBER_WORDS.get(word) or int(word)
+    return 0
+
+
+def _dull(word: str, before: str) -> bool:
+    """Whether `word` says nothing of the subject: a stop word, or a verb not made a noun by a determiner."""
+    return word in STOP or word in VERBS and before not in _DETERMINERS
+
+
+def _kind(text: str) -> tuple[Kind, str, str]:
+    """The shape of answer `text` asks for, and what it asks about (a clause in the answer's person)."""
+    if len(text) < 32 and _GREETING.fullmatch(text):
+        return "greeting", "", ""
+    noun = _CODE_NOUN.search(text) if _CODE_ASK.match(text) else None
+    if noun:
+        return "code", flip(noun.group(2) or ""), noun.group(1).lower()
+    for kind, pattern in (("steps", _STEPS), ("list", _LIST)):
+        asked = pattern.match(text)
+        if asked:
+            return kind, flip(asked.group(1) or asked.group(2)), ""  # type: ignore[return-value]
+    return ("short" if text.count(" ") < SHORT else "prose"), "", ""
+
+
+def flip(clause: str) -> str:
+    """`clause` in the answer's person, its closing punctuation dropped: "fix my build?" → "fix your build"."""
+    clause = _TRAILING.sub("", clause)
+    return _PERSON.sub(lambda m: _FLIPPED[m.group().lower()], clause) if _PERSON.search(clause) else clause
+
+
+def stem(word: str) -> str:
+    """A word's stem for matching: lower case, possessive and plural taken off (`cities` → `city`)."""
+    word = word.lower().strip("`")
+    if word.endswith("'s"):
+        word = word[:-2]
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "data": "datum"}
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The stems of the salient words in `text`: what a tool's name or description is matched by."""
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    stems = ((stem(t), t, b) for t, b in zip(tokens, ["", *tokens], strict=False) if t[0].isalpha())
+    return frozenset(s for s, t, b in stems if not _dull(t, b) and not _dull(s, b))
+
+
+# --- a JSON Schema in the prompt ----------------------------------------------------------------------------
+
+_OPENING = re.compile(r'\{\s*"')
+_JSON_BLOCK = re.compile(
+    r"```json|\bjson\s+(?:code\s*)?block|\bjson\s+codeblock|\bmarkdown\b[^.\n]{0,40}\bjson\b", re.I
+)
+CANDIDATES = 16  # the most places in one text where a schema is looked for
+
+
+def asks_for_json_block(prompt: Prompt) -> bool:
+    """Whether the system prompt or the last user message asks for JSON in a fenced block (```json)."""
+    return any(("json" in t or "JSON" in t) and _JSON_BLOCK.search(t) for t in _texts(prompt, last_user_only=True))
+
+
+def schema_in(prompt: Prompt) -> Mapping[str, Any] | None:
+    """The first JSON Schema written in the system prompt or a user message (the latest first), or None."""
+    decoder = json.JSONDecoder()
+    for text in _texts(prompt):
+        for opening in list(_OPENING.finditer(text))[:CANDIDATES]:
+            try:
+                value, _ = decoder.raw_decode(text, opening.start())
+            except ValueError:
+                continue
+            if _schema_like(value):
+                return value  # type: ignore[no-any-return]
+    return None
+
+
+def _schema_like(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("properties"), dict) or "$defs" in value and "$ref" in value:
+        return True
+    return value.get("type") == "array" and isinstance(value.get("items"), dict)
+
+
+def _texts(prompt: Prompt, last_user_only: bool = False) -> Iterable[str]:
+    system = [m.text for m in prompt.messages if m.role in ("system", "developer")]
+    users = [m.text for m in reversed(prompt.messages) if m.role == "user"]
+    return [*system, *users[:1]] if last_user_only else [*system, *users]
