@@ -256,7 +256,7 @@ def schema_in(prompt: Prompt) -> Mapping[str, Any] | None:
         for opening in list(_OPENING.finditer(text))[:CANDIDATES]:
             try:
                 value, _ = decoder.raw_decode(text, opening.start())
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder goes
                 continue
             if _schema_like(value):
                 return value  # type: ignore[no-any-return]

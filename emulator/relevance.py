@@ -34,36 +34,36 @@ _NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # `apply_patch`, `
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 FIRST_SENTENCE = 300  # characters of a description read at most
+MAX_NAME = 128  # and of a name
 
 
 def relevant(prompt: Prompt, question: Question) -> tuple[Tool, ...]:
     """The tools `question` (the last message, the user's) names, in the request's order; none unless the
     choice is `auto` and the last message is the user's."""
-    if prompt.tool_choice.mode != "auto" or not prompt.tools or not question.nouns:
-        return ()
-    if prompt.messages[-1].role != "user":
+    if prompt.tool_choice.mode != "auto" or not prompt.tools or not prompt.messages:
         return ()
     nouns = question.nouns
-    found = [t for t in prompt.tools if t.kind == "function" and nouns & _words(t.name, t.description)]
-    found = [t for t in found if not acts(t)]
-    return tuple(found[: MAX_CALLS if prompt.parallel_tool_calls else 1])
+    if not nouns or prompt.messages[-1].role != "user":
+        return ()
+    found = (t for t in prompt.tools if t.kind == "function" and not nouns.isdisjoint(_words(*_read(t))))
+    return tuple(t for t in found if not acts(t))[: MAX_CALLS if prompt.parallel_tool_calls else 1]
 
 
 def acts(tool: Tool) -> bool:
     """Whether `tool` executes, writes or changes something: by its name, its description's first word, or its
     parameters' names (see `ACTING`)."""
-    if tool.kind == "custom" or _acting(tool.name, tool.description):
+    if tool.kind == "custom" or _acting(*_read(tool)):
         return True
     properties = (tool.parameters or {}).get("properties")
     return isinstance(properties, Mapping) and not ACTING_PARAMETERS.isdisjoint(map(_lower, properties))
 
 
-@functools.lru_cache(maxsize=1024)
-def _acting(name: str, description: str) -> bool:
-    words = {w.lower() for w in _NAME_WORDS.findall(name)}
-    first = _FIRST_WORD.search(description)
-    words |= {stem(first.group())} if first else set()
-    return not ACTING.isdisjoint(words) or any(w.startswith("exec") for w in words)
+def _read(tool: Tool) -> tuple[str, str]:
+    """What relevance reads of a tool: its name and its description's first sentence, both bounded, so that the
+    caches keyed by them stay small whatever a request sends."""
+    description = tool.description[: FIRST_SENTENCE + 16].lstrip(" -*#\n")
+    end = _SENTENCE_END.search(description, 0, FIRST_SENTENCE)
+    return tool.name[:MAX_NAME], description[: end.start() if end else FIRST_SENTENCE]
 
 
 def _lower(name: Any) -> str:
@@ -71,10 +71,15 @@ def _lower(name: Any) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _words(name: str, description: str) -> frozenset[str]:
-    """The salient words of a tool's name and of its description's first sentence, stemmed; cached by the two,
-    which an agent sends alike on every request."""
-    description = description.lstrip(" -*#\n")
-    end = _SENTENCE_END.search(description, 0, FIRST_SENTENCE)
-    first = description[: end.start() if end else FIRST_SENTENCE]
+def _acting(name: str, first: str) -> bool:
+    words = {w.lower() for w in _NAME_WORDS.findall(name)}
+    opening = _FIRST_WORD.search(first)
+    words |= {stem(opening.group())} if opening else set()
+    return not ACTING.isdisjoint(words) or any(w.startswith("exec") for w in words)
+
+
+@functools.lru_cache(maxsize=1024)
+def _words(name: str, first: str) -> frozenset[str]:
+    """The salient words of a tool's name and of its description's first sentence, stemmed; cached, since an
+    agent sends the same tools on every request."""
     return words_of(" ".join(_NAME_WORDS.findall(name))) | words_of(first)

@@ -1,4 +1,4 @@
-"""The embedded default: deterministic faker text, and JSON valid against the tool's schema."""
+"""The embedded default: answers shaped like the question, tools it names, summed-up results, JSON for a schema."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import json
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
 from emulator.errors import InvalidRequest
@@ -138,3 +140,15 @@ def test_a_schema_in_the_prompt_gets_an_instance_raw_for_json_object_fenced_when
         asked("", messages=(unfit, user), response_format=ResponseFormat("json_object")), Writer(0)
     )
     assert list(json.loads(fallback.text)) == ["answer"]  # a schema in prose that fits nothing: not a 400
+
+
+WEATHER = Tool("current_conditions", description="Current weather conditions for a city.", parameters=PERSON)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=120) | st.sampled_from(["", "```json", '{"a": ' * 3000, "How do I ?", "Write a function"]))
+def test_any_question_gets_an_answer_never_a_crash(text: str) -> None:
+    for form in (ResponseFormat(), ResponseFormat("json_object")):
+        reply = default_reply(asked(text, tools=(WEATHER,), response_format=form), Writer(0))
+        assert reply.text or reply.tool_calls
+        assert reply.reasoning
