@@ -54,7 +54,7 @@ LIST_INTROS = ("Here are {c}:", "Sure, here are {c}:", "{C} include:")
 LIST_CLOSINGS = ("Which of these matters most depends on {t}.", "Let me know if you want more detail on any of these.")
 STEP_INTROS = ("To {c}, follow these steps:", "Here's how to {c}:", "You can {c} in a few steps:")
 STEP_VERBS = ("Check", "Open", "Install", "Configure", "Update", "Add", "Review", "Test", "Verify", "Set up")
-STEP_CLOSINGS = ("After that, {t} should work as expected.", "That's it: try it once to confirm it works.")
+STEP_CLOSINGS = ("That's it: you can now {c}.", "That's it: try it once to confirm it works.")
 CODE_INTROS = ("Here's a {lang} {noun} {c}:", "Here is a {lang} {noun} {c}:", "Sure! A {lang} {noun} {c}:")
 CODE_CLOSINGS = ("You can call `{name}` with your own input.", "Adapt `{name}` to your data as needed.")
 THINKING = {
@@ -140,7 +140,10 @@ def slots(q: Question) -> Slots:
     """What the templates name, from `q`: {t} its topic and {u} another, {c} its clause, {lang} and {noun} the
     code asked for; capitalized as {T}, {U}, {C}."""
     topic = q.topic or (q.words[0] if q.words else "this")
-    second = next((t for t in q.topics if t != topic), topic)
+    tail = (
+        " ".join(topic.split()[-2:]) if topic.count(" ") > 1 else topic
+    )  # "Go map iteration order": "iteration order"
+    second = next((t for t in q.topics if t != topic and t.lower() not in _NOT_NAMES), tail)
     clause = q.clause or (f"for {topic}" if q.kind == "code" else topic)
     slots = {"t": topic, "T": _capital(topic), "u": second, "U": _capital(second), "c": clause}
     return slots | {"C": _capital(clause), "lang": q.language[1], "noun": q.code_noun or "function"}
@@ -164,7 +167,8 @@ def _list(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
 
 
 def _steps(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
-    nouns = [w for w in q.words if w.lower() not in _NOT_NAMES] or [filler.word(next(dice))]
+    verb = q.clause.split(" ", 1)[0].lower()  # what a how-to clause opens with is its verb: "reverse a list"
+    nouns = [w for w in q.words if w.lower() not in _NOT_NAMES and w.lower() != verb] or [filler.word(next(dice))]
     steps = "\n".join(
         f"{n}. **{_pick(dice, STEP_VERBS)} the {nouns[n % len(nouns)]}**: {filler.sentence(next(dice))}"
         for n in range(1, 4 + next(dice) % 3)

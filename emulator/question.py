@@ -45,7 +45,10 @@ _VERBS = """add allow allows ask asks build call calls change check choose compa
     search render insert replace process manage spawn invoke resume terminate wait apply load save copy move
     named called"""
 STOP, VERBS = frozenset(_STOP.split()), frozenset(_VERBS.split())
-_DETERMINERS = frozenset(("a", "an", "the", "my", "your", "this", "that", "our", "their", "its", "his", "her"))
+_DETERMINERS = frozenset(
+    ("a", "an", "the", "my", "your", "this", "these", "those", "our", "their", "its", "his", "her", "some")
+    + ("many", "all", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+)
 # Where a code block's language is named: the word as written (lower case) → (fence tag, name as written).
 LANGUAGES = {
     "python": ("python", "Python"),
@@ -136,7 +139,8 @@ def read(text: str) -> Question:
     for token in _TOKEN.findall(text):
         low, after = token.lower(), before
         before = low
-        if low in _BREAKS or low in VERBS and after not in _DETERMINERS and token not in _CASED_LANGUAGES:
+        verb = low in VERBS or low[-1:] == "s" and low[:-1] in VERBS  # "run", "runs"
+        if low in _BREAKS or verb and after not in _DETERMINERS and token not in _CASED_LANGUAGES:
             if run:
                 topics.append(" ".join(run[:4]))
                 run = []
@@ -155,13 +159,14 @@ def read(text: str) -> Question:
     if run:
         topics.append(" ".join(run[:4]))
     kind, clause, noun = _kind(text)
+    verb = clause.split(" ", 1)[0].lower() if kind == "steps" else ""  # a how-to clause opens with its verb
     if kind == "code" and not language[0]:
         language = ("python", "Python")  # asked to write code in no language: what a model picks
     return Question(
         text=text,
         words=tuple(words.values()),
         topics=tuple(topics),
-        topic=max(topics, key=_length, default=""),
+        topic=max((t for t in topics if not _language(t) and t.lower() != verb), key=_length, default=""),
         kind=kind,
         clause=clause,
         language=language,
@@ -170,6 +175,11 @@ def read(text: str) -> Question:
         numbers=tuple(numbers),
         count=_count(clause) if kind == "list" else 0,
     )
+
+
+def _language(topic: str) -> bool:
+    """Whether `topic` is only a language's name: no subject of its own ("Write a Python function…")."""
+    return topic.lower() in LANGUAGES or topic in _CASED_LANGUAGES
 
 
 def _length(topic: str) -> int:
