@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
+from emulator.dialects import openai_chat
 from emulator.errors import InvalidRequest
 from emulator.generate import Writer, default_reply
 from tests.test_instances import DEEP, SCHEMAS
@@ -152,3 +154,15 @@ def test_any_question_gets_an_answer_never_a_crash(text: str) -> None:
         reply = default_reply(asked(text, tools=(WEATHER,), response_format=form), Writer(0))
         assert reply.text or reply.tool_calls
         assert reply.reasoning
+
+
+def test_the_readme_shows_the_defaults_real_answer() -> None:
+    """The README's "Use it" output is what the default says to that question, so it cannot drift from it."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    shown = readme.split("With no scenario for it", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
+    body = {"model": "DeepSeek-V4.1-Flash-1017", "messages": [{"role": "user", "content": README_QUESTION}]}
+    reply = default_reply(openai_chat.parse_request(body, {}), Writer(0))
+    assert shown == f"{reply.reasoning}\n{reply.text}"
+
+
+README_QUESTION = "Why is my Go map iteration order random?"
