@@ -179,7 +179,7 @@ def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: pros
         return json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False)
     if last == "tool":
         return prose.summary(_results(prompt), asked, said, dice, writer)
-    if question.asks_for_json_block(prompt):
+    if question.asks_for_json_block(prompt, asked):
         return f"```json\n{json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False, indent=2)}\n```"
     return prose.answer(asked, said, dice, writer)
 

@@ -140,13 +140,20 @@ def slots(q: Question) -> Slots:
     """What the templates name, from `q`: {t} its topic and {u} another, {c} its clause, {lang} and {noun} the
     code asked for; capitalized as {T}, {U}, {C}."""
     topic = q.topic or (q.words[0] if q.words else "this")
-    tail = (
-        " ".join(topic.split()[-2:]) if topic.count(" ") > 1 else topic
-    )  # "Go map iteration order": "iteration order"
-    second = next((t for t in q.topics if t != topic and t.lower() not in _NOT_NAMES), tail)
+    second = next((t for t in q.topics if t != topic and t.lower() not in _NOT_NAMES), "")
+    if not second:  # one topic: its tail is the other thing to name ("Go map iteration order": "iteration order")
+        second = " ".join(topic.split()[-2:]) if topic.count(" ") > 1 else topic
     clause = q.clause or (f"for {topic}" if q.kind == "code" else topic)
-    slots = {"t": topic, "T": _capital(topic), "u": second, "U": _capital(second), "c": clause}
-    return slots | {"C": _capital(clause), "lang": q.language[1], "noun": q.code_noun or "function"}
+    return {
+        "t": topic,
+        "T": topic[:1].upper() + topic[1:],
+        "u": second,
+        "U": second[:1].upper() + second[1:],
+        "c": clause,
+        "C": clause[:1].upper() + clause[1:],
+        "lang": q.language[1],
+        "noun": q.code_noun or "function",
+    }
 
 
 def _capital(text: str) -> str:

@@ -121,11 +121,21 @@ class Question:
         return frozenset(s for s, w in stems if s not in VERBS or s == w)
 
 
-_BREAKS = STOP | frozenset('.,;:!?()[]"')  # tokens that end a run of salient words
+# What a token is to the reader, looked up once: a break in a run of salient words (a stop word or punctuation),
+# a verb (with its -s form), or a language's name. Anything else is a salient word.
+_BREAK, _VERB, _LANGUAGE = 1, 2, 3
+_ROLES = {
+    **dict.fromkeys(LANGUAGES, _LANGUAGE),
+    **dict.fromkeys(VERBS, _VERB),
+    **{f"{v}s": _VERB for v in VERBS if not v.endswith("s")},
+    **dict.fromkeys(STOP, _BREAK),
+    **dict.fromkeys('.,;:!?()[]"', _BREAK),
+}
 
 
 def read(text: str) -> Question:
-    """What `text` asks (see `Question`). One pass over its tokens: this is on every default answer's path."""
+    """What `text` asks (see `Question`). One pass over its tokens, one table lookup each: this is on every
+    default answer's path."""
     text = " ".join(text.split())
     if not text:
         return Question(text)
@@ -136,25 +146,32 @@ def read(text: str) -> Question:
     numbers: list[int] = []
     language = ("", "")
     before = ""  # the token before, lower case
+    role_of = _ROLES.get
     for token in _TOKEN.findall(text):
         low, after = token.lower(), before
         before = low
-        verb = low in VERBS or low[-1:] == "s" and low[:-1] in VERBS  # "run", "runs"
-        if low in _BREAKS or verb and after not in _DETERMINERS and token not in _CASED_LANGUAGES:
+        role = role_of(low)
+        if role == _VERB and (after in _DETERMINERS or token == "Go"):  # "a list", "the build"; the language Go
+            role = _LANGUAGE if token == "Go" else None
+        if role is not None and role != _LANGUAGE:  # a break, or a verb that is no noun here
             if run:
                 topics.append(" ".join(run[:4]))
                 run = []
             continue
-        if token.isdigit():
+        if token.isalpha():
+            shown = f"`{token}`" if token[0].islower() and low != token else token  # camelCase: code
+        elif token.isdigit():
             numbers.append(int(token))
             continue
-        if low.endswith("'s"):
-            token, low = token[:-2], low[:-2]
-        if low in LANGUAGES or token in _CASED_LANGUAGES:
+        else:
+            if low.endswith("'s"):
+                token, low = token[:-2], low[:-2]
+            shown = f"`{token}`" if "_" in token or "." in token else token  # snake_case, dotted.names: code
+        if role == _LANGUAGE or token == "C":
             language = language[0] and language or LANGUAGES.get(low) or _CASED_LANGUAGES[token]
         elif token[0].isupper():
             names.append(token)
-        run.append(f"`{token}`" if "_" in token or "." in token or token[0].islower() and low != token else token)
+        run.append(shown)
         words.setdefault(low, token)
     if run:
         topics.append(" ".join(run[:4]))
@@ -162,18 +179,22 @@ def read(text: str) -> Question:
     verb = clause.split(" ", 1)[0].lower() if kind == "steps" else ""  # a how-to clause opens with its verb
     if kind == "code" and not language[0]:
         language = ("python", "Python")  # asked to write code in no language: what a model picks
+    if len(topics) == 1:  # the common case, without the search
+        topic = "" if _language(topics[0]) or topics[0].lower() == verb else topics[0]
+    else:
+        topic = max((t for t in topics if not _language(t) and t.lower() != verb), key=_length, default="")
     return Question(
-        text=text,
-        words=tuple(words.values()),
-        topics=tuple(topics),
-        topic=max((t for t in topics if not _language(t) and t.lower() != verb), key=_length, default=""),
-        kind=kind,
-        clause=clause,
-        language=language,
-        code_noun=noun,
-        names=tuple(dict.fromkeys(names)),
-        numbers=tuple(numbers),
-        count=_count(clause) if kind == "list" else 0,
+        text,
+        tuple(words.values()),
+        tuple(topics),
+        topic,
+        kind,
+        clause,
+        language,
+        noun,
+        tuple(dict.fromkeys(names)) if len(names) > 1 else tuple(names),
+        tuple(numbers),
+        _count(clause) if kind == "list" else 0,
     )
 
 
@@ -196,21 +217,29 @@ def _count(clause: str) -> int:
 
 def _dull(word: str, before: str) -> bool:
     """Whether `word` says nothing of the subject: a stop word, or a verb not made a noun by a determiner."""
-    return word in STOP or word in VERBS and before not in _DETERMINERS
+    return word in STOP or word in VERBS and before not in _DETERMINERS  # `read` has the same rule, in a table
 
 
 def _kind(text: str) -> tuple[Kind, str, str]:
-    """The shape of answer `text` asks for, and what it asks about (a clause in the answer's person)."""
-    if len(text) < 32 and _GREETING.fullmatch(text):
+    """The shape of answer `text` asks for, and what it asks about (a clause in the answer's person). Each
+    shape is asked for by how the text opens: its first word says which pattern to try, if any."""
+    first = text.split(" ", 1)[0].lower().rstrip(",.!?")
+    if first in _GREETS and len(text) < 32 and _GREETING.fullmatch(text):
         return "greeting", "", ""
-    noun = _CODE_NOUN.search(text) if _CODE_ASK.match(text) else None
+    noun = _CODE_NOUN.search(text) if first in _ASKS and _CODE_ASK.match(text) else None
     if noun:
         return "code", flip(noun.group(2) or ""), noun.group(1).lower()
-    for kind, pattern in (("steps", _STEPS), ("list", _LIST)):
-        asked = pattern.match(text)
-        if asked:
-            return kind, flip(asked.group(1) or asked.group(2)), ""  # type: ignore[return-value]
+    pattern = _STEPS if first in ("how", "so") else _LIST if first in _LISTS else None
+    asked = pattern.match(text) if pattern else None
+    if asked:
+        return "steps" if pattern is _STEPS else "list", flip(asked.group(1) or asked.group(2)), ""
     return ("short" if text.count(" ") < SHORT else "prose"), "", ""
+
+
+_GREETS = frozenset(("hi", "hello", "hey", "hiya", "howdy", "yo", "good"))
+_ASKS = frozenset(("can", "could", "would", "please", "i", "write", "implement", "code", "create", "generate"))
+_ASKS |= {"show", "give", "make"}
+_LISTS = frozenset(("what", "which", "list", "name", "enumerate", "give"))
 
 
 def flip(clause: str) -> str:
@@ -254,9 +283,10 @@ _JSON_BLOCK = re.compile(
 CANDIDATES = 16  # the most places in one text where a schema is looked for
 
 
-def asks_for_json_block(prompt: Prompt) -> bool:
-    """Whether the system prompt or the last user message asks for JSON in a fenced block (```json)."""
-    return any(("json" in t or "JSON" in t) and _JSON_BLOCK.search(t) for t in _texts(prompt, last_user_only=True))
+def asks_for_json_block(prompt: Prompt, question: Question) -> bool:
+    """Whether the system prompt or the question (the last user message) asks for JSON in a fenced block."""
+    texts = [m.text for m in prompt.messages if m.role in ("system", "developer")] + [question.text]
+    return any(("json" in t or "JSON" in t or "Json" in t) and _JSON_BLOCK.search(t) for t in texts)
 
 
 def schema_in(prompt: Prompt) -> Mapping[str, Any] | None:
@@ -281,7 +311,7 @@ def _schema_like(value: Any) -> bool:
     return value.get("type") == "array" and isinstance(value.get("items"), dict)
 
 
-def _texts(prompt: Prompt, last_user_only: bool = False) -> Iterable[str]:
+def _texts(prompt: Prompt) -> Iterable[str]:
+    """The system prompt's texts, then the user's messages, the latest first."""
     system = [m.text for m in prompt.messages if m.role in ("system", "developer")]
-    users = [m.text for m in reversed(prompt.messages) if m.role == "user"]
-    return [*system, *users[:1]] if last_user_only else [*system, *users]
+    return system + [m.text for m in reversed(prompt.messages) if m.role == "user"]

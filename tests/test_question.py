@@ -89,10 +89,10 @@ def prompt(*messages: Message) -> Prompt:
 def test_a_schema_in_the_prompt_is_found_and_a_json_block_asked_for() -> None:
     asked = prompt(Message("system", INSTRUCTOR_SYSTEM), Message("user", "Jason is 25. " + MD_JSON_ASK))
     assert question.schema_in(asked) == PERSON | {"title": "Person", "type": "object"}
-    assert question.asks_for_json_block(asked)
+    assert question.asks_for_json_block(asked, question.read(asked.last_user_text))
     in_user = prompt(Message("user", 'Answer as JSON matching {"type": "array", "items": {"type": "string"}}'))
     assert question.schema_in(in_user) == {"type": "array", "items": {"type": "string"}}
-    assert not question.asks_for_json_block(in_user)
+    assert not question.asks_for_json_block(in_user, question.read(in_user.last_user_text))
 
 
 @pytest.mark.parametrize(
