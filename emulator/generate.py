@@ -47,7 +47,7 @@ THINKING = {effort: FakerText("sentences", n) for effort, n in THINKING_SENTENCE
 PARAGRAPH, SENTENCE = FakerText(), FakerText("sentence")
 
 MIN_WORDS, MAX_WORDS = 6, 14
-DICE = 48  # faces rolled for one answer's choices (a longer answer rolls them again)
+TEXT_FACES = 20  # of an answer's 32 dice, those of its text; the rest are its reasoning's (rolled again past them)
 POOL = 1 << 12  # sentences a server can say; a power of two, so a 16-bit die picks each one equally
 _WORD_OF = tuple(WORDS[i % len(WORDS)] for i in range(1 << 16))  # a die's face → a word
 
@@ -66,16 +66,20 @@ class Writer:
         self._sentences = tuple(_sentence(faces[i * (MAX_WORDS + 1) :]) for i in range(POOL))
         self.hints = Hints(pools={**_pools(seed), "sentence": self._sentences[:PER_POOL], "word": WORDS})
 
-    def dice(self, root: str, *salt: object) -> tuple[Dice, Dice]:
-        """Two sets of dice, for one answer's text and its reasoning, from `root` and `salt`: one hash."""
-        faces = ids.draws(root, self.seed, *salt, count=2 * DICE)
-        return itertools.cycle(faces[:DICE]), itertools.cycle(faces[DICE:])
+    def dice(self, root: str) -> tuple[Dice, Dice]:
+        """Two sets of dice, for one answer's text and its reasoning, from `root`: one hash."""
+        faces = ids.faces(root, self.seed)
+        return itertools.cycle(faces[:TEXT_FACES]), itertools.cycle(faces[TEXT_FACES:])
 
-    def sentence(self, face: int) -> str:
-        return self._sentences[face % POOL]
+    @property
+    def sentences(self) -> tuple[str, ...]:
+        """The server's sentences, POOL of them: what the default model's filler is made of."""
+        return self._sentences
 
-    def word(self, face: int) -> str:
-        return _WORD_OF[face]
+    @property
+    def words(self) -> tuple[str, ...]:
+        """A word for each face of a die (65,536)."""
+        return _WORD_OF
 
     def rng(self, root: str, *salt: object) -> random.Random:
         return random.Random(ids.number(root, self.seed, *salt))
@@ -153,9 +157,10 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     answers JSON when `response_format` asks for it, or when the prompt holds a JSON Schema and asks for JSON;
     it sums up tool results when the last message is one; else it answers the question in the question's shape.
     """
-    root, asked = prompt.root, question.read(prompt.last_user_text)
-    last = prompt.messages[-1].role if prompt.messages else "user"
-    said, (dice, thought) = prose.slots(asked), writer.dice(root, "answer")
+    final = prompt.messages[-1] if prompt.messages else None
+    last = final.role if final else "user"
+    root, asked = prompt.root, question.read(final.text if last == "user" and final else prompt.last_user_text)
+    said, (dice, thought) = prose.slots(asked), writer.dice(root)
     reasoning = ""
     if prompt.thinking:
         sentences = THINKING_SENTENCES.get(prompt.effort) or THINKING_SENTENCES[None]

@@ -18,11 +18,24 @@ SHORTENED = 240  # characters of a tool's result quoted in the answer that sums 
 
 
 class Filler(Protocol):
-    """Where filler comes from: one of the server's sentences, or words, for a die's face (`generate.Writer`)."""
+    """Where filler comes from (`generate.Writer`): the server's `sentences` and `words`, one for each face of a
+    die (modulo their number), read by index: a method call per sentence was a fifth of an answer's cost."""
 
-    def sentence(self, face: int) -> str: ...
+    @property
+    def sentences(self) -> Sequence[str]: ...
 
-    def word(self, face: int) -> str: ...
+    @property
+    def words(self) -> Sequence[str]: ...
+
+
+def _said(filler: Filler, dice: Dice) -> str:
+    sentences = filler.sentences
+    return sentences[next(dice) % len(sentences)]
+
+
+def _word(filler: Filler, dice: Dice) -> str:
+    words = filler.words
+    return words[next(dice) % len(words)]
 
 
 Dice = Iterator[int]  # the faces of one answer's dice, rolled in turn with `next` (a cycle: it never runs out)
@@ -87,18 +100,24 @@ def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
         return _code(q, dice, filler, slots)
     if not q.topics:  # nothing salient to name: plain filler, as a model rambles
         return _filler(dice, filler, 3 + next(dice) % 3)
-    first = f"{_pick(dice, OPENERS).format_map(slots)} {_filler(dice, filler, 2 + next(dice) % 2)}"
+    # As long as the word salad before it (3 to 6 sentences): a longer answer costs every stream its length.
+    sentences = filler.sentences
+    pool = len(sentences)
+    said = [OPENERS[next(dice) % len(OPENERS)].format_map(slots), sentences[next(dice) % pool]]
+    if next(dice) & 1:
+        said.append(sentences[next(dice) % pool])
     if slots["u"] != slots["t"]:
-        first += " " + _pick(dice, SECONDS).format_map(slots)
-    if q.kind == "short":
-        return first
-    second = _filler(dice, filler, 2 + next(dice) % 3)
-    return f"{first}\n\n{second}\n\n{_pick(dice, CLOSINGS).format_map(slots)}"
+        said.append(SECONDS[next(dice) % len(SECONDS)].format_map(slots))
+    if q.kind != "prose":
+        return " ".join(said)
+    closing = CLOSINGS[next(dice) % len(CLOSINGS)].format_map(slots)
+    return f"{' '.join(said)}\n\n{sentences[next(dice) % pool]} {closing}"
 
 
-def thinking(q: Question, slots: Slots, dice: Dice, filler: Filler, sentences: int, after_tools: bool = False) -> str:
-    """`sentences` sentences of reasoning about `q`: what it asks (or, `after_tools`, that the tools answered),
-    then thoughts and filler."""
+def thinking(q: Question, slots: Slots, dice: Dice, filler: Filler, count: int, after_tools: bool = False) -> str:
+    """`count` sentences of reasoning about `q`: what it asks (or, `after_tools`, that the tools answered), then
+    thoughts and filler."""
+    sentences = filler.sentences
     if after_tools:
         first = THINKING["results"].format_map(slots)
     elif q.kind == "greeting" or q.clause or q.kind == "code":
@@ -106,12 +125,14 @@ def thinking(q: Question, slots: Slots, dice: Dice, filler: Filler, sentences: i
     elif q.topics:
         first = THINKING["prose" if q.kind == "prose" else "short"].format_map(slots)
     else:
-        first = filler.sentence(next(dice))
+        first = sentences[next(dice) % len(sentences)]
     said = [first]
-    if sentences > 2 and q.topics:
-        said.append(_pick(dice, THOUGHTS if slots["u"] != slots["t"] else THOUGHTS[1:]).format_map(slots))
-    said += (filler.sentence(next(dice)) for _ in range(sentences - len(said)))
-    return " ".join(said[:sentences])
+    if count > 2 and q.topics:
+        thoughts = THOUGHTS if slots["u"] != slots["t"] else THOUGHTS[1:]
+        said.append(thoughts[next(dice) % len(thoughts)].format_map(slots))
+    while len(said) < count:
+        said.append(sentences[next(dice) % len(sentences)])
+    return " ".join(said)
 
 
 def summary(results: Sequence[tuple[str, str]], q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
@@ -122,7 +143,7 @@ def summary(results: Sequence[tuple[str, str]], q: Question, slots: Slots, dice:
     else:
         lines = (f"- `{name}`: {_quote(result)}" for name, result in results)
         said = "Here's what the tools returned:\n\n" + "\n".join(lines)
-    closing = _pick(dice, RESULT_CLOSINGS).format_map(slots) if q.topics else filler.sentence(next(dice))
+    closing = _pick(dice, RESULT_CLOSINGS).format_map(slots) if q.topics else _said(filler, dice)
     return f"{said}\n\n{closing}"
 
 
@@ -140,8 +161,12 @@ def slots(q: Question) -> Slots:
     """What the templates name, from `q`: {t} its topic and {u} another, {c} its clause, {lang} and {noun} the
     code asked for; capitalized as {T}, {U}, {C}."""
     topic = q.topic or (q.words[0] if q.words else "this")
-    second = next((t for t in q.topics if t != topic and t.lower() not in _NOT_NAMES), "")
-    if not second:  # one topic: its tail is the other thing to name ("Go map iteration order": "iteration order")
+    second = ""
+    for other in q.topics:
+        if other != topic and other.lower() not in _NOT_NAMES:
+            second = other
+            break
+    else:  # one topic: its tail is the other thing to name ("Go map iteration order": "iteration order")
         second = " ".join(topic.split()[-2:]) if topic.count(" ") > 1 else topic
     clause = q.clause or (f"for {topic}" if q.kind == "code" else topic)
     return {
@@ -161,23 +186,24 @@ def _capital(text: str) -> str:
 
 
 def _filler(dice: Dice, filler: Filler, count: int) -> str:
-    return " ".join([filler.sentence(next(dice)) for _ in range(count)])
+    sentences = filler.sentences
+    pool = len(sentences)
+    return " ".join([sentences[next(dice) % pool] for _ in range(count)])
 
 
 def _list(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
     count = min(q.count, 10) or 3 + next(dice) % 3
     items = "\n".join(
-        f"- **{_capital(filler.word(next(dice)))} {filler.word(next(dice))}**: {filler.sentence(next(dice))}"
-        for _ in range(count)
+        f"- **{_capital(_word(filler, dice))} {_word(filler, dice)}**: {_said(filler, dice)}" for _ in range(count)
     )
     return f"{_pick(dice, LIST_INTROS).format_map(slots)}\n\n{items}\n\n{_pick(dice, LIST_CLOSINGS).format_map(slots)}"
 
 
 def _steps(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
     verb = q.clause.split(" ", 1)[0].lower()  # what a how-to clause opens with is its verb: "reverse a list"
-    nouns = [w for w in q.words if w.lower() not in _NOT_NAMES and w.lower() != verb] or [filler.word(next(dice))]
+    nouns = [w for w in q.words if w.lower() not in _NOT_NAMES and w.lower() != verb] or [_word(filler, dice)]
     steps = "\n".join(
-        f"{n}. **{_pick(dice, STEP_VERBS)} the {nouns[n % len(nouns)]}**: {filler.sentence(next(dice))}"
+        f"{n}. **{_pick(dice, STEP_VERBS)} the {nouns[n % len(nouns)]}**: {_said(filler, dice)}"
         for n in range(1, 4 + next(dice) % 3)
     )
     return f"{_pick(dice, STEP_INTROS).format_map(slots)}\n\n{steps}\n\n{_pick(dice, STEP_CLOSINGS).format_map(slots)}"
@@ -192,7 +218,7 @@ def _code(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
     code = template.replace("NAME", name).replace("DOC", doc)
     intro = _pick(dice, CODE_INTROS).format_map(slots)
     closing = _pick(dice, CODE_CLOSINGS).format(name=name)
-    return f"{intro}\n\n```{fence}\n{code}\n```\n\n{filler.sentence(next(dice))} {closing}"
+    return f"{intro}\n\n```{fence}\n{code}\n```\n\n{_said(filler, dice)} {closing}"
 
 
 def _identifier(parts: list[str], spelling: str) -> str:

@@ -79,6 +79,7 @@ NUMBER_WORDS = {
     w: n for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"))
 }
 
+_EDGES = ".,;:!?()[]{}<>\"'*"  # punctuation at a word's edges, taken off as it is read
 _TOKEN = re.compile(r"`[^`\n]{1,80}`|[A-Za-z][A-Za-z0-9]*(?:[._'+#-][A-Za-z0-9]+)*[+#]*|\d+|[.,;:!?()\[\]\"]")
 _GREETING = re.compile(r"(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening))(?: there)?\W*", re.I)
 _STEPS = re.compile(r"(?:so,? )?how (?:do|can|should|would|could) (?:i|we|you|one) (.+)|how to (.+)", re.I)
@@ -133,10 +134,46 @@ _ROLES = {
 }
 
 
+# How a word (as split from the text, its punctuation still on) reads, learned once: the vocabulary of questions
+# is small, and reading a word afresh (strip, lower, lookups, code or name) cost most of a question's reading.
+# (punctuation before it, after it, role, lower case, the word, as shown, a name?, its number, its language)
+Word = tuple[bool, bool, int | None, str, str, str, bool, int, tuple[str, str]]
+_SKIP, _NUMBER = 0, 4  # no word (punctuation alone, a symbol); a number
+LEARNED = 1 << 14  # words remembered at most; past that the memory starts afresh
+_learned: dict[str, Word] = {}
+
+
+def _learn(part: str) -> Word:
+    token = part.strip(_EDGES)
+    lead, trail = token != part and part[0] in _EDGES, token != part and part[-1] in _EDGES
+    if not token or not (token[0].isalnum() or token[0] == "`"):
+        word: Word = (True, True, _SKIP, "", "", "", False, -1, ("", ""))
+    else:
+        low = token.lower()
+        role = _ROLES.get(low)
+        language = _CASED_LANGUAGES.get(token) or (LANGUAGES[low] if role == _LANGUAGE else ("", ""))
+        role = _LANGUAGE if language[0] else role
+        number = -1
+        if role is None and "0" <= token[0] <= "9":  # a number, if a whole and human-sized one
+            role, number = _NUMBER, int(token) if token.isdigit() and len(token) < 10 else -1
+        if "'" in token and low.endswith("'s"):
+            token, low = token[:-2], low[:-2]
+        shown = token
+        if token[0] != "`" and ("_" in token or "." in token or low != token and token[0].islower()):
+            shown = f"`{token}`"  # snake_case, dotted.names, camelCase: code, as a model writes it
+        name = role is None and low != token and shown[0] != "`"  # Paris, Jason, TCP
+        word = (lead, trail, role, low, token, shown, name, number, language)
+    if len(_learned) >= LEARNED:
+        _learned.clear()
+    _learned[part] = word
+    return word
+
+
 def read(text: str) -> Question:
-    """What `text` asks (see `Question`). One pass over its tokens, one table lookup each: this is on every
-    default answer's path."""
-    text = " ".join(text.split())
+    """What `text` asks (see `Question`). One pass over its words, split on spaces, each read as `_learn` read
+    it the first time: this is on every default answer's path."""
+    parts = text.split()
+    text = " ".join(parts)
     if not text:
         return Question(text)
     words: dict[str, str] = {}
@@ -145,37 +182,37 @@ def read(text: str) -> Question:
     names: list[str] = []
     numbers: list[int] = []
     language = ("", "")
-    before = ""  # the token before, lower case
-    role_of = _ROLES.get
-    for token in _TOKEN.findall(text):
-        low, after = token.lower(), before
-        before = low
-        role = role_of(low)
-        if role == _VERB and (after in _DETERMINERS or token == "Go"):  # "a list", "the build"; the language Go
-            role = _LANGUAGE if token == "Go" else None
-        if role is not None and role != _LANGUAGE:  # a break, or a verb that is no noun here
-            if run:
-                topics.append(" ".join(run[:4]))
-                run = []
-            continue
-        if token.isalpha():
-            shown = f"`{token}`" if token[0].islower() and low != token else token  # camelCase: code
-        elif token.isdigit():
-            numbers.append(int(token))
-            continue
-        else:
-            if low.endswith("'s"):
-                token, low = token[:-2], low[:-2]
-            shown = f"`{token}`" if "_" in token or "." in token else token  # snake_case, dotted.names: code
-        if role == _LANGUAGE or token == "C":
-            language = language[0] and language or LANGUAGES.get(low) or _CASED_LANGUAGES[token]
-        elif token[0].isupper():
+    before = ""  # the word before, lower case
+    learned = _learned.get
+    for part in parts:
+        lead, trail, role, low, token, shown, name, number, spoken = learned(part) or _learn(part)
+        after, before = before, low
+        if role is not None:
+            if role == _NUMBER:
+                if number >= 0:
+                    numbers.append(number)
+                continue
+            if role != _LANGUAGE and (role != _VERB or after not in _DETERMINERS):  # "a list", "the build": nouns
+                if run:  # a stop word, punctuation, a verb: a run of salient words ends
+                    topics.append(" ".join(run[:4]))
+                    run = []
+                continue
+        if lead and run:
+            topics.append(" ".join(run[:4]))
+            run = []
+        if role == _LANGUAGE:
+            language = language[0] and language or spoken
+        elif name:
             names.append(token)
         run.append(shown)
-        words.setdefault(low, token)
+        if low not in words:
+            words[low] = token
+        if trail:
+            topics.append(" ".join(run[:4]))
+            run = []
     if run:
         topics.append(" ".join(run[:4]))
-    kind, clause, noun = _kind(text)
+    kind, clause, noun = _kind(text, parts[0].lower().strip(_EDGES))
     verb = clause.split(" ", 1)[0].lower() if kind == "steps" else ""  # a how-to clause opens with its verb
     if kind == "code" and not language[0]:
         language = ("python", "Python")  # asked to write code in no language: what a model picks
@@ -220,10 +257,9 @@ def _dull(word: str, before: str) -> bool:
     return word in STOP or word in VERBS and before not in _DETERMINERS  # `read` has the same rule, in a table
 
 
-def _kind(text: str) -> tuple[Kind, str, str]:
+def _kind(text: str, first: str) -> tuple[Kind, str, str]:
     """The shape of answer `text` asks for, and what it asks about (a clause in the answer's person). Each
-    shape is asked for by how the text opens: its first word says which pattern to try, if any."""
-    first = text.split(" ", 1)[0].lower().rstrip(",.!?")
+    shape is asked for by how the text opens: its `first` word (lower case) says which pattern to try, if any."""
     if first in _GREETS and len(text) < 32 and _GREETING.fullmatch(text):
         return "greeting", "", ""
     noun = _CODE_NOUN.search(text) if first in _ASKS and _CODE_ASK.match(text) else None
@@ -285,8 +321,14 @@ CANDIDATES = 16  # the most places in one text where a schema is looked for
 
 def asks_for_json_block(prompt: Prompt, question: Question) -> bool:
     """Whether the system prompt or the question (the last user message) asks for JSON in a fenced block."""
-    texts = [m.text for m in prompt.messages if m.role in ("system", "developer")] + [question.text]
-    return any(("json" in t or "JSON" in t or "Json" in t) and _JSON_BLOCK.search(t) for t in texts)
+    for m in prompt.messages:
+        if m.role in ("system", "developer") and _asks_json(m.text):
+            return True
+    return _asks_json(question.text)
+
+
+def _asks_json(text: str) -> bool:
+    return ("json" in text or "JSON" in text or "Json" in text) and _JSON_BLOCK.search(text) is not None
 
 
 def schema_in(prompt: Prompt) -> Mapping[str, Any] | None:

@@ -73,7 +73,7 @@ def code_block(text: str, fence: str) -> str:
 def test_the_answer_names_the_questions_subject_and_reasons_about_it() -> None:
     reply = default_reply(asked("Why is my Go map iteration order random?"), Writer(0))
     assert "Go map iteration order" in reply.text and "Go map iteration order" in reply.reasoning
-    assert reply.text.count("\n\n") >= 2 and "**" in reply.text  # prose: paragraphs, Markdown emphasis
+    assert "\n\n" in reply.text and "**" in reply.text  # prose: paragraphs, Markdown emphasis
     short = default_reply(asked("Tell me about rate limits."), Writer(0)).text
     assert "rate limits" in short.lower() and "\n" not in short  # a short paragraph
     assert default_reply(asked("hello"), Writer(0)).text.endswith("?")  # a greeting back
@@ -148,7 +148,10 @@ WEATHER = Tool("current_conditions", description="Current weather conditions for
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.text(max_size=120) | st.sampled_from(["", "```json", '{"a": ' * 3000, "How do I ?", "Write a function"]))
+@given(
+    text=st.text(max_size=120)
+    | st.sampled_from(["", "```json", '{"a": ' * 3000, "How do I ?", "Write a function", "9" * 5000])
+)
 def test_any_question_gets_an_answer_never_a_crash(text: str) -> None:
     for form in (ResponseFormat(), ResponseFormat("json_object")):
         reply = default_reply(asked(text, tools=(WEATHER,), response_format=form), Writer(0))
