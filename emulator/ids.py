@@ -64,6 +64,12 @@ def draws(root: str, *salt: object, count: int) -> memoryview:
     return memoryview(_hash((root, *salt), hashlib.shake_256()).digest(2 * count)).cast("H")
 
 
+def faces(root: str, seed: int) -> memoryview:
+    """32 stable integers below 65,536 from `root` and `seed`, in one call of BLAKE2b: the dice of one default
+    answer, on every default answer's path (SHAKE's squeeze for as many cost three times as much)."""
+    return memoryview(hashlib.blake2b(f"{seed}\x1e{root}".encode()).digest()).cast("H")
+
+
 def number(root: str, *salt: object) -> int:
     """A stable non-negative integer derived from `root` and `salt`: a seed for generators."""
     return int(digest(root, *salt)[:15], 16)

@@ -1,48 +1,20 @@
-"""The embedded default: deterministic faker text, and JSON valid against the tool's schema."""
+"""The embedded default: answers shaped like the question, tools it names, summed-up results, JSON for a schema."""
 
 from __future__ import annotations
 
 import json
-import random
-from typing import Any
+from pathlib import Path
 
 import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import generate
-from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolChoice
+from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
+from emulator.dialects import openai_chat
 from emulator.errors import InvalidRequest
-from emulator.generate import Writer, default_reply, instance
-
-SCHEMAS: list[dict[str, Any]] = [
-    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-    {"type": "object", "properties": {"n": {"type": "integer", "minimum": 3, "maximum": 5}}},
-    {"type": "object", "properties": {"x": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}}},
-    {"type": "object", "properties": {"k": {"type": "integer", "multipleOf": 7, "minimum": 10}}},
-    {
-        "type": "object",
-        "properties": {"u": {"enum": ["c", "f"]}, "v": {"const": 3}, "w": {"type": ["null", "boolean"]}},
-    },
-    {"type": "array", "items": {"type": "string", "minLength": 12, "maxLength": 14}, "minItems": 2, "maxItems": 3},
-    {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}}},
-    {
-        "type": "object",
-        "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}},
-        "properties": {"points": {"type": "array", "items": {"$ref": "#/$defs/point"}}},
-        "required": ["points"],
-        "additionalProperties": False,
-    },
-    {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-    {"allOf": [{"type": "object", "properties": {"a": {"type": "boolean"}}}, {"required": ["a"]}]},
-]
-
-
-@pytest.mark.parametrize("schema", SCHEMAS)
-def test_instances_are_valid(schema: dict[str, Any]) -> None:
-    for seed in range(20):
-        jsonschema.validate(instance(schema, random.Random(seed)), schema)
+from emulator.generate import Writer, default_reply
+from tests.test_instances import DEEP, SCHEMAS
 
 
 def prompt(**fields: object) -> Prompt:
@@ -75,102 +47,6 @@ def test_default_reply_answers_json_when_asked() -> None:
     )
 
 
-NODE = {
-    "$defs": {
-        "Node": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string"},
-                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
-            },
-            "required": ["name", "children"],
-        }
-    },
-    "$ref": "#/$defs/Node",
-}
-LINKED = {  # pydantic's self-referencing model: `next: Optional[Link]`, required
-    "$defs": {
-        "Link": {
-            "type": "object",
-            "properties": {
-                "value": {"type": "integer"},
-                "next": {"anyOf": [{"$ref": "#/$defs/Link"}, {"type": "null"}]},
-            },
-            "required": ["value", "next"],
-        }
-    },
-    "$ref": "#/$defs/Link",
-}
-DEEP = {"type": "array", "minItems": 1000, "items": {"type": "array", "minItems": 1000, "items": {"type": "integer"}}}
-
-
-@pytest.mark.parametrize(
-    "schema",
-    [
-        NODE,
-        LINKED,
-        {"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"$ref": "#"}}}},
-        {"type": "string", "minLength": 60_000},
-        {"type": "array", "minItems": 5_000, "items": {"type": "boolean"}},
-    ],
-    ids=["tree", "linked-list", "root-ref", "long-string", "many-items"],
-)
-def test_recursive_and_large_schemas_are_cut_to_the_budget_and_stay_valid(schema: dict[str, Any]) -> None:
-    for seed in range(5):
-        value = instance(schema, random.Random(seed))
-        jsonschema.validate(value, schema)
-        assert len(json.dumps(value)) <= generate.MAX_BYTES
-
-
-def depth(value: Any) -> int:
-    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-    return 1 + max(map(depth, children), default=0) if isinstance(value, dict | list) else 0
-
-
-def test_a_cycle_is_followed_while_it_fits_then_cut_where_the_schema_allows() -> None:
-    linked = instance(LINKED, random.Random(0))
-    assert depth(linked) == generate.MAX_DEPTH  # followed to the depth limit, then `null`
-    tree = instance(NODE, random.Random(0))
-    assert tree["children"] and 1 < depth(tree) <= generate.OPTIONAL_DEPTH + 1
-
-
-@pytest.mark.parametrize(
-    ("schema", "path", "problem"),
-    [
-        (DEEP, "items.minItems", "more than 64 KiB"),
-        ({"type": "string", "minLength": 50_000_000}, "minLength", "more than 64 KiB"),
-        ({"type": "array", "minItems": 20_000_000, "items": {}}, "minItems", "more than 64 KiB"),
-        (
-            {"$defs": {"A": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}}, "$ref": "#/$defs/A"},
-            "$defs.A",
-            "deeper than 32 levels",
-        ),
-        ({"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}, "$defs", "loops"),
-        ({"type": "integer", "multipleOf": 0}, "multipleOf", "expected a number above 0"),
-        ({"type": "object", "properties": {"x": {"$ref": "#/$defs/nowhere"}}}, "properties.x.$ref", "resolves to"),
-        ({"type": "object", "properties": {"x": {"$ref": "other.json#/a"}}}, "properties.x.$ref", "only local"),
-        ({"type": "object", "properties": {"x": {"type": "string", "minLength": -1}}}, "properties.x.minLength", ""),
-        ({"type": "object", "properties": {"x": {"type": "array", "minItems": 3, "maxItems": 1}}}, "minItems", ""),
-        ({"type": "object", "properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}}, "properties.x", ""),
-        ({"type": "object", "properties": {"x": {"type": "banana"}}}, "properties.x.type", "expected one of"),
-        ({"type": "object", "properties": {"x": {"enum": []}}}, "properties.x.enum", "non-empty"),
-        ({"type": "object", "properties": {"x": {"anyOf": {}}}}, "properties.x.anyOf", "non-empty array"),
-        ({"type": "object", "properties": {"x": 3}}, "properties.x", "expected a schema"),
-        ({"type": "object", "properties": {"x": False}}, "properties.x", "expected a schema"),
-        ({"type": "object", "properties": []}, "properties", "expected an object"),
-        ({"type": "object", "required": "x"}, "required", "expected an array"),
-        ({"type": "number", "minimum": "low"}, "minimum", "expected a number"),
-    ],
-)
-def test_a_schema_that_forces_too_much_or_is_malformed_names_its_path(
-    schema: dict[str, Any], path: str, problem: str
-) -> None:
-    with pytest.raises(generate.SchemaError) as caught:
-        instance(schema, random.Random(0))
-    assert path in caught.value.path and str(caught.value).startswith(caught.value.path)
-    assert problem in str(caught.value)
-
-
 def test_a_bad_schema_in_a_tool_is_the_clients_400() -> None:
     tools = (Tool("deep", parameters=DEEP),)
     with pytest.raises(InvalidRequest) as caught:
@@ -184,29 +60,112 @@ def test_a_bad_schema_in_a_tool_is_the_clients_400() -> None:
     assert caught.value.param == "response_format"
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**6), 10**9) | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-    max_leaves=12,
-)
-keywords = st.sampled_from(
-    ["type", "properties", "required", "items", "minItems", "maxItems", "minLength", "maxLength", "enum", "const"]
-    + ["anyOf", "oneOf", "allOf", "$ref", "$defs", "minimum", "maximum", "multipleOf", "format"]
-)
-schemas = st.recursive(
-    st.dictionaries(keywords, json_values, max_size=4),
-    lambda inner: st.dictionaries(keywords, inner | json_values | st.lists(inner, max_size=2), max_size=4),
-    max_leaves=10,
-)
+def asked(text: str, **fields: object) -> Prompt:
+    messages = fields.pop("messages", (Message("user", text),))
+    return Prompt(dialect="t", model="m", messages=messages, conversation=f"c {text}", **fields)  # type: ignore[arg-type]
 
 
-@settings(max_examples=400, deadline=None)
-@given(schema=schemas | json_values)
-def test_any_schema_gets_an_instance_or_a_schema_error_never_a_crash(schema: Any) -> None:
-    """48 of 60 malformed schemas were a 500: whatever a client sends as a schema, the generator answers it
-    with a value, or with `SchemaError` (the client's 400), within its budget."""
-    try:
-        value = instance(schema, random.Random(0))
-    except generate.SchemaError:
-        return
-    assert len(json.dumps(value)) <= generate.MAX_BYTES
+def code_block(text: str, fence: str) -> str:
+    assert f"```{fence}\n" in text, text
+    return text.split(f"```{fence}\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_the_answer_names_the_questions_subject_and_reasons_about_it() -> None:
+    reply = default_reply(asked("Why is my Go map iteration order random?"), Writer(0))
+    assert "Go map iteration order" in reply.text and "Go map iteration order" in reply.reasoning
+    assert "\n\n" in reply.text and "**" in reply.text  # prose: paragraphs, Markdown emphasis
+    short = default_reply(asked("Tell me about rate limits."), Writer(0)).text
+    assert "rate limits" in short.lower() and "\n" not in short  # a short paragraph
+    assert default_reply(asked("hello"), Writer(0)).text.endswith("?")  # a greeting back
+
+
+def test_a_list_question_gets_a_list_and_a_how_question_numbered_steps() -> None:
+    listed = default_reply(asked("List five uses of Redis"), Writer(0)).text
+    assert "five uses of Redis" in listed
+    assert sum(line.startswith("- **") for line in listed.splitlines()) == 5
+    steps = default_reply(asked("How do I reverse my list in Python?"), Writer(0)).text
+    assert steps.splitlines()[0] in (
+        "To reverse your list in Python, follow these steps:",
+        "Here's how to reverse your list in Python:",
+        "You can reverse your list in Python in a few steps:",
+    )
+    assert all(f"\n{n}. **" in steps for n in (1, 2, 3))
+
+
+@pytest.mark.parametrize(
+    ("text", "fence"),
+    [
+        ("Write a Python function that checks whether a string is a palindrome", "python"),
+        ("Write a function to reverse a string", "python"),
+        ("Write a Go function to reverse a string", "go"),
+        ("Can you write a TypeScript function that sums prices?", "typescript"),
+        ("Write a SQL query for the newest orders", "sql"),
+    ],
+)
+def test_a_request_for_code_gets_a_fenced_block_in_the_language_named(text: str, fence: str) -> None:
+    code = code_block(default_reply(asked(text), Writer(0)).text, fence)
+    if fence == "python":
+        compile(code, "<answer>", "exec")  # it is Python
+    assert code.strip()
+
+
+def test_tool_results_are_summed_up_quoting_them_shortened() -> None:
+    call = ToolCall("c1", "current_conditions", '{"city": "Paris"}')
+    history = (Message("user", "What's the weather in Paris?"), Message("assistant", tool_calls=(call,)))
+    one = default_reply(asked("", messages=(*history, Message("tool", "18 C,\n sunny", tool_call_id="c1"))), Writer(0))
+    assert "`current_conditions`" in one.text and "18 C, sunny" in one.text and not one.tool_calls
+    long = "word " * 400
+    two = (*history, Message("tool", long, tool_call_id="c1"), Message("tool", "", tool_call_id="zz"))
+    text = default_reply(asked("", messages=two), Writer(0)).text
+    assert "- `current_conditions`: word word" in text and "…" in text and len(text) < 600
+    assert "- `tool`: nothing" in text  # a result whose call is not in the history
+
+
+PERSON = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+    "required": ["name"],
+}
+
+
+def test_a_schema_in_the_prompt_gets_an_instance_raw_for_json_object_fenced_when_asked() -> None:
+    system = Message("system", f"Answer with JSON matching this schema: {json.dumps(PERSON)}")
+    user = Message("user", "Jason is 25 years old.")
+    raw = default_reply(asked("", messages=(system, user), response_format=ResponseFormat("json_object")), Writer(0))
+    assert json.loads(raw.text) == {"name": "Jason", "age": 25}
+    fenced_ask = Message("user", "Jason is 25 years old. Return the JSON within a ```json codeblock.")
+    fenced = default_reply(asked("", messages=(system, fenced_ask)), Writer(0)).text
+    assert fenced.startswith("```json\n") and fenced.endswith("\n```")
+    jsonschema.validate(json.loads(fenced[8:-4]), PERSON)
+    unfit = Message("system", 'Match {"properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}}')
+    fallback = default_reply(
+        asked("", messages=(unfit, user), response_format=ResponseFormat("json_object")), Writer(0)
+    )
+    assert list(json.loads(fallback.text)) == ["answer"]  # a schema in prose that fits nothing: not a 400
+
+
+WEATHER = Tool("current_conditions", description="Current weather conditions for a city.", parameters=PERSON)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(max_size=120)
+    | st.sampled_from(["", "```json", '{"a": ' * 3000, "How do I ?", "Write a function", "9" * 5000])
+)
+def test_any_question_gets_an_answer_never_a_crash(text: str) -> None:
+    for form in (ResponseFormat(), ResponseFormat("json_object")):
+        reply = default_reply(asked(text, tools=(WEATHER,), response_format=form), Writer(0))
+        assert reply.text or reply.tool_calls
+        assert reply.reasoning
+
+
+def test_the_readme_shows_the_defaults_real_answer() -> None:
+    """The README's "Use it" output is what the default says to that question, so it cannot drift from it."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    shown = readme.split("With no scenario for it", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
+    body = {"model": "DeepSeek-V4.1-Flash-1017", "messages": [{"role": "user", "content": README_QUESTION}]}
+    reply = default_reply(openai_chat.parse_request(body, {}), Writer(0))
+    assert shown == f"{reply.reasoning}\n{reply.text}"
+
+
+README_QUESTION = "Why is my Go map iteration order random?"

@@ -174,7 +174,9 @@ PROBES: dict[str, tuple[str, bytes, dict[str, str], int]] = {
     "minLength 50,000,000": (
         "/v1/chat/completions",
         chat(
-            tools=tool({"type": "object", "properties": {"s": {"type": "string", "minLength": 50_000_000}}}),
+            tools=tool(
+                {"type": "object", "properties": {"s": {"type": "string", "minLength": 50_000_000}}, "required": ["s"]}
+            ),
             tool_choice="required",
         ),
         {},

@@ -1,0 +1,113 @@
+"""instructor against the default answer: its JSON, MD_JSON, TOOLS and PARALLEL_TOOLS modes and `create_iterable`
+extract a `Person` from it, parsed by instructor itself.
+
+instructor 1.17 needs `jiter<0.15` and the pinned openai `jiter>=0.16`, so the two cannot share the test venv:
+the test builds a side venv with instructor and the openai it picks, cached like the agent CLIs
+(`$XDG_CACHE_HOME` or `~/.cache`, then `emulator-tests/instructor-<version>`; under a lock, so concurrent runs
+install once), and runs a small script there against the live server. It is skipped, with pip's words, only
+when that install fails.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Server
+
+INSTRUCTOR = "1.17.0"
+INSTALL_TIMEOUT = 600
+RUN_TIMEOUT = 120
+QUESTION = "Extract the person: Jason is 25 years old."
+# Run in the side venv: each mode's people as one JSON line, or the error that stopped it.
+SCRIPT = """
+import json, sys
+from typing import Iterable
+
+import instructor, openai
+from pydantic import BaseModel
+
+
+class Person(BaseModel):
+    name: str
+    age: int
+
+
+base_url, question = sys.argv[1], sys.argv[2]
+client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+messages = [{"role": "user", "content": question}]
+
+
+def extract(mode, **options):
+    patched = instructor.from_openai(client, mode=getattr(instructor.Mode, mode))
+    if options.pop("iterable", False):
+        return list(patched.chat.completions.create_iterable(response_model=Person, **options))
+    if mode == "PARALLEL_TOOLS":
+        return list(patched.chat.completions.create(response_model=Iterable[Person], **options))
+    return [patched.chat.completions.create(response_model=Person, **options)]
+
+
+for name, mode, options in [
+    ("JSON", "JSON", {}),
+    ("MD_JSON", "MD_JSON", {}),
+    ("TOOLS", "TOOLS", {}),
+    ("PARALLEL_TOOLS", "PARALLEL_TOOLS", {}),
+    ("create_iterable", "TOOLS", {"iterable": True}),
+]:
+    try:
+        people = extract(mode, model="m", messages=messages, max_retries=0, **options)
+        print(json.dumps({"mode": name, "people": [p.model_dump() for p in people]}))
+    except Exception as exc:
+        print(json.dumps({"mode": name, "error": f"{type(exc).__name__}: {exc}"[:2000]}))
+"""
+
+
+@pytest.fixture(scope="session")
+def instructor_python() -> Path:
+    """The python of a venv with instructor (and an openai it accepts), built on first use."""
+    root = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "emulator-tests"
+    root.mkdir(parents=True, exist_ok=True)
+    prefix = root / f"instructor-{INSTRUCTOR}"
+    python, done = prefix / "bin" / "python", prefix / ".installed"
+    with open(root / f"instructor-{INSTRUCTOR}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(prefix, ignore_errors=True)
+            venv.create(prefix, with_pip=True)
+            command = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+            try:
+                result = subprocess.run(
+                    [*command, f"instructor=={INSTRUCTOR}"], capture_output=True, timeout=INSTALL_TIMEOUT, check=False
+                )
+            except subprocess.TimeoutExpired:
+                pytest.skip(f"installing instructor {INSTRUCTOR} took over {INSTALL_TIMEOUT} s")
+            if result.returncode != 0:
+                said = (result.stdout + result.stderr).decode(errors="replace").strip().splitlines()[-5:]
+                pytest.skip(f"could not install instructor {INSTRUCTOR} into a side venv: {' / '.join(said)}")
+            done.write_text(INSTRUCTOR)
+    return python
+
+
+def test_instructor_extracts_a_person_in_every_mode(server: Server, instructor_python: Path) -> None:
+    run = subprocess.run(
+        [str(instructor_python), "-c", SCRIPT, f"{server.base_url}/v1", QUESTION],
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+        env={"PATH": os.environ.get("PATH", os.defpath), "HOME": str(Path.home())},
+    )
+    assert run.returncode == 0, run.stderr.decode(errors="replace")
+    seen = {line["mode"]: line for line in map(json.loads, run.stdout.decode().splitlines())}
+    assert list(seen) == ["JSON", "MD_JSON", "TOOLS", "PARALLEL_TOOLS", "create_iterable"], seen
+    for mode, line in seen.items():
+        assert "error" not in line, f"{mode}: {line.get('error')}"
+        first, *others = line["people"]
+        assert first == {"name": "Jason", "age": 25}, mode  # what the question says, where the schema fits it
+        assert all(isinstance(p["name"], str) and isinstance(p["age"], int) for p in others), mode
