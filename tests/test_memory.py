@@ -237,7 +237,8 @@ def test_the_tool_runner_threads_the_default_answer(server: Server, test_id: str
     question = "What is it like in Oslo today?"
     replies, sent = run_tools(server, "/anthropic", test_id, question, tool_choice={"type": "any"}, max_iterations=3)
     assert [r.content[-1].type for r in replies] == ["tool_use"] * 3
-    assert len({json.dumps(r.content[-1].input) for r in replies}) == 3  # each turn a new conversation, a new call
+    assert len({r.content[-1].id for r in replies}) == 3  # each turn a new conversation, a new call
+    assert all(r.content[-1].input == {"city": "Oslo"} for r in replies)  # the question's city (issue 14)
     assert [b["thread"]["type"] for b in sent.bodies] == ["create", "continue", "continue"]
 
 
