@@ -1,0 +1,114 @@
+"""Instructions per request of the whole server, counted by valgrind: the same figure on every run, whatever
+else the machine does, where requests per second move 10-15% between runs of the same code.
+
+For each checkout and case, `emulator serve` runs under `valgrind --tool=cachegrind` and answers `--few`
+requests, then, in a second run, `--many`; the difference divided by `--many - --few` is the instructions
+one more request costs, the server's start and stop cancelled out. One client on one keep-alive connection,
+on 127.0.0.1. A ratio new/old of these is what a throughput ratio would be without the noise, as long as
+the instructions are where the time goes (the socket's system calls are not counted).
+
+    git worktree add /tmp/before <commit>
+    python bench/instructions.py /tmp/before          # this checkout against it; a few minutes
+    python bench/instructions.py /tmp/before --new /tmp/other --case haiku
+
+Needs valgrind (Debian's package: `apt-get install valgrind`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES: dict[str, dict[str, object]] = {
+    "haiku": {"model": "haiku", "messages": [{"role": "user", "content": "hi"}]},
+    "haiku stream": {"model": "haiku", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
+    "default": {"model": "m", "messages": [{"role": "user", "content": "Tell me about rate limits."}]},
+    "default stream": {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Tell me more."}]},
+}
+
+
+def count(tree: Path, body: dict[str, object], requests: int) -> int:
+    """Instructions of one server run from `tree` that answered `requests` requests of `body`."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as scratch:
+        log = Path(scratch, "valgrind.log")
+        command = [
+            *("valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"),
+            f"--log-file={log}",
+            *(sys.executable, "-m", "emulator", "serve", "--port", str(port), "--no-access-log"),
+            *("--scenarios", str(tree / "scenarios")),
+        ]
+        # From the tree's own folder, with it first on the path: `python -m` puts the working folder first.
+        env = os.environ | {"PYTHONPATH": str(tree)}
+        server = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            _drive(port, json.dumps(body).encode(), requests)
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=120)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", log.read_text())
+        if found is None:
+            raise RuntimeError(f"valgrind printed no count for {tree}:\n{log.read_text()[-2000:]}")
+        return int(found[1].replace(",", ""))
+
+
+def _drive(port: int, body: bytes, requests: int) -> None:
+    deadline = time.monotonic() + 120  # a server under valgrind starts in seconds
+    while True:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            conn.request("GET", "/health")
+            conn.getresponse().read()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+    headers = {"content-type": "application/json", "authorization": "Bearer sk-bench"}
+    for _ in range(requests):
+        conn.request("POST", "/v1/chat/completions", body, headers)
+        answer = conn.getresponse()
+        answer.read()
+        if answer.status != 200:
+            raise RuntimeError(f"the server answered {answer.status}")
+    conn.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("old", type=Path, help="the checkout to compare with")
+    parser.add_argument("--new", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    parser.add_argument("--case", action="append", choices=CASES, help="a case (default: all)")
+    parser.add_argument("--few", type=int, default=100, help="requests of the first run (default: 100)")
+    parser.add_argument("--many", type=int, default=1100, help="requests of the second run (default: 1100)")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        print("instructions.py needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    print(f"{'case':<16}{'old':>14}{'new':>14}{'new/old':>9}   instructions per request")
+    for name in args.case or CASES:
+        body = CASES[name]
+        each = {}
+        for side, tree in (("old", args.old.resolve()), ("new", args.new.resolve())):
+            few, many = count(tree, body, args.few), count(tree, body, args.many)
+            each[side] = (many - few) / (args.many - args.few)
+        print(f"{name:<16}{each['old']:>14,.0f}{each['new']:>14,.0f}{each['new'] / each['old']:>9.1%}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
