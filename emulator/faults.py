@@ -64,6 +64,7 @@ PARAMETERS: dict[str, type] = {
 }
 COMMON = ("rate", "at")  # parameters every kind takes
 TIMING: dict[str, type] = {"latency_ms": int, "ttft_ms": int, "tokens_per_second": float, "jitter_ms": int}
+BULK = 16 * 1024  # bytes per write of a stream nothing paces or breaks
 MAX_PAUSE_MS = 600_000  # any pause, hang or stall: at most 10 minutes
 # The range of every number a fault or timing takes, so that no spec can stall the server or overflow.
 RANGES: dict[str, tuple[float, float]] = {
@@ -248,9 +249,28 @@ def plan(
                 wait = max(0.0, wait + rng.uniform(-pace.jitter_ms, pace.jitter_ms) / 1000)
             steps += _pause(wait, keepalive)
             steps.append(event)
+    elif fault is None:  # nothing shapes the stream: written in bulk, not one socket write per token
+        return bulk(events)
     else:
         steps = list(events)
     return _break(steps, fault, malformed) if fault else steps
+
+
+def bulk(events: list[bytes], size: int = BULK) -> list[Step]:
+    """`events` joined into writes of about `size` bytes (an event is never split): an unpaced 500-token
+    stream spent 46% of its time in the socket's send, one per token."""
+    if len(events) < 2:
+        return list(events)
+    writes: list[Step] = []
+    first = taken = 0
+    for i, event in enumerate(events):
+        taken += len(event)
+        if taken >= size:
+            writes.append(b"".join(events[first : i + 1]))
+            first, taken = i + 1, 0
+    if first < len(events):
+        writes.append(b"".join(events[first:]))
+    return writes
 
 
 def _pause(seconds: float, keepalive: bytes) -> list[Step]:

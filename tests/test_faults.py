@@ -526,3 +526,15 @@ def test_counts_forget_the_least_recently_used_past_capacity() -> None:
     assert attempts.count(("a",)) == 3 and attempts.count(("b",)) == 0
     attempts.forget(lambda key: key == ("a",))
     assert attempts.count(("a",)) == 0
+
+
+def test_an_unpaced_unbroken_stream_is_written_in_bulk_and_a_paced_or_sliced_one_event_by_event() -> None:
+    events = [b'data: {"n": %d, "pad": "%s"}\n\n' % (i, b"x" * 200) for i in range(300)]
+    written = faults.plan(events, None, None)
+    assert b"".join(written) == b"".join(events)  # type: ignore[arg-type]
+    assert len(written) == -(-sum(map(len, events)) // faults.BULK) and all(w.endswith(b"\n\n") for w in written)
+    assert faults.plan(events[:1], None, None) == events[:1]
+    paced = faults.plan(events, None, Timing(tokens_per_second=1000))
+    assert [s for s in paced if isinstance(s, bytes)] == events
+    sliced = faults.plan(events[:3], Fault("slice", size=7), None)
+    assert all(len(s) <= 7 for s in sliced if isinstance(s, bytes))
