@@ -192,7 +192,7 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--fault",
         metavar="SPEC",
-        help="a fault for every request, in the header grammar, e.g. 'status=503; retry_after=1' (see README)",
+        help="a fault for every request, in the header grammar, e.g. 'status=503; retry_after=1' (see docs/faults.md)",
     )
     serve.add_argument(
         "--timing",

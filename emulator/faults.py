@@ -16,7 +16,7 @@ from typing import Any
 from emulator import ids
 from emulator.conversation import Fault, Timing
 
-# kind → (its parameters, one line for the README's table). Every parameter's type is in PARAMETERS.
+# kind → (its parameters, one line for the table in docs/faults.md). Every parameter's type is in PARAMETERS.
 KINDS: dict[str, tuple[tuple[str, ...], str]] = {
     "status": (
         ("status", "message", "code", "retry_after", "retry_after_ms", "should_retry"),

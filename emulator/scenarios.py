@@ -443,7 +443,7 @@ def _count(value: Any) -> bool:
 
 
 def _fault(value: Any, at: str) -> Fault:
-    return _spec(faults.fault, value, at, "a mapping with a 'kind' (see the faults table in the README)")
+    return _spec(faults.fault, value, at, "a mapping with a 'kind' (see the fault table in docs/faults.md)")
 
 
 def _timing(value: Any, at: str) -> Timing:

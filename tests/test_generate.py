@@ -160,7 +160,8 @@ def test_any_question_gets_an_answer_never_a_crash(text: str) -> None:
 
 
 def test_the_readme_shows_the_defaults_real_answer() -> None:
-    """The README's "Use it" output is what the default says to that question, so it cannot drift from it."""
+    """The default answer the README shows ("Point a client at it") is what the default says to that question,
+    so it cannot drift from it."""
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     shown = readme.split("With no scenario for it", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
     body = {"model": "DeepSeek-V4.1-Flash-1017", "messages": [{"role": "user", "content": README_QUESTION}]}

@@ -101,7 +101,7 @@ def test_buckets_that_only_report_count_down_to_empty_and_never_refuse() -> None
 
 
 def test_every_answer_reports_the_default_limits_counting_down(server: Any) -> None:
-    """By default every answer carries its profile's rate-limit headers (the README's figures), counting down
+    """By default every answer carries its profile's rate-limit headers (the figures in docs/faults.md), counting down
     per key, and nothing is refused."""
     chat = server.openai(api_key="sk-default-limits").chat.completions.with_raw_response
     raw = chat.create(model="m", messages=USER)

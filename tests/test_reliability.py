@@ -3,7 +3,7 @@
 Each probe asserts the answer, that the event loop stayed responsive while it ran (`/health`'s worst latency
 during the probe, against its p99 measured just before under ordinary traffic), and that the process is alive
 afterwards. CI runs the short version; `EMULATOR_RELIABILITY=long pytest tests/test_reliability.py` runs more
-repetitions and 500 concurrent paced streams (the README's Reliability section has the last figures).
+repetitions and 500 concurrent paced streams (docs/reliability.md has the last figures).
 """
 
 from __future__ import annotations
