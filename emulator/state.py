@@ -57,10 +57,10 @@ class Settings:
 
 @dataclass
 class Directions:
-    """What a test set for its own requests (`POST /_emulator/faults`), each in its header's grammar: a fault
-    and how many more requests it strikes (None: all), pacing, and a scenario by name."""
+    """What a test set for its own requests (`POST /_emulator/faults`, these its fields), each in its header's
+    grammar: a fault's spec and how many more requests it strikes (None: all), pacing, a scenario by name."""
 
-    fault: str | None = None
+    spec: str | None = None  # the fault
     times: int | None = None
     timing: str | None = None
     scenario: str | None = None
@@ -273,8 +273,8 @@ class State:
         if directions is None:
             return {}
         added = {}
-        if directions.fault and FAULT_HEADER not in sent and directions.times != 0:
-            added[FAULT_HEADER] = directions.fault
+        if directions.spec and FAULT_HEADER not in sent and directions.times != 0:
+            added[FAULT_HEADER] = directions.spec
             if directions.times is not None:
                 directions.times -= 1
         if directions.timing and TIMING_HEADER not in sent:
