@@ -196,7 +196,10 @@ class Journal:
         """Entries after id `since` whose fields equal the given values (as text), oldest first; with their
         bodies and answers, or (`bodies` false) only what a list shows."""
         found = []
+        test_id = where.get("test_id")
         for entry in self._after(since):
+            if test_id is not None and entry.test_id != test_id:  # the common filter, before any entry is built
+                continue
             summary = _summary(entry, self._answers.get(entry.id))
             if all(str(summary.get(k)) == v for k, v in where.items()):
                 found.append(_full(summary, entry, self._answers.get(entry.id)) if bodies else summary)
