@@ -12,8 +12,8 @@ generator, each non-streamed and streamed with `stream_options.include_usage`):
   captured response;
 * the ratio emulator/baseline of each, printed as a table. The target is at least 70% of the baseline.
 
-Both servers run in their own subprocess under identical settings, those of `emulator serve`
-(`emulator.server.run(app, emulator.server.bind("127.0.0.1", port), access_log=False, log_level="warning")`);
+Each server runs in its own subprocess: the emulator as `emulator serve` runs it (its own protocol on
+httptools, uvloop), the baseline on the bare stack, plain uvicorn on httptools and uvloop (issue 19);
 the load generator is `wrk` (installed with apt-get
 when missing and running as root) with bench/post.lua, else a keep-alive asyncio load generator in a
 separate process. Everything stays on 127.0.0.1. Baseline and emulator runs alternate, round after
@@ -188,12 +188,15 @@ def _serve(args: argparse.Namespace) -> int:
     from emulator import server
 
     _watch_parent(args.parent)
-    if args.serve == "emulator":
-        app = _emulator_app()
-    else:
+    if args.serve == "baseline":  # the bare stack: plain uvicorn on httptools and uvloop, nothing of ours
+        import uvicorn
+
         app = _baseline_app(json.loads(Path(args.spec).read_text()), args.stream)
-    # Both under `emulator serve`'s uvicorn settings (its protocol class included), as the issue asks.
-    if hasattr(server, "bind"):
+        options: dict[str, Any] = {"http": "httptools", "loop": "uvloop", "lifespan": "off"}
+        uvicorn.run(app, host=HOST, port=args.port, access_log=False, log_level="warning", **options)
+        return 0
+    app = _emulator_app()
+    if hasattr(server, "bind"):  # as `emulator serve` runs it
         server.run(app, server.bind(HOST, args.port), access_log=False, log_level="warning")
     else:  # an older checkout, compared by compare.py: its run binds the port itself
         server.run(app, HOST, args.port, access_log=False, log_level="warning")  # type: ignore[arg-type]
