@@ -18,6 +18,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from emulator import admin, memory, models, pipeline, player, profiles
+from emulator.answer import TEST_ID
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import MethodNotAllowed, NotFound
@@ -28,6 +29,7 @@ from emulator.wire import Script, Whole
 
 __all__ = ["Settings", "create_app"]
 
+_TEST_ID = TEST_ID.encode()
 SCOPED = "/_t/"  # `/_t/{test_id}/v1/…`: a test's scope in the path
 Run = Callable[[State, Endpoint, Scope, Receive], Awaitable[Whole | Script]]
 
@@ -134,8 +136,8 @@ def scoped(scope: Scope) -> Scope:
     path without it."""
     test_id, _, rest = scope["path"][len(SCOPED) :].partition("/")
     path = "/" + rest
-    headers = [(k, v) for k, v in scope["headers"] if k != b"x-emulator-test-id"]
-    headers.append((b"x-emulator-test-id", test_id.encode("latin-1", "replace")))  # the path is decoded already
+    headers = [(k, v) for k, v in scope["headers"] if k != _TEST_ID]
+    headers.append((_TEST_ID, test_id.encode("latin-1", "replace")))  # the path is decoded already
     return {**scope, "path": path, "raw_path": path.encode(), "headers": headers}
 
 

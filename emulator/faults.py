@@ -64,6 +64,8 @@ PARAMETERS: dict[str, type] = {
 }
 COMMON = ("rate", "at")  # parameters every kind takes
 TIMING: dict[str, type] = {"latency_ms": int, "ttft_ms": int, "tokens_per_second": float, "jitter_ms": int}
+FAULT_HEADER = "x-emulator-fault"  # a request's own fault, in this module's grammar
+TIMING_HEADER = "x-emulator-timing"  # a request's own pacing
 BULK = 16 * 1024  # bytes per write of a stream nothing paces or breaks
 MAX_PAUSE_MS = 600_000  # any pause, hang or stall: at most 10 minutes
 # The range of every number a fault or timing takes, so that no spec can stall the server or overflow.

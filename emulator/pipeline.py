@@ -37,12 +37,13 @@ from emulator.errors import (
     UpstreamError,
     model_output_message,
 )
+from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.journal import Note, key_hint
 from emulator.profiles import Profile
 from emulator.recordings import Library
 from emulator.scenarios import Book
 from emulator.sse import deeper_than, encode, loads
-from emulator.state import FAULT_HEADER, TIMING_HEADER, Settings, State
+from emulator.state import Settings, State
 from emulator.wire import JSON, Script, Whole, raw, silent, whole
 
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries

@@ -192,30 +192,22 @@ def emulator(request: pytest.FixtureRequest, _emulator_url: str, monkeypatch: py
             handle.reset()
 
 
-class _recording:
-    """The test's own recording proxy (its URL) when its record mode and cassette call for one, else None."""
+@contextlib.contextmanager
+def _recording(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """The test's own recording proxy (its URL) while the test runs, when its record mode and cassette call
+    for one; else None."""
+    config, node = request.config, request.node
+    mode, upstream = config.getoption("emulator_record_mode"), config.getoption("emulator_upstream")
+    cassette = node.path.parent / "cassettes" / node.path.stem / f"{_file_name(node.name)}.yaml"
+    if mode == "none" and not cassette.exists():
+        yield None
+        return
+    from emulator.background import Background
+    from emulator.recorder import Recorder
 
-    def __init__(self, request: pytest.FixtureRequest) -> None:
-        self.request = request
-        self.running: Any = None
-
-    def __enter__(self) -> str | None:
-        config = self.request.config
-        mode, upstream = config.getoption("emulator_record_mode"), config.getoption("emulator_upstream")
-        node = self.request.node
-        cassette = node.path.parent / "cassettes" / node.path.stem / f"{_file_name(node.name)}.yaml"
-        if mode == "none" and not cassette.exists():
-            return None
-        from emulator.background import Background
-        from emulator.recorder import Recorder
-
-        proxy = Recorder(upstream or "http://127.0.0.1:9", cassette, mode, speed=0)
-        self.running = Background(proxy, lifespan="on").start()
-        return str(self.running.url)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.running is not None:
-            self.running.stop()
+    proxy = Recorder(upstream or "http://127.0.0.1:9", cassette, mode, speed=0)  # none: replays, forwards nothing
+    with Background(proxy, lifespan="on") as running:
+        yield running.url
 
 
 def _test_id(node: pytest.Item) -> str:

@@ -19,14 +19,13 @@ from emulator import journal, limits, metrics, profiles, recent, recordings, sce
 from emulator.answer import CallKey
 from emulator.conversation import Fault, Prompt, Timing
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
+from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.generate import Writer
 from emulator.journal import Delivered, Entry, Journal, Note
 from emulator.recent import Recent
 from emulator.sse import encode, loads
 from emulator.store import Scope, Store
 
-FAULT_HEADER = "x-emulator-fault"
-TIMING_HEADER = "x-emulator-timing"
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
 READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
 
@@ -269,7 +268,7 @@ class State:
     async def headers_for(self, test_id: str, sent: Mapping[str, str]) -> dict[str, str]:
         """The headers a request of `test_id` gets from its test's directions, beside those it `sent` (which
         win); a fault given `times` strikes that many requests, counted here."""
-        directions = self._directed.get(test_id) or self._directed.get("")
+        directions = await self.directions(test_id)
         if directions is None:
             return {}
         added = {}

@@ -306,3 +306,14 @@ def record_then_replay(
         assert (work / "hello.txt").read_text() == "hi\n", done.report
         runs.append(done)
     return runs[0], runs[1]
+
+
+def environment(prefix: str, launcher: Path, home: Path, prompt: str) -> dict[str, str]:
+    """What a driver's agent step reads, its variables named after the agent (`CODEX`, `CLAUDE`): the
+    launcher, PATH, the agent's HOME and the prompt."""
+    return {
+        prefix: str(launcher),
+        f"{prefix}_PATH": os.environ.get("PATH", os.defpath),
+        f"{prefix}_HOME_DIR": str(home),
+        "PROMPT": prompt,
+    }

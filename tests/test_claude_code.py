@@ -14,7 +14,6 @@ The install and the run are in tests/agent_cli.py.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -62,7 +61,7 @@ def test_claude_code_runs_the_bash_tool_and_answers(claude: Path, tmp_path: Path
     home.mkdir()
     work = tmp_path / "work"
     work.mkdir()
-    environment = _environment(claude, home, PROMPT)
+    environment = agent_cli.environment("CLAUDE", claude, home, PROMPT)
     run = agent_cli.run(
         AGENT,
         environment,
@@ -92,20 +91,10 @@ def test_a_recorded_claude_code_session_replays_offline(claude: Path, tmp_path: 
     placed = agent_cli.placement()
     home = tmp_path / "home"
     home.mkdir()
-    environment = _environment(claude, home, SESSION_PROMPT)
+    environment = agent_cli.environment("CLAUDE", claude, home, SESSION_PROMPT)
     recorded, replayed = agent_cli.record_then_replay(
         AGENT, environment, tmp_path, placed=placed, timeout=RUN_TIMEOUT, what="claude -p", name="claude"
     )
     assert replayed.out.strip() == recorded.out.strip() == agent_cli.final_answer(SESSION), replayed.report
     posts = [r for r in replayed.requests() if r[0] != "HEAD /"]
     assert posts == [("POST /v1/messages?beta=true", "200")] * 3, replayed.report  # strict: a miss is a 404
-
-
-def _environment(claude: Path, home: Path, prompt: str) -> dict[str, str]:
-    """What the driver's agent step reads: the launcher, PATH, the agent's HOME and the prompt."""
-    return {
-        "CLAUDE": str(claude),
-        "CLAUDE_PATH": os.environ.get("PATH", os.defpath),
-        "CLAUDE_HOME_DIR": str(home),
-        "PROMPT": prompt,
-    }

@@ -80,7 +80,7 @@ def test_codex_exec_runs_a_tool_and_answers(codex: Path, tmp_path: Path) -> None
     (codex_home / ".codex" / "config.toml").write_text(CONFIG.format(base_url=f"http://127.0.0.1:{port}/v1"))
     work = tmp_path / "work"
     work.mkdir()
-    environment = _environment(codex, codex_home, PROMPT)
+    environment = agent_cli.environment("CODEX", codex, codex_home, PROMPT)
     run = agent_cli.run(
         AGENT,
         environment,
@@ -109,7 +109,7 @@ def test_a_recorded_codex_session_replays_offline(codex: Path, tmp_path: Path) -
     codex_home = tmp_path / "home"
     (codex_home / ".codex").mkdir(parents=True)
     (codex_home / ".codex" / "config.toml").write_text(CONFIG.format(base_url=f"http://127.0.0.1:{placed[1]}/v1"))
-    environment = _environment(codex, codex_home, SESSION_PROMPT)
+    environment = agent_cli.environment("CODEX", codex, codex_home, SESSION_PROMPT)
     recorded, replayed = agent_cli.record_then_replay(
         AGENT, environment, tmp_path, placed=placed, timeout=RUN_TIMEOUT, what="codex exec", name="codex"
     )
@@ -132,13 +132,3 @@ def test_offline_the_install_skips_and_says_why(tmp_path: Path, monkeypatch: pyt
         agent_cli.npm_install(
             npm, CODEX_PACKAGE, root=tmp_path, directory="codex", launcher="codex", version=CODEX_VERSION
         )
-
-
-def _environment(codex: Path, home: Path, prompt: str) -> dict[str, str]:
-    """What the driver's agent step reads: the launcher, PATH, the agent's HOME and the prompt."""
-    return {
-        "CODEX": str(codex),
-        "CODEX_PATH": os.environ.get("PATH", os.defpath),
-        "CODEX_HOME_DIR": str(home),
-        "PROMPT": prompt,
-    }
