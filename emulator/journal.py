@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from array import array
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -111,13 +112,9 @@ class Delivered(NamedTuple):
         written = [step for step in self.steps if isinstance(step, bytes)][: self.writes]
         if self.times is None or self.marks is None:
             times = [self.duration] * self.writes
-        else:
-            begun = list(zip(self.marks, self.times, strict=True))
-            times, at = [], 0
-            for i in range(len(written)):
-                while at + 1 < len(begun) and begun[at + 1][0] <= i:
-                    at += 1
-                times.append(begun[at][1] - self.arrived)
+        else:  # each write at the time of the last mark at or before it
+            marks, at = self.marks, self.times
+            times = [at[bisect_right(marks, i) - 1] - self.arrived for i in range(len(written))]
         kept, size = [], 0
         for t, data in zip(times, written, strict=True):
             size += len(data)

@@ -56,7 +56,10 @@ class Sent:
         self.times: array[float] = array("d")
 
     def mark(self, writes: int) -> None:
-        if not self.marks or self.marks[-1] != writes:
+        """The writes from the `writes`th on begin now (a later pause with none between moves the mark)."""
+        if self.marks and self.marks[-1] == writes:
+            self.times[-1] = time.perf_counter()
+        else:
             self.marks.append(writes)
             self.times.append(time.perf_counter())
 
