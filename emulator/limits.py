@@ -16,6 +16,8 @@ from typing import Any, NamedTuple
 
 from emulator.recent import CAPACITY, Recent
 
+Headers = list[tuple[bytes, bytes]]  # raw, as ASGI sends them
+
 WINDOWS = {"requests_per_minute": 60.0, "tokens_per_minute": 60.0, "requests_per_day": 86_400.0}
 
 
@@ -119,10 +121,10 @@ class Limiter:
             buckets[name] = tuple.__new__(Bucket, (size, int(level), (size - level) / rate))
         return tuple.__new__(Verdict, (True, buckets, 0.0, None))
 
-    def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> dict[str, str]:
+    def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> Headers:
         """For limits that only report (the default, on every answer): take what the request wants from the
         buckets of `scope`, stopping at empty, and render them as `headers(flavor, …)` would, in one pass,
-        with no `Verdict` between."""
+        with no `Verdict` between; the names and limits encoded once, only what changes encoded here."""
         read = self._levels.use(scope, None)
         if read is None:
             read = self._levels[scope] = [size for _, size, _ in self._sizes] + [now]
@@ -133,27 +135,20 @@ class Limiter:
                 level = size
             level -= tokens if per_token else 1
             read[i] = level if level > 0 else 0.0
-        found: dict[str, str] = {}
-        anthropic, infercom = flavor == "anthropic", flavor == "infercom"
-        for names, choices in self._slots[flavor]:
-            i, size, limit, rate = choices[0]
+        found: Headers = []
+        reset_of = _RESETS[flavor]
+        for (limit, remaining, reset), choices in self._slots[flavor]:
+            i, size, encoded, rate = choices[0]
             if len(choices) > 1 and int(read[choices[1][0]]) < int(read[i]):  # the tighter of two request buckets
-                i, size, limit, rate = choices[1]
+                i, size, encoded, rate = choices[1]
             level = read[i]
-            reset = (size - level) / rate
-            found[names[0]], found[names[1]] = limit, str(int(level))
-            if anthropic:
-                found[names[2]] = rfc3339(math.ceil(now + reset))
-            elif infercom:
-                found[names[2]] = str(math.ceil(now + reset))
-            else:
-                found[names[2]] = go_duration(reset)
+            found += ((limit, encoded), (remaining, b"%d" % level), (reset, reset_of(now, (size - level) / rate)))
         return found
 
-    def _slots_of(self, flavor: str) -> list[tuple[tuple[str, str, str], list[tuple[int, int, str, float]]]]:
+    def _slots_of(self, flavor: str) -> list[tuple[tuple[bytes, bytes, bytes], list[tuple[int, int, bytes, float]]]]:
         """What `report` renders for a flavor: each header triple's names, and the bucket(s) it reports
-        (index, size, size as text, rate), chosen as `headers` chooses them."""
-        at = {name: (i, size, str(size), rate) for i, (name, size, rate) in enumerate(self._sizes)}
+        (index, size, size encoded, rate), chosen as `headers` chooses them."""
+        at = {name: (i, size, b"%d" % size, rate) for i, (name, size, rate) in enumerate(self._sizes)}
         minute, tokens, day = (at.get(n) for n in WINDOWS)
         if flavor == "infercom":
             pairs = [(_REQUESTS, [minute]), (_DAY, [day])]
@@ -217,11 +212,32 @@ def rfc3339(at: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
 
 
-def _names(pattern: str, kind: str) -> tuple[str, str, str]:
+def _go_reset(now: float, seconds: float) -> bytes:
+    return _go_duration_bytes(math.ceil(seconds * 1000))
+
+
+@functools.lru_cache(maxsize=4096)
+def _go_duration_bytes(ms: int) -> bytes:
+    return _go_duration(ms).encode()
+
+
+def _clock_reset(now: float, seconds: float) -> bytes:
+    return rfc3339(math.ceil(now + seconds)).encode()
+
+
+def _unix_reset(now: float, seconds: float) -> bytes:
+    return b"%d" % math.ceil(now + seconds)
+
+
+# How each flavor writes a bucket's reset, from the clock and the seconds until the bucket is full.
+_RESETS = {"openai": _go_reset, "anthropic": _clock_reset, "infercom": _unix_reset}
+
+
+def _names(pattern: str, kind: str) -> tuple[bytes, bytes, bytes]:
     return (
-        pattern.format(field="limit", kind=kind),
-        pattern.format(field="remaining", kind=kind),
-        pattern.format(field="reset", kind=kind),
+        pattern.format(field="limit", kind=kind).encode(),
+        pattern.format(field="remaining", kind=kind).encode(),
+        pattern.format(field="reset", kind=kind).encode(),
     )
 
 
@@ -231,34 +247,33 @@ _REQUESTS, _TOKENS, _DAY = _names(OPENAI, "requests"), _names(OPENAI, "tokens"),
 _ANTHROPIC_REQUESTS, _ANTHROPIC_TOKENS = _names(ANTHROPIC, "requests"), _names(ANTHROPIC, "tokens")
 
 
-def headers(flavor: str, verdict: Verdict, now: float) -> dict[str, str]:
-    """The buckets as a provider reports them, by `flavor`:
+def headers(flavor: str, verdict: Verdict, now: float) -> Headers:
+    """The buckets as a provider reports them, by `flavor`, as raw header pairs:
     - `openai`: `x-ratelimit-*` (wire-formats.md §4.1), requests from the tightest request bucket, and tokens;
       resets as Go durations;
     - `anthropic`: `anthropic-ratelimit-*` (wire-formats.md §4.2), the same buckets, resets as RFC 3339 times;
     - `infercom`: `x-ratelimit-*` (seed 003), requests per minute and per day, resets as Unix timestamps.
-    A bucket the limits do not have is not reported. One function, its names computed once: it runs for
-    every answer."""
-    buckets, found = verdict.buckets, {}
+    A bucket the limits do not have is not reported."""
+    buckets = verdict.buckets
     minute, day = buckets.get("requests_per_minute"), buckets.get("requests_per_day")
     if flavor == "infercom":
-        for names, bucket in ((_REQUESTS, minute), (_DAY, day)):
-            if bucket:
-                limit, remaining, reset = names
-                found[limit], found[remaining] = str(bucket.limit), str(bucket.remaining)
-                found[reset] = str(math.ceil(now + bucket.reset))
-        return found
-    requests = day if minute is None or (day is not None and day.remaining < minute.remaining) else minute
-    tokens = buckets.get("tokens_per_minute")
-    anthropic = flavor == "anthropic"
-    pairs = (
-        ((_ANTHROPIC_REQUESTS, requests), (_ANTHROPIC_TOKENS, tokens))
-        if anthropic
-        else ((_REQUESTS, requests), (_TOKENS, tokens))
-    )
-    for names, bucket in pairs:
+        pairs = ((_REQUESTS, minute), (_DAY, day))
+    else:
+        requests = day if minute is None or (day is not None and day.remaining < minute.remaining) else minute
+        tokens = buckets.get("tokens_per_minute")
+        anthropic = flavor == "anthropic"
+        pairs = (
+            ((_ANTHROPIC_REQUESTS, requests), (_ANTHROPIC_TOKENS, tokens))
+            if anthropic
+            else ((_REQUESTS, requests), (_TOKENS, tokens))
+        )
+    reset_of = _RESETS[flavor]
+    found: Headers = []
+    for (limit, remaining, reset), bucket in pairs:
         if bucket:
-            limit, remaining, reset = names
-            found[limit], found[remaining] = str(bucket.limit), str(bucket.remaining)
-            found[reset] = rfc3339(math.ceil(now + bucket.reset)) if anthropic else go_duration(bucket.reset)
+            found += (
+                (limit, b"%d" % bucket.limit),
+                (remaining, b"%d" % bucket.remaining),
+                (reset, reset_of(now, bucket.reset)),
+            )
     return found

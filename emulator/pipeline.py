@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,7 +44,7 @@ from emulator.recordings import Library
 from emulator.scenarios import Book
 from emulator.sse import deeper_than, encode, loads
 from emulator.state import Settings, State
-from emulator.wire import JSON, Script, Whole, raw, silent, whole
+from emulator.wire import JSON, Script, Whole, raw, silent, text, whole
 
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
 MAX_NESTING = 128  # levels of arrays and objects a request body may nest
@@ -87,7 +87,7 @@ class Asked:
 
 
 NOTHING_ASKED = Asked()
-NO_HEADERS: Mapping[str, str] = {}
+NO_HEADERS: Sequence[tuple[bytes, bytes]] = ()
 
 
 @frozen
@@ -98,6 +98,9 @@ class Shaped:
     turn: Turn
     headers: dict[str, str]
     status: int | None
+    rates: Sequence[
+        tuple[bytes, bytes]
+    ] = ()  # the rate-limit headers, raw: their names and limits were encoded once, at start
 
 
 async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
@@ -307,7 +310,7 @@ def shape(
     cached: int,
     attempt: int,
     verdict: limits.Verdict | None,
-    rates: Mapping[str, str],
+    rates: Sequence[tuple[bytes, bytes]],
     seed: int,
 ) -> Shaped:
     """The turn as it will be sent: the prompt cache's share of its input (`cached` tokens); its fault, which
@@ -332,13 +335,12 @@ def shape(
     headers["x-emulator-source"] = turn.source
     if turn.match:
         headers[recordings.MATCH_HEADER] = turn.match
-    headers |= rates
     if profile.headers or profile.processing_ms:
         headers |= profiles.answer_headers(profile, turn)
     status = (
         fault.status if fault and _fails(fault, prompt, dialect) else None if faults.before_response(fault) else 200
     )
-    return Shaped(turn, headers, status)
+    return Shaped(turn, headers, status, rates)
 
 
 def _flavor(endpoint: Endpoint) -> str:
@@ -440,12 +442,12 @@ def render(endpoint: Endpoint, prompt: Prompt, shaped: Shaped, entry: int) -> Wh
     """What to send: the answer whole when nothing is to be played; else a script of its events (or its body)
     paced, broken by its transport fault, or the fault's error status, or nothing well-formed at all."""
     dialect = endpoint.dialect
-    turn, headers = shaped.turn, shaped.headers
+    turn, headers, rates = shaped.turn, shaped.headers, shaped.rates
     fault, pace = turn.fault, turn.timing
     if not fault and not pace and not prompt.stream:  # the common answer: nothing to decide, nothing to play
-        return whole(encode(dialect.render(prompt, turn)), headers, entry=entry)
+        return whole(encode(dialect.render(prompt, turn)), headers, entry=entry, rates=rates)
     if fault and _fails(fault, prompt, dialect):  # nothing streamed yet: the failure is the HTTP answer
-        return _failed(endpoint, turn, fault, pace, headers, entry)
+        return _failed(endpoint, turn, fault, pace, headers | text(rates), entry)
     if fault and faults.before_response(fault):  # no status line at all
         return silent(fault.kind, entry)
     transport_fault = fault if fault and fault.kind not in ("stream_error", "model_output") else None
@@ -455,11 +457,11 @@ def render(endpoint: Endpoint, prompt: Prompt, shaped: Shaped, entry: int) -> Wh
     else:
         body = encode(dialect.render(prompt, turn))
         if not transport_fault and not pace:  # a fault the body carries (Chat's model_output): nothing to play
-            return whole(body, headers, entry=entry)
+            return whole(body, headers, entry=entry, rates=rates)
         events = [body]
         headers = headers | {"content-type": JSON.decode(), "content-length": str(len(body))}
     steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
-    return Script(steps, 200, raw(headers), latency=pace.latency_ms / 1000 if pace else 0.0, entry=entry)
+    return Script(steps, 200, [*raw(headers), *rates], latency=pace.latency_ms / 1000 if pace else 0.0, entry=entry)
 
 
 def _failed(

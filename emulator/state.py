@@ -161,7 +161,7 @@ class State:
         """Take a request and its tokens from the rate-limit buckets of (test id, key)."""
         return self._limiter.take(scope, tokens, now)
 
-    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> dict[str, str]:
+    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> limits.Headers:
         """Take from the buckets of (test id, key) that only report, and their headers in `flavor`."""
         return self._limiter.report(scope, tokens, now, flavor)
 

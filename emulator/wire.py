@@ -18,6 +18,11 @@ def raw(headers: Mapping[str, str]) -> Headers:
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
 
 
+def text(headers: Sequence[tuple[bytes, bytes]]) -> dict[str, str]:
+    """Raw headers by name, as text: `raw` undone."""
+    return {k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
+
+
 @frozen
 class Whole:
     """An answer sent at once: status line, headers, body. An ASGI app, so any route can return one. `entry`
@@ -39,10 +44,13 @@ def whole(
     status: int = 200,
     content_type: bytes = JSON,
     entry: int | None = None,
+    rates: Sequence[tuple[bytes, bytes]] = (),
 ) -> Whole:
-    """`body` with `headers`, then its length and type, as Starlette's `Response` would have sent them."""
+    """`body` with `headers` (and `rates`, raw already), then its length and type, as Starlette's `Response`
+    would have sent them."""
     length = b"%d" % len(body)
-    return Whole(status, [*raw(headers), (b"content-length", length), (b"content-type", content_type)], body, entry)
+    sent = [*raw(headers), *rates, (b"content-length", length), (b"content-type", content_type)]
+    return Whole(status, sent, body, entry)
 
 
 @frozen

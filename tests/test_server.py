@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
+import logging
 import os
 import signal
 import socket
@@ -11,8 +13,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from uvicorn.protocols.http.flow_control import FlowControl
+from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
 from emulator import server as emulator_server
 from emulator.app import Settings, create_app
@@ -129,3 +134,72 @@ def test_shutdown_ends_a_running_stream_after_the_grace() -> None:
     finally:
         process.kill()
         process.wait()
+
+
+# --- the response head, written in a few calls into C (`server._Cycle`), byte for byte as uvicorn writes it ---
+
+
+class _Transport:
+    """What a cycle writes, and whether it closed."""
+
+    def __init__(self) -> None:
+        self.written, self.closed = b"", False
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _cycle(kind: type, method: str = "POST", keep_alive: bool = True, access_log: bool = False) -> Any:
+    transport = _Transport()
+    return kind(
+        scope={"method": method, "type": "http"},
+        transport=transport,
+        flow=FlowControl(transport),  # type: ignore[arg-type]
+        logger=logging.getLogger("test"),
+        access_logger=logging.getLogger("test.access"),
+        access_log=access_log,
+        default_headers=[(b"date", b"Tue, 01 Dec 2026 00:00:00 GMT"), (b"server", b"uvicorn")],
+        message_event=asyncio.Event(),
+        expect_100_continue=False,
+        keep_alive=keep_alive,
+        on_response=lambda: None,
+    )
+
+
+HEADS = {
+    "a whole answer": (200, [(b"x-request-id", b"req_1"), (b"content-length", b"2"), (b"content-type", b"a/b")]),
+    "a stream": (200, [(b"x-request-id", b"req_1"), (b"content-type", b"text/event-stream; charset=utf-8")]),
+    "no headers": (204, []),
+    "a 304": (304, [(b"etag", b"x")]),
+    "chunked, said": (200, [(b"transfer-encoding", b"chunked")]),
+    "connection: close": (200, [(b"connection", b"keep-alive, close"), (b"content-length", b"0")]),
+    "a name twice": (200, [(b"set-cookie", b"a=1"), (b"set-cookie", b"b=2"), (b"content-length", b"0")]),
+    "upper case": (200, [(b"X-Request-Id", b"req_1"), (b"content-length", b"0")]),
+    "a tab in a value": (429, [(b"x-why", b"a\tb"), (b"content-length", b"0")]),
+}
+
+
+@pytest.mark.parametrize("case", HEADS)
+@pytest.mark.parametrize("method", ["POST", "HEAD"])
+@pytest.mark.parametrize("keep_alive", [True, False])
+def test_the_fast_head_is_uvicorns_byte_for_byte(case: str, method: str, keep_alive: bool) -> None:
+    status, headers = HEADS[case]
+    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, emulator_server._Cycle)]
+    for cycle in cycles:
+        asyncio.run(cycle.send({"type": "http.response.start", "status": status, "headers": headers}))
+    theirs, ours = cycles
+    assert ours.transport.written == theirs.transport.written
+    owed = ("chunked_encoding", "expected_content_length", "keep_alive", "response_started")
+    assert [getattr(ours, name) for name in owed] == [getattr(theirs, name) for name in owed]
+
+
+@pytest.mark.parametrize(("name", "value"), [(b"x-bad name", b"v"), (b"x-ok", b"line\r\nbreak"), (b"x-ok", b"nul\x00")])
+def test_the_fast_head_refuses_what_uvicorn_refuses(name: bytes, value: bytes) -> None:
+    for kind in (RequestResponseCycle, emulator_server._Cycle):
+        cycle = _cycle(kind)
+        with pytest.raises(RuntimeError, match="Invalid HTTP header"):
+            asyncio.run(cycle.send({"type": "http.response.start", "status": 200, "headers": [(name, value)]}))
+        assert cycle.transport.written == b""
