@@ -181,7 +181,7 @@ def _baseline_app(spec: dict[str, Any], stream: bool) -> Any:
         async def handle(request: Request) -> Response:
             return Response(body, media_type=media_type, headers=headers)
 
-    return Starlette(routes=[Route(PATH, handle, methods=["POST"])])
+    return Starlette(routes=[Route(spec.get("path", PATH), handle, methods=["POST"])])  # peers.py: any dialect's
 
 
 def _serve(args: argparse.Namespace) -> int:
