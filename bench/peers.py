@@ -475,8 +475,8 @@ def streams(servers: list[Server], opts: Options, targets: list[str]) -> Table:
         ["dialect", "streams", "server", "events/stream", "streams/s", "events/s", "note"],
         notes=[
             "wrk counts a response once its last chunk is in, and every stream of a server is the same, so "
-            "streams/s x events/stream is the events delivered per second. A slow server's runs are longer (up to 15 s) "
-            "so that each connection completes two streams or more (fakellm sleeps 10 ms a word).",
+            "streams/s x events/stream is the events delivered per second. A slow server's runs are longer (up to 15 "
+            "s) so that each connection completes two streams or more (fakellm sleeps 10 ms a word).",
             "bare replays the emulator's own stream bytes, one event per write (StreamingResponse); the emulator "
             "writes an unpaced stream in a few large writes.",
         ],
@@ -490,14 +490,21 @@ def streams(servers: list[Server], opts: Options, targets: list[str]) -> Table:
         single: dict[str, float] = {}  # streams/s on one connection
         for connections in (1, 64):
 
-            def measure(server: Server, c: int = connections, d: str = dialect.name, b: bytes = body) -> Run:
+            def measure(
+                server: Server,
+                c: int = connections,
+                d: str = dialect.name,
+                b: bytes = body,
+                one: dict[str, float] = single,
+            ) -> Run:
                 # Long enough for a few whole streams a connection: a slow server's partial streams are not counted.
-                slow = max(3 * server.seconds.get(d, 0.0), 2 * c / single.get(server.name, 1e9))
+                slow = max(3 * server.seconds.get(d, 0.0), 2 * c / one.get(server.name, 1e9))
                 return wrk(server.port_for(f"{d} stream"), server.paths[d], b, c, min(15, max(opts.duration, slow)))
 
             runs = rounds(f"{dialect.name} stream c={connections}", running, opts.rounds, measure)
             rates = {name: _median(r, lambda run: run.rate) for name, r in runs.items()}
-            single = single or rates
+            if not single:
+                single.update(rates)
             per_second = {s.name: rates[s.name] * s.events[dialect.name] for s in running}
             base = per_second["bare"]
             for server in running:
@@ -524,7 +531,7 @@ async def _paced_client(spec: dict[str, Any]) -> list[list[float]]:
     """Open every connection, say "ready", wait for the start time on stdin, then send each request at its
     offset and time its tokens: per stream [sent, first token, last token, tokens, status]."""
     request: bytes = spec["request"].encode("latin-1")
-    marker, offsets = WORD.encode(), spec["offsets"]
+    marker, offsets = spec["marker"].encode(), spec["offsets"]
     conns = await asyncio.gather(*(asyncio.open_connection(HOST, spec["port"]) for _ in offsets))
     print("ready", flush=True)
     start = float(await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline))
@@ -534,15 +541,22 @@ async def _paced_client(spec: dict[str, Any]) -> list[list[float]]:
         sent = time.monotonic()
         writer.write(request)
         first = last = 0.0
-        count, status, tail = 0, 0, b""
+        count, status, head, tail = 0, 0, b"", b""
         while True:
             data = await reader.read(65536)
             if not data:
                 break
             now = time.monotonic()
+            if not status:  # the head first: its rate-limit headers say "tokens"
+                head += data
+                if b"\r\n\r\n" not in head:
+                    continue
+                top, _, data = head.partition(b"\r\n\r\n")
+                status = int(top[9:12]) if top.startswith(b"HTTP/1.1 ") else -1
+                if not marker:  # the floor: the answer's first bytes are all it times
+                    first = last = now
+                    break
             chunk = tail + data
-            if not status:
-                status = int(chunk[9:12]) if chunk.startswith(b"HTTP/1.1 ") else -1
             found = chunk.count(marker)
             if found:
                 first = first or now
@@ -570,10 +584,11 @@ def _client_main(spec_json: str) -> int:
 
 
 def paced_streams(
-    port: int, path: str, timing: str, count: int, spread: float, processes: int = 2
+    port: int, path: str, timing: str, count: int, spread: float, floor: bool = False, processes: int = 2
 ) -> list[list[float]]:
-    """`count` streams of PACED from `processes` client processes, their starts spread over `spread` seconds."""
-    body = CHAT.body(PACED, stream=True)
+    """`count` streams of PACED from `processes` client processes, their starts spread over `spread` seconds;
+    with `floor`, "hi" answered at once, timed to its first bytes."""
+    body = CHAT.body(HELLO, stream=False) if floor else CHAT.body(PACED, stream=True)
     headers = HEADERS | ({"x-emulator-timing": timing} if timing else {})
     head = f"POST {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
     request = (head + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n").encode() + body
@@ -581,6 +596,7 @@ def paced_streams(
     clients = []
     for p in range(processes):
         spec = {"port": port, "request": request.decode("latin-1"), "offsets": offsets[p::processes]}
+        spec["marker"] = "" if floor else WORD  # counted in the body: the head's rate-limit headers say "tokens"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--paced-client", json.dumps(spec)]
         clients.append(subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
     try:
@@ -646,8 +662,8 @@ def paced(servers: list[Server], opts: Options, targets: list[str]) -> Table:
         notes=[
             "TTFT err: first token's arrival after the request was written, minus the script's ttft (late > 0); "
             "tok/s err: (tokens - 1) / (last - first arrival) against the script's tokens/s.",
-            "bare (floor): the same client and burst against the bare stack's unpaced stream of the same bytes: "
-            "its TTFT is the client's and the stack's own delay (not an error), the floor of every row.",
+            'bare (floor): the same client and burst against the bare stack answering "hi" (non-stream), timed '
+            "to its first bytes: the client's and the stack's own delay under that burst (not an error).",
             "aimock paces per chunk by sleeps; it is asked for ttft - 1/tps, its first token coming one gap after it.",
         ],
     )
@@ -663,9 +679,9 @@ def paced(servers: list[Server], opts: Options, targets: list[str]) -> Table:
             for i in range(opts.rounds):
                 for server in [*candidates[i % len(candidates) :], *candidates[: i % len(candidates)]]:
                     timing = p.header() if server.name == "emulator" else ""
-                    results = paced_streams(
-                        server.port_for(_case(CHAT, PACED)), server.paths["chat"], timing, count, spread
-                    )
+                    floor = server.name == "bare"
+                    case = _case(CHAT, HELLO if floor else PACED)
+                    results = paced_streams(server.port_for(case), server.paths["chat"], timing, count, spread, floor)
                     f = fidelity(results, None if server.name == "bare" else p)
                     measured[server.name].append(f)
                     print(
