@@ -16,7 +16,7 @@ baseline), replaying the emulator's own bytes. The servers take turns, round aft
 The peers are installed into a scratch folder outside the repository (default ~/.cache/emulator-peers) the
 first time, with npm and pip; a peer that fails to install or start is reported in the table, with why.
 
-    python bench/peers.py                  # everything; about 15 minutes on 2 cores
+    python bench/peers.py                  # everything; about 11 minutes on 2 cores
     python bench/peers.py --quick          # one short round of each; about 3 minutes
     python bench/peers.py --only emulator,aimock --sections nonstream,streams --markdown
 """
@@ -92,7 +92,6 @@ class Server:
     version: str = ""
     events: dict[str, int] = field(default_factory=dict)  # dialect -> SSE events in one stream of STREAM
     seconds: dict[str, float] = field(default_factory=dict)  # dialect -> how long that one stream took
-    timing: str = ""  # the x-emulator-timing header its paced requests carry, if any
 
     def port_for(self, case: str) -> int:
         return self.ports.get(case, self.port)
@@ -315,7 +314,8 @@ def start_all(
         cmd, paths = commands[name]
         peer = Server(name, paths, problem=problems.get(name, ""), version=_version(scratch, name))
         found.append(peer)
-        if peer.problem:
+        if peer.problem:  # not installed: nothing to measure
+            peer.paths = {}
             continue
         try:
             peer.port = bench._free_port()
@@ -876,6 +876,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # 1,000 streams: the servers inherit it
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `finally` stops the servers
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C too, even when started in the background
 
     scratch = args.scratch.expanduser().resolve()
     if scratch.is_relative_to(ROOT):
@@ -896,7 +897,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             servers = start_all(harness, scratch, run, names, opts.tokens, problems)
             print("\n" + peers_table(servers, scratch).render(opts.markdown) + "\n", flush=True)
-            servers = [s for s in servers if not s.problem or s.paths]
+            servers = [s for s in servers if s.paths]
             steps: dict[str, Callable[[], Table]] = {
                 "nonstream": lambda: nonstream(servers, opts, targets),
                 "streams": lambda: streams(servers, opts, targets),
