@@ -181,7 +181,7 @@ def _baseline_app(spec: dict[str, Any], stream: bool) -> Any:
         async def handle(request: Request) -> Response:
             return Response(body, media_type=media_type, headers=headers)
 
-    return Starlette(routes=[Route(PATH, handle, methods=["POST"])])
+    return Starlette(routes=[Route(spec.get("path", PATH), handle, methods=["POST"])])  # peers.py: any dialect's
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -226,29 +226,37 @@ class Servers:
         port = _free_port()
         cmd = [sys.executable, str(Path(__file__).resolve()), "--serve", *extra]
         cmd += ["--port", str(port), "--parent", str(os.getpid())]
+        return self.spawn(label, cmd, port, cwd=tree, env=os.environ | {"PYTHONPATH": str(tree)})
+
+    def spawn(self, label: str, cmd: Sequence[str], port: int, cwd: Path, env: dict[str, str], wait: float = 30) -> int:
+        """Run `cmd` (a server that listens on `port`) in a session of its own, so that stopping it stops
+        whatever it started; returns once the port accepts connections."""
         log = self.logs / f"{label.replace(' ', '-')}.log"
-        env = os.environ | {"PYTHONPATH": str(tree)}
-        with log.open("wb") as stderr:
-            proc = subprocess.Popen(cmd, cwd=tree, env=env, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr)
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
+            )
         self.procs.append((label, proc, log))
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError(f"server {label} exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
             with contextlib.suppress(OSError), socket.create_connection((HOST, port), timeout=1):
                 return port
             time.sleep(0.05)
-        raise RuntimeError(f"server {label} did not listen on {HOST}:{port} within 30 s")
+        raise RuntimeError(f"server {label} did not listen on {HOST}:{port} within {wait:g} s")
 
     def stop(self) -> None:
         for _, proc, _ in self.procs:
             if proc.poll() is None:
-                proc.terminate()
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)  # its own session: the group is the server and its children
         for _, proc, _ in self.procs:
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
 
     def stderr(self) -> Iterator[str]:
