@@ -11,7 +11,7 @@ from emulator.conversation import (
     Usage,
 )
 from emulator.errors import EmulatorError, UpstreamError, openai_body
-from emulator.sse import comment, dumps, frame
+from emulator.sse import comment, dumps, frame, quote
 
 # A frame cut short, as its clients parse it: broken JSON.
 MALFORMED = b'event: response.output_text.delta\ndata: {"type": "response.output_text.delta", "delta": "unt\n\n'
@@ -129,7 +129,7 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
 
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     """Every SSE event of the streamed answer, in order, numbered from 0."""
-    payloads: list[dict[str, Any]] = []
+    payloads: list[dict[str, Any] | tuple[str, str]] = []  # an event's fields, or a delta spliced (`_deltas`)
     done: list[tuple[int, dict[str, Any]]] = []  # (position of its output_item.done, item), for response.failed
 
     def emit(kind: str, **fields: Any) -> None:
@@ -142,22 +142,19 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         at = {"item_id": item["id"], "output_index": index}
         emit("response.output_item.added", output_index=index, item=_opened(item))
         if item["type"] == "reasoning":
-            _stream_reasoning(emit, at, item)
+            _stream_reasoning(emit, payloads, at, item)
         elif item["type"] == "message":
             text = item["content"][0]["text"]
             part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
             emit("response.content_part.added", **at, content_index=0, part=part)
-            for piece in tokens.split(text):
-                emit("response.output_text.delta", **at, content_index=0, delta=piece, logprobs=[])
+            payloads += _deltas("response.output_text.delta", at | {"content_index": 0}, text, ',"logprobs":[]')
             emit("response.output_text.done", **at, content_index=0, text=text, logprobs=[])
             emit("response.content_part.done", **at, content_index=0, part=part | {"text": text})
         elif item["type"] == "function_call":
-            for piece in tokens.split(item["arguments"]):
-                emit("response.function_call_arguments.delta", **at, delta=piece)
+            payloads += _deltas("response.function_call_arguments.delta", at, item["arguments"])
             emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
         else:
-            for piece in tokens.split(item["input"]):
-                emit("response.custom_tool_call_input.delta", **at, delta=piece)
+            payloads += _deltas("response.custom_tool_call_input.delta", at, item["input"])
             emit("response.custom_tool_call_input.done", **at, input=item["input"])
         emit("response.output_item.done", output_index=index, item=item)
         done.append((len(payloads), item))
@@ -176,7 +173,20 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         status, details = _status(turn)
         final = _response(prompt, turn, status, [item for _, item in done]) | {"incomplete_details": details}
         emit(f"response.{status}", response=final)
-    return [frame(dumps(p | {"sequence_number": n}), p["type"]) for n, p in enumerate(payloads)]
+    return [
+        f'{p[0]}{p[1]},"sequence_number":{n}}}\n\n'.encode()
+        if isinstance(p, tuple)
+        else frame(dumps(p | {"sequence_number": n}), p["type"])
+        for n, p in enumerate(payloads)
+    ]
+
+
+def _deltas(kind: str, at: dict[str, Any], text: str, tail: str = "") -> list[tuple[str, str]]:
+    """The events of `text` in deltas, one a token: the hot loop of every stream. Each is spliced as text rather
+    than dumped, the same bytes `dumps` writes for `{"type": kind, **at, "delta": piece}` with `tail`'s fields
+    after; `render_stream` closes each with its sequence number."""
+    head = f'event: {kind}\ndata: {dumps({"type": kind, **at})[:-1]},"delta":'
+    return [(head, quote(piece) + tail) for piece in tokens.split(text)]
 
 
 def _opened(item: dict[str, Any]) -> dict[str, Any]:
@@ -206,7 +216,7 @@ REASONING_EVENTS = (
 )
 
 
-def _stream_reasoning(emit: Any, at: dict[str, Any], item: dict[str, Any]) -> None:
+def _stream_reasoning(emit: Any, payloads: list[Any], at: dict[str, Any], item: dict[str, Any]) -> None:
     """Reasoning streams twice: as its summary (what the seed documents) and as raw reasoning text; each
     only where the item has it."""
     for parts, events in ((item["summary"], SUMMARY_EVENTS), (item.get("content", ()), REASONING_EVENTS)):
@@ -214,8 +224,7 @@ def _stream_reasoning(emit: Any, at: dict[str, Any], item: dict[str, Any]) -> No
         for part in parts:
             text, opened = part["text"], part | {"text": ""}
             emit(f"response.{added}", **at, **{index: 0}, part=opened)
-            for piece in tokens.split(text):
-                emit(f"response.{delta}", **at, **{index: 0}, delta=piece)
+            payloads += _deltas(f"response.{delta}", at | {index: 0}, text)
             emit(f"response.{done}", **at, **{index: 0}, text=text)
             emit(f"response.{closed}", **at, **{index: 0}, part=opened | {"text": text})
 
