@@ -9,7 +9,7 @@ default `emulator`), so that one Redis serves several emulators:
 - call counts of `replies` scenarios (a hash per test id) and chaos attempts: HINCRBY;
 - rate-limit buckets: each (test id, key)'s levels and when they were read, taken by one Lua script that does
   `limits.Limiter`'s token-bucket arithmetic, so that two workers never spend the same request twice;
-- prompt caches: a sorted set per cache key of the prefix blocks seen, by when (a Lua script);
+- prompt caches: per cache key, the prefix blocks in the order last seen and when (a Lua script);
 - the journal: ids from INCR; each entry as its JSON view, written when it is opened and again when its
   answer is delivered, by a Lua script that also keeps the journal within its entries and bytes, oldest out
   first, and counts what it dropped; a sorted set of ids per test id, so that a test reads its own;
@@ -78,7 +78,13 @@ def address(url: str) -> Address:
     rest = parts._replace(query=urllib.parse.urlencode([(k, v) for k, v in query if k != "prefix"]))
     user, at, host = rest.netloc.rpartition("@")
     shown = rest._replace(netloc=f"{'***' if user else ''}{at}{host}")
-    return Address(url, urllib.parse.urlunsplit(rest), prefix, urllib.parse.urlunsplit(shown))
+    return Address(url, _unsplit(rest), prefix, _unsplit(shown))
+
+
+def _unsplit(parts: urllib.parse.SplitResult) -> str:
+    """A URL back from its parts, `unix:///path` kept so (urlunsplit writes `unix:/path` for no host)."""
+    text = urllib.parse.urlunsplit(parts)
+    return text if parts.netloc else text.replace(":", "://", 1)
 
 
 class Unreachable(ConnectionError):
@@ -130,20 +136,31 @@ out[n + 2] = string.format('%.17g', wait)
 return out
 """
 
-# KEYS: a cache key's blocks (a sorted set, by when each was last seen). ARGV: now, the cache's ttl and capacity,
-# then the prompt's prefix blocks. `profiles.PromptCache.cached_tokens`: the blocks served, counted from the
-# first, until one is missing; then every block is seen now, and the oldest go past the capacity.
+# KEYS: a cache key's blocks in the order they were last seen (a sorted set, by a sequence), and when each was
+# (a hash; its field "" holds the sequence). ARGV: now, the cache's ttl and capacity, then the prompt's prefix
+# blocks. `profiles.PromptCache.cached_tokens`: the expired go, oldest first; the blocks served are counted from
+# the first until one is missing; then every block is seen now, in order, and the oldest go past the capacity.
 CACHE = """
 local now, ttl, capacity = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%.17g', now - ttl))
-local hits, missed = 0, false
+while true do
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+  if not oldest or now - tonumber(redis.call('HGET', KEYS[2], oldest)) <= ttl then break end
+  redis.call('ZREM', KEYS[1], oldest)
+  redis.call('HDEL', KEYS[2], oldest)
+end
+local hits, missed, seq = 0, false, tonumber(redis.call('HGET', KEYS[2], '') or '0')
 for i = 4, #ARGV do
   if not missed and redis.call('ZSCORE', KEYS[1], ARGV[i]) then hits = hits + 1 else missed = true end
-  redis.call('ZADD', KEYS[1], now, ARGV[i])
+  seq = seq + 1
+  redis.call('ZADD', KEYS[1], seq, ARGV[i])
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[1])
 end
-local over = redis.call('ZCARD', KEYS[1]) - capacity
-if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1) end
+redis.call('HSET', KEYS[2], '', seq)
+for _ = capacity + 1, redis.call('ZCARD', KEYS[1]) do
+  redis.call('HDEL', KEYS[2], redis.call('ZPOPMIN', KEYS[1])[1])
+end
 redis.call('PEXPIRE', KEYS[1], math.ceil(ttl * 1000))
+redis.call('PEXPIRE', KEYS[2], math.ceil(ttl * 1000))
 return hits
 """
 
@@ -285,6 +302,12 @@ class SharedState(State):
             self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
         return self._redis
 
+    async def close(self) -> None:
+        """Close this process's connections (at the end of the loop they were made in)."""
+        if self._redis is not None and self._pid == os.getpid():
+            await self._redis.aclose()
+        self._redis = None
+
     def _key(self, *parts: str) -> str:
         return f"{self.address.prefix}:{''.join(parts)}"
 
@@ -335,7 +358,8 @@ class SharedState(State):
             return 0
         blocks = profiles.prefix_blocks(prompt, model.block)
         args = [repr(now), repr(model.ttl), model.capacity, *blocks]
-        return int(await self._run("cache", [self._key("cache:", profile.name, ":", key)], args)) * model.block
+        keys = [self._key("cache:", profile.name, ":", key), self._key("cache-seen:", profile.name, ":", key)]
+        return int(await self._run("cache", keys, args)) * model.block
 
     # --- the journal -------------------------------------------------------------------------------------------
 
@@ -553,7 +577,7 @@ class SharedState(State):
             return
         await self.clear(test_id)
         index = self._key("kept-index:", test_id)
-        caches = [k async for k in client.scan_iter(match=self._key("cache:*"), count=1000)]
+        caches = [k async for k in client.scan_iter(match=self._key("cache*"), count=1000)]
         held = [f for f in await client.hkeys(self._key("posted")) if f.startswith(f"{test_id}\0".encode())]
         async with client.pipeline(transaction=False) as pipe:
             pipe.delete(self._key("calls:", test_id), self._key("buckets:", test_id), self._key("attempts"), *caches)
