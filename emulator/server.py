@@ -13,6 +13,9 @@ limit answers a plain-text 503 where the server is meant to be a faithful upstre
 - an idle keep-alive connection closes after `keep_alive` seconds (uvicorn's own timer);
 - past `max_connections` open at once, a new connection is closed at once;
 - at shutdown, answers still running get `shutdown_grace` seconds, then they are cancelled.
+
+`run` serves in this process, or in N worker processes forked from it that accept on the one bound socket
+(`emulator serve --workers N`); each worker is the whole server, protocol and rules included.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from emulator import limits, profiles, shared_redis
 from emulator.conversation import Message, Prompt
 from emulator.journal import Journal, Note, at_once
-from emulator.state import Directions, Settings, State
+from emulator.state import Directions, Settings
 
 T = TypeVar("T")
 _prefixes = itertools.count()
@@ -240,9 +240,3 @@ def test_posted_scenarios_reach_a_state_that_did_not_post_them(redis_server: str
         assert listing == [{"name": "y", "source": "posted", "test_id": "t"}]
 
     run(check, one, other)
-
-
-def test_the_in_process_state_is_not_shared() -> None:
-    """Without `state`, every method is the in-process one: a subclass adds nothing to its path."""
-    assert all(getattr(State, name) is not getattr(shared_redis.SharedState, name) for name in ("take", "open", "done"))
-    assert State.directed.fget is not shared_redis.SharedState.directed.fget
