@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http.client
-import itertools
 import json
 import re
 import shutil
@@ -141,7 +140,6 @@ def make_server() -> Iterator[Callable[[Settings], Server]]:
 
 
 REDIS_SERVER = shutil.which("redis-server")
-_prefixes = itertools.count()
 
 
 @pytest.fixture(scope="session")
@@ -169,8 +167,3 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.terminate()
         process.wait(timeout=10)
 
-
-@pytest.fixture
-def state_url(redis_server: str) -> str:
-    """A `--state` URL of the session's Redis with a prefix of its own: each test starts from nothing."""
-    return f"{redis_server}?prefix=test{next(_prefixes)}"
