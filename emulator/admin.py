@@ -73,7 +73,7 @@ def routes(state: State) -> list[Route]:
         return whole(encode(entry))
 
     async def scraped(request: Request) -> Whole:
-        return whole(metrics.exposition(state.meter), content_type=metrics.CONTENT_TYPE.encode())
+        return whole(metrics.exposition(await state.metered()), content_type=metrics.CONTENT_TYPE.encode())
 
     async def page(request: Request) -> Whole:
         return whole(inspector.PAGE, {"cache-control": "no-store"}, content_type=b"text/html; charset=utf-8")
@@ -92,7 +92,7 @@ def routes(state: State) -> list[Route]:
             mistakes = str(exc).splitlines()
             message = f"The scenarios have {len(mistakes)} mistake(s): " + "; ".join(mistakes)
             return _refused(400, message, "invalid_request_error", mistakes=mistakes)
-        names = await state.post(_test_id(request) or "", found)
+        names = await state.post(_test_id(request) or "", found, scenarios.sources(document))
         return whole(encode({"scenarios": names, "test_id": _test_id(request)}), status=201)
 
     async def directed(request: Request) -> Whole:
@@ -107,6 +107,7 @@ def routes(state: State) -> list[Route]:
             return whole(encode({"test_id": test_id or None} | (asdict(found) if found else {})))
         try:
             document = loads(await request.body())
+            await state.refresh()  # a scenario it names may have been posted through another worker
             directions = _directions(document, state.book_for(test_id))
         except (ValueError, UnicodeError, RecursionError) as exc:
             return _refused(400, str(exc), "invalid_request_error")

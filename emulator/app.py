@@ -35,8 +35,14 @@ Run = Callable[[State, Endpoint, Scope, Receive], Awaitable[Whole | Script]]
 
 
 def create_app(settings: Settings = Settings()) -> Starlette:
-    """The emulator as an ASGI app; its state (scenarios, recordings, …) is built once, here."""
-    state = State(settings)
+    """The emulator as an ASGI app; its state (scenarios, recordings, …) is built once, here: in this process,
+    or, given `settings.state`, with what requests share in Redis (`ConnectionError` when it does not answer)."""
+    if settings.state is None:
+        state = State(settings)
+    else:
+        from emulator import shared_redis  # here, not above: redis takes a tenth of a second to import
+
+        state = shared_redis.SharedState(settings)
     routes = []
     for prefix, profile in [("", state.profile), *((f"/{p.name}", p) for p in profiles.PROFILES.values())]:
         routes += [

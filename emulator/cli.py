@@ -16,7 +16,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from emulator import admin, faults, journal, limits, profiles, recent, recorder, recordings, scenarios, server, watch
+from emulator import (
+    admin,
+    faults,
+    journal,
+    limits,
+    profiles,
+    recent,
+    recorder,
+    recordings,
+    scenarios,
+    server,
+    watch,
+)
 from emulator.app import Settings, create_app
 
 # The scenarios and cassettes the wheel carries; in a checkout, links to the top-level scenarios/ and recordings/.
@@ -118,6 +130,16 @@ def _http_url(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise argparse.ArgumentTypeError(f"expected an http:// or https:// URL, got {text!r}")
     return text
+
+
+def _state_url(text: str) -> str:
+    """An argparse type: a redis:// (or rediss://, unix://) URL, with a prefix of plain characters if any."""
+    from emulator import shared_redis  # here, not above: redis takes a tenth of a second to import
+
+    try:
+        return shared_redis.address(text).url
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 _positive = _bounded(int, 1, math.inf, "a number")
@@ -248,6 +270,22 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         action="store_true",
         help="replay only: a request no recording matches gets an error naming the nearest recording",
     )
+    serve.add_argument(
+        "--workers",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="processes serving the one port (default: 1); without --state each keeps its own journal, counters "
+        "and limits",
+    )
+    serve.add_argument(
+        "--state",
+        type=_state_url,
+        metavar="URL",
+        help="keep what requests share (journal, counters, rate limits, posted scenarios and faults, stored "
+        "responses, metrics) in Redis, for every worker and replica: redis://HOST:PORT[/DB][?prefix=NAME] "
+        "(default: in each process)",
+    )
     serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
 
@@ -375,9 +413,13 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         admin_token=args.admin_token,
         scrub=tuple(args.scrub or ()),
+        state=args.state,
     )
     try:
         app = create_app(settings)
+    except ConnectionError as exc:  # --state names a store that does not answer
+        print(f"emulator: {exc}", file=sys.stderr)
+        return 1
     except scenarios.ScenarioError as exc:
         print(f"emulator: the scenarios are invalid:\n{exc}", file=sys.stderr)
         return 1
@@ -401,12 +443,34 @@ def _serve(args: argparse.Namespace) -> int:
     lines += [f"  {s.name}" for s in book.scenarios]
     if state.library is not None:
         lines.append(f"recordings: {len(state.library)} from {', '.join(map(str, settings.recordings))}")
-    if args.watch:
-        watch.start(state)
+    if args.watch:  # in each worker: a thread does not survive the fork
         lines.append(f"watching: {', '.join(map(str, [*paths, *settings.recordings])) or 'nothing'}")
+    lines += _sharing(args.workers, args.state)
     print("\n".join(lines), flush=True)
-    server.run(app, sock, _rules(args), access_log=not args.no_access_log, log_level="info")
+    setup = (lambda: watch.start(state)) if args.watch else None
+    server.run(
+        app, sock, _rules(args), workers=args.workers, setup=setup, access_log=not args.no_access_log, log_level="info"
+    )
     return 0
+
+
+# What a worker keeps for itself when the state is not shared, in the banner's words.
+PER_WORKER = (
+    "the journal and its ids, call counts of `replies` scenarios, rate-limit buckets, chaos and retry attempts, "
+    "stored responses and threads, posted scenarios and per-test faults, prompt caches, and /metrics"
+)
+
+
+def _sharing(workers: int, url: str | None) -> list[str]:
+    """The banner's lines on where the shared state lives, and what each worker keeps for itself."""
+    if url is not None:
+        from emulator import shared_redis
+
+        found = shared_redis.address(url)
+        return [f"workers: {workers}, sharing state in {found.shown} (keys {found.prefix}:*)"]
+    if workers == 1:
+        return []
+    return [f"workers: {workers}, each with its own state (no --state): per worker are {PER_WORKER}"]
 
 
 def _listen(host: str, port: int) -> socket.socket | None:
@@ -436,7 +500,7 @@ def _record(args: argparse.Namespace) -> int:
     doing = "replaying" if proxy.replay_only else "recording"
     where = f"{_url(args.host, sock)}/v1/… → {args.upstream}"
     print(f"{doing} {where}, mode {args.mode}, into {args.out}{held}", flush=True)
-    options = {"access_log": not args.no_access_log, "log_level": "info", **recorder.SERVER_OPTIONS}
+    options: dict[str, Any] = {"access_log": not args.no_access_log, "log_level": "info", **recorder.SERVER_OPTIONS}
     server.run(proxy, sock, _rules(args), **options)
     return 0
 

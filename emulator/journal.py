@@ -153,17 +153,11 @@ class Journal:
         self.dropped = 0  # entries that went to make room
 
     def add(self, note: Note) -> int:
-        """Journal a request under the next id, now; that id. The entry is built as the tuple it is, with every
-        field given (`ended` not yet known): through `Entry(…)`, a Python-level `__new__`, it took half again
-        as long."""
-        if len(note.model or "") + len(note.test_id) + len(note.fault or "") + len(note.idempotency or "") > LONG:
-            note = _shortened(note)
-        if len(note.body) > BODY_CAP:
-            note = note._replace(body=note.body[: BODY_CAP + 1])  # one byte past the cap: marks it cut
-        entry = _tuple(Entry, (self._next, time.time(), *note, None))
+        """Journal a request under the next id, now; that id."""
+        entry = noted(self._next, note, time.time())
         self._next += 1
         self._entries.append(entry)
-        self._bytes += len(note.body)
+        self._bytes += len(entry.body)
         if len(self._entries) > self._capacity or self._bytes > self._max_bytes:
             self._make_room()
         return entry.id
@@ -198,7 +192,7 @@ class Journal:
             if test_id is not None and entry.test_id != test_id:  # the common filter, before any entry is built
                 continue
             summary = _summary(entry, self._answers.get(entry.id))
-            if all(str(summary.get(k)) == v for k, v in where.items()):
+            if matches(summary, where):
                 found.append(_full(summary, entry, self._answers.get(entry.id)) if bodies else summary)
         return found
 
@@ -239,6 +233,17 @@ class Journal:
             self.dropped += 1
 
 
+def noted(entry_id: int, note: Note, at: float) -> Entry:
+    """The entry journalling `note` under `entry_id` at time `at`, its client-sent texts and body cut to their
+    bounds. Built as the tuple it is, with every field given (`ended` not yet known): through `Entry(…)`, a
+    Python-level `__new__`, it took half again as long."""
+    if len(note.model or "") + len(note.test_id) + len(note.fault or "") + len(note.idempotency or "") > LONG:
+        note = _shortened(note)
+    if len(note.body) > BODY_CAP:
+        note = note._replace(body=note.body[: BODY_CAP + 1])  # one byte past the cap: marks it cut
+    return _tuple(Entry, (entry_id, at, *note, None))
+
+
 def _size(entry: Entry, delivered: Delivered | None) -> int:
     return len(entry.body) + (delivered.size if delivered else 0)
 
@@ -250,6 +255,19 @@ def source_kind(source: str | None) -> str | None:
     if source == "default":
         return "default"
     return "recording" if source.startswith("recording ") else "scenario"
+
+
+def view(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
+    """An entry in full, as the journal's API shows it: what a shared store keeps of it."""
+    return _full(_summary(entry, delivered), entry, delivered)
+
+
+FULL_ONLY = ("headers", "body", "body_text", "response")  # what a full view adds to the summary
+
+
+def matches(summary: Mapping[str, Any], where: Mapping[str, str]) -> bool:
+    """Whether an entry's fields equal the given values, as text (the journal's filter)."""
+    return all(str(summary.get(k)) == v for k, v in where.items())
 
 
 def _summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:

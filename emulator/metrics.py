@@ -8,7 +8,8 @@ dicts and lists here (one event loop, no lock needed), and `Collector` builds th
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
@@ -77,6 +78,38 @@ class Meter:
         done = self.duration
         done.counts[bisect_left(BUCKETS, duration)] += 1
         done.sum += duration
+
+
+def snapshot(meter: Meter) -> dict[str, Any]:
+    """A meter's counts as JSON values: what a worker publishes for `/metrics` to sum (`total`)."""
+    return {
+        "requests": [[*labels, value] for labels, value in meter.requests.items()],
+        "faults": meter.faults,
+        "tokens": meter.tokens,
+        "first_byte": [meter.first_byte.counts, meter.first_byte.sum],
+        "duration": [meter.duration.counts, meter.duration.sum],
+        "active_streams": meter.active_streams,
+    }
+
+
+def total(snapshots: Iterable[Mapping[str, Any]]) -> Meter:
+    """One meter counting what every snapshot counted."""
+    meter = Meter()
+    for taken in snapshots:
+        for *labels, value in taken["requests"]:
+            key = (labels[0], labels[1], labels[2], labels[3])
+            meter.requests[key] = meter.requests.get(key, 0) + value
+        for kind, value in taken["faults"].items():
+            meter.faults[kind] = meter.faults.get(kind, 0) + value
+        meter.tokens = [a + b for a, b in zip(meter.tokens, taken["tokens"], strict=True)]
+        for histogram, (counts, observed) in (
+            (meter.first_byte, taken["first_byte"]),
+            (meter.duration, taken["duration"]),
+        ):
+            histogram.counts = [a + b for a, b in zip(histogram.counts, counts, strict=True)]
+            histogram.sum += observed
+        meter.active_streams += taken["active_streams"]
+    return meter
 
 
 class Collector:

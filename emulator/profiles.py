@@ -258,7 +258,7 @@ class PromptCache:
                 break
             del seen[block]
         hits, missed = 0, False
-        for block in _prefix_blocks(prompt, self.model.block):
+        for block in prefix_blocks(prompt, self.model.block):
             if not missed and block in seen:
                 hits += 1
             else:
@@ -273,7 +273,7 @@ class PromptCache:
         self._keys.clear()
 
 
-def _prefix_blocks(prompt: Prompt, block: int) -> list[str]:
+def prefix_blocks(prompt: Prompt, block: int) -> list[str]:
     """One digest per whole block of the prompt, each over everything before it: a prefix, not a piece."""
     text = "".join(f"\x1e{m.role}\x1f{m.reasoning}\x1f{m.text}\x1f{m.tool_calls}" for m in prompt.messages)
     size = block * tokens.CHARS_PER_TOKEN

@@ -227,6 +227,12 @@ def parse(document: Any) -> tuple[Scenario, ...]:
     return tuple(found)
 
 
+def sources(document: Any) -> list[Any]:
+    """The scenarios of a document `parse` took, as sent, one for each it returned: what a shared store keeps
+    and every worker parses again."""
+    return list(document["scenarios"]) if isinstance(document, dict) and set(document) == {"scenarios"} else [document]
+
+
 def _entries(entries: Any, at: str, problems: list[str]) -> list[Scenario]:
     """The scenarios of the list at `at` (`FILE: scenarios`; "" for one scenario on its own), their mistakes
     added to `problems`."""

@@ -13,13 +13,22 @@ limit answers a plain-text 503 where the server is meant to be a faithful upstre
 - an idle keep-alive connection closes after `keep_alive` seconds (uvicorn's own timer);
 - past `max_connections` open at once, a new connection is closed at once;
 - at shutdown, answers still running get `shutdown_grace` seconds, then they are cancelled.
+
+`run` serves in this process, or in N worker processes forked from it that accept on the one bound socket
+(`emulator serve --workers N`); each worker is the whole server, protocol and rules included.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import os
 import signal
 import socket
+import time
+import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +48,7 @@ except ImportError:  # no httptools: the h11 protocol, in pure Python, serves
     HttpToolsProtocol = None  # type: ignore[assignment, misc]
 
 TRANSPORT = "emulator.transport"
+_log = logging.getLogger("emulator.server")
 
 
 @dataclass(frozen=True)
@@ -261,19 +271,117 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def run(app: Any, sock: socket.socket, rules: Rules = Rules(), **options: Any) -> None:
+def run(
+    app: Any,
+    sock: socket.socket,
+    rules: Rules = Rules(),
+    *,
+    workers: int = 1,
+    setup: Callable[[], object] | None = None,
+    **options: Any,
+) -> None:
     """Serve `app` on the bound `sock` until SIGINT or SIGTERM, either of which ends it gracefully, quietly and
-    with status 0."""
-    host, port = sock.getsockname()[:2]
+    with status 0: in this process, or in `workers` processes forked from it, which accept on the same socket.
+    `setup` runs in each serving process before it serves (a thread it needs, say: threads do not survive a
+    fork)."""
+    if workers > 1:
+        _supervise(app, sock, rules, workers, setup, options)
+        return
     # uvicorn stops on either signal, then raises it again for the handler it found, which would end the
     # process with a KeyboardInterrupt traceback (SIGINT) or as killed (SIGTERM): the handler it finds is this.
-    found = {s: signal.signal(s, _stopped) for s in (signal.SIGINT, signal.SIGTERM)}
+    found = {s: signal.signal(s, _stopped) for s in STOPS}
     try:
-        Server(config(app, host, port, rules, **options)).run(sockets=[sock])
+        if setup is not None:
+            setup()
+        _serve(app, sock, rules, options)
     finally:
         for s, handler in found.items():
             signal.signal(s, handler)
 
 
+STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _serve(app: Any, sock: socket.socket, rules: Rules, options: dict[str, Any]) -> None:
+    host, port = sock.getsockname()[:2]
+    Server(config(app, host, port, rules, **options)).run(sockets=[sock])
+
+
 def _stopped(signum: int, frame: object) -> None:
     """A signal uvicorn has already acted on: nothing more to do."""
+
+
+def _supervise(
+    app: Any,
+    sock: socket.socket,
+    rules: Rules,
+    workers: int,
+    setup: Callable[[], object] | None,
+    options: dict[str, Any],
+) -> None:
+    """Fork `workers` processes serving `sock`, and wait for them. SIGINT or SIGTERM here is passed on to each
+    as SIGTERM (a terminal's Ctrl-C reaches them too: either way each stops gracefully, once); a worker that
+    ends unasked is started again, as uvicorn's own supervisor does, no sooner than a second after the last.
+
+    Forked, not spawned as uvicorn's supervisor does: the app is built once, here, from objects no pickle
+    carries (a spawned worker would have to build it again from an import string and its settings)."""
+    children: dict[int, float] = {}  # pid -> when it was started
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    found = {s: signal.signal(s, stop) for s in STOPS}
+    try:
+        for _ in range(workers):
+            children[_fork(app, sock, rules, setup, options)] = time.monotonic()
+        if stopping:  # a signal came while the workers were being forked: pass it on to every one
+            stop(signal.SIGTERM, None)
+        while children:
+            pid, status = os.wait()  # retried after a signal's handler ran (PEP 475)
+            began = children.pop(pid, None)
+            if stopping or began is None:
+                continue
+            _log.warning("worker %d ended (%s); starting another", pid, _ended(status))
+            time.sleep(max(0.0, began + 1.0 - time.monotonic()))
+            if not stopping:
+                children[_fork(app, sock, rules, setup, options)] = time.monotonic()
+    finally:
+        for s, handler in found.items():
+            signal.signal(s, handler)
+
+
+def _fork(
+    app: Any, sock: socket.socket, rules: Rules, setup: Callable[[], object] | None, options: dict[str, Any]
+) -> int:
+    """A worker process serving `sock`; its pid. The worker never returns into the caller's code: it exits."""
+    pid = os.fork()
+    if pid:
+        return pid
+    status = 0
+    try:
+        # Until uvicorn takes the signals over, a stop ends the worker at once: it serves nothing yet. Once
+        # uvicorn has stopped, it raises the signal again, which ends the worker the same way.
+        for s in STOPS:
+            signal.signal(s, _exit)
+        if setup is not None:
+            setup()
+        _serve(app, sock, rules, options)
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def _exit(signum: int, frame: object) -> None:
+    os._exit(0)
+
+
+def _ended(status: int) -> str:
+    code = os.waitstatus_to_exitcode(status)
+    return f"killed by signal {-code}" if code < 0 else f"status {code}"

@@ -52,6 +52,7 @@ class Settings:
     scrub: Sequence[tuple[str, str]] = ()  # (pattern, replacement) for request bodies, before matching recordings
     host: str = "127.0.0.1"  # the address bound: beyond loopback, the admin API needs `admin_token`
     admin_token: str | None = None
+    state: str | None = None  # where what requests share is kept: None in this process, else a redis:// URL
 
 
 @dataclass
@@ -184,6 +185,10 @@ class State:
         found = self._journal.complete(entry, delivered) if entry is not None else None
         self.meter.count(endpoint, profile, delivered, found)
 
+    async def metered(self) -> metrics.Meter:
+        """What `/metrics` shows: this process's counters (a shared store sums every worker's)."""
+        return self.meter
+
     async def entries(self, test_id: str | None = None) -> list[Entry]:
         return self._journal.entries(test_id)
 
@@ -203,8 +208,13 @@ class State:
         """Forget the journal: all of it, or one test's."""
         self._journal.clear(test_id)
 
-    async def post(self, test_id: str, posted: Sequence[scenarios.Scenario]) -> list[str]:
-        """Add scenarios for `test_id` ("" for everyone); one of a name already posted there is replaced."""
+    async def refresh(self) -> None:
+        """Catch up with what other worker processes changed that this one holds (the posted scenarios, which
+        `book_for` reads): nothing, in one process."""
+
+    async def post(self, test_id: str, posted: Sequence[scenarios.Scenario], sources: Sequence[Any] = ()) -> list[str]:
+        """Add scenarios for `test_id` ("" for everyone); one of a name already posted there is replaced.
+        `sources` are the scenarios as sent (JSON or YAML, decoded), one each: what a shared store keeps."""
         held = self._posted.setdefault(test_id, {})
         for scenario in posted:
             held.pop(scenario.name, None)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import shutil
+import socket
 import subprocess
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,3 +137,32 @@ def make_server() -> Iterator[Callable[[Settings], Server]]:
     yield start
     for running in stops:
         next(running, None)
+
+
+REDIS_SERVER = shutil.which("redis-server")
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Debian's redis-server on a free loopback port, persisting nothing, for the session: its URL."""
+    if REDIS_SERVER is None:
+        pytest.skip("Debian's redis-server is not installed: run .ci/deps, as the test command does")
+    with socket.socket() as probe:  # a free port; redis-server cannot be told to pick one itself
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    process = subprocess.Popen(command, cwd=tmp_path_factory.mktemp("redis"), stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:  # listening once a connection is accepted
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"redis-server did not start on port {port}")
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

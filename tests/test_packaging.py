@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import urllib.parse
 import zipfile
 from importlib import metadata
 from pathlib import Path
@@ -214,6 +215,29 @@ def test_compose_builds_the_image_mounts_the_folders_and_names_real_flags(monkey
         parsed.append(cli.parser().parse_args(argv))  # every flag exists, every value is valid, or it exits 2
     assert [args.port for args in parsed] == [8000, 8000]
     assert parsed[0].recordings == [Path("recordings")] and parsed[1].out.parts[0] == "recordings"  # the mounts
+
+
+def test_the_scale_profile_runs_replicas_sharing_redis_behind_the_proxy() -> None:
+    """Two replicas of `serve --workers 2 --state redis://redis:6379/0`, the Redis they name, and nginx in front
+    of them (deploy/nginx.conf) on the host's loopback: read, as Docker does not run here."""
+    services = COMPOSE["services"]
+    redis, scaled, proxy = services["redis"], services["scaled"], services["proxy"]
+    assert redis["profiles"] == scaled["profiles"] == proxy["profiles"] == ["scale"]
+    assert scaled["build"] == "." and scaled["deploy"]["replicas"] == 2 and scaled["depends_on"] == ["redis"]
+    args = cli.parser().parse_args(scaled["command"])
+    assert args.workers == 2 and args.host == "0.0.0.0"
+    state = urllib.parse.urlsplit(args.state)
+    assert (state.scheme, state.hostname, state.port or 6379) == ("redis", "redis", 6379)  # the service, its port
+    assert "--port" not in redis.get("command", []) and redis["image"].startswith("redis:")
+    config = (REPO / "deploy" / "nginx.conf").read_text()
+    assert proxy["volumes"] == ["./deploy/nginx.conf:/etc/nginx/nginx.conf:ro"] and proxy["depends_on"] == ["scaled"]
+    upstream = re.search(r"upstream (\w+) \{\s*server (\w+):(\d+);", config)
+    assert upstream and (upstream[2], int(upstream[3])) == ("scaled", args.port)
+    assert f"proxy_pass http://{upstream[1]};" in config and "proxy_buffering off;" in config
+    (published,) = proxy["ports"]
+    assert published.startswith("127.0.0.1:") and published.rsplit(":", 1)[1] == re.search(r"listen (\d+);", config)[1]
+    for name, service in services.items():  # nothing published beyond the host's loopback
+        assert all(port.startswith("127.0.0.1:") for port in service.get("ports", [])), name
 
 
 def flag(command: list[str], name: str) -> str:

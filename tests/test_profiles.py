@@ -36,7 +36,7 @@ def prompt(text: str, key: str | None = "k") -> Prompt:
 
 def test_cache_counts_whole_blocks_of_a_repeated_prefix() -> None:
     cache = PromptCache(CacheModel(block=4, capacity=100, ttl=60))  # 16-character blocks
-    whole = 4 * len(profiles._prefix_blocks(prompt("a" * 40), 4))  # the role and separators count too
+    whole = 4 * len(profiles.prefix_blocks(prompt("a" * 40), 4))  # the role and separators count too
     assert whole >= 8
     assert cache.cached_tokens(prompt("a" * 40), now=0) == 0
     assert cache.cached_tokens(prompt("a" * 40), now=1) == whole  # every whole block of the same prefix

@@ -1,0 +1,242 @@
+"""The state in Redis (`emulator.shared_redis`) against the in-process one: the same arithmetic and the same
+views, so that a client cannot tell which keeps the state. Against Debian's redis-server on a loopback port."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from emulator import limits, profiles, shared_redis
+from emulator.conversation import Message, Prompt
+from emulator.journal import Journal, Note, at_once
+from emulator.state import Directions, Settings
+
+T = TypeVar("T")
+_prefixes = itertools.count()
+
+
+def shared(redis_server: str, **options: Any) -> shared_redis.SharedState:
+    return shared_redis.SharedState(Settings(state=f"{redis_server}?prefix=unit{next(_prefixes)}", **options))
+
+
+def run(work: Callable[[], Awaitable[T]], *states: shared_redis.SharedState) -> T:
+    """`work` in an event loop of its own, the `states`' connections closed at its end: a state's client lives
+    in the loop that first used it."""
+
+    async def closing() -> T:
+        try:
+            return await work()
+        finally:
+            for state in states:
+                await state.close()
+
+    return asyncio.run(closing())
+
+
+@pytest.mark.parametrize(
+    ("url", "connect", "prefix", "shown"),
+    [
+        ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379", "emulator", "redis://127.0.0.1:6379"),
+        ("redis://h:1/2?prefix=ci-7", "redis://h:1/2", "ci-7", "redis://h:1/2"),
+        (
+            "redis://:secret@h:1/0?prefix=a&socket_timeout=3",
+            "redis://:secret@h:1/0?socket_timeout=3",
+            "a",
+            "redis://***@h:1/0?socket_timeout=3",
+        ),
+        ("unix:///run/redis.sock", "unix:///run/redis.sock", "emulator", "unix:///run/redis.sock"),
+    ],
+)
+def test_address_splits_off_the_prefix_and_hides_a_password(url: str, connect: str, prefix: str, shown: str) -> None:
+    assert shared_redis.address(url) == shared_redis.Address(url, connect, prefix, shown)
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [("http://h:1", "expected a redis://"), ("redis://h:1?prefix=a*", "prefix: expected letters")],
+)
+def test_address_refuses_what_it_cannot_use(url: str, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        shared_redis.address(url)
+
+
+ENFORCED = limits.Limits(requests_per_minute=3, tokens_per_minute=100, requests_per_day=5)
+STEPS = st.lists(st.tuples(st.integers(0, 150), st.floats(0, 40, allow_nan=False)), min_size=1, max_size=12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps=STEPS, enforce=st.booleans())
+def test_buckets_take_exactly_as_the_in_process_limiter(
+    redis_server: str, steps: list[tuple[int, float]], enforce: bool
+) -> None:
+    """Verdicts equal to the float: the Lua script does `Limiter`'s arithmetic, in the same order."""
+    quota = replace(ENFORCED, enforce=enforce)
+    state, limiter = shared(redis_server, limits=quota), limits.Limiter(quota)
+
+    async def compare() -> None:
+        now = 1_000.0
+        for tokens, later in steps:
+            now += later
+            assert await state.take(("t", "k"), tokens, now) == limiter.take(("t", "k"), tokens, now)
+
+    run(compare, state)
+
+
+@pytest.mark.parametrize("flavor", ["openai", "anthropic", "infercom"])
+def test_reported_limits_render_as_the_in_process_ones(redis_server: str, flavor: str) -> None:
+    state, limiter = shared(redis_server), limits.Limiter(limits.DEFAULT)
+
+    async def compare() -> None:
+        for i, tokens in enumerate([10, 5_000_000, 7, 9_000_000, 1]):
+            now = 1_767_225_600.0 + 0.37 * i
+            assert await state.report(("", "k"), tokens, now, flavor) == limiter.report(("", "k"), tokens, now, flavor)
+
+    run(compare, state)
+
+
+def test_the_prompt_cache_serves_as_the_in_process_one(redis_server: str) -> None:
+    profile = replace(profiles.PROFILES["inferel"], cache=profiles.CacheModel(block=4, capacity=6, ttl=60))
+    assert profile.cache is not None
+    state, cache = shared(redis_server), profiles.PromptCache(profile.cache)
+    texts = ["a" * 40, "a" * 40, "a" * 80, "b" * 40, "a" * 80, "a" * 40]
+
+    async def compare() -> None:
+        for i, text in enumerate(texts):
+            prompt = Prompt(dialect="t", model="m", messages=(Message("user", text),), cache_key="key")
+            now = 10.0 + 30 * i  # the third step on sees blocks expire
+            assert await state.cached_tokens(profile, prompt, now) == cache.cached_tokens(prompt, now)
+
+    run(compare, state)
+
+
+def note(model: str, test_id: str = "", body: bytes = b'{"hi": 1}') -> Note:
+    return Note("POST", "/v1/chat/completions", model, "", False, "default", None, 200, None, test_id, body=body)
+
+
+def test_journal_views_are_the_in_process_ones_with_the_worker(redis_server: str) -> None:
+    state, local = shared(redis_server), Journal()
+
+    async def compare() -> None:
+        for i, test_id in enumerate(["a", "b", "a"]):
+            delivered = at_once(200, [(b"content-type", b"application/json")], b'{"ok": true}', 0.001 * i)
+            entry = await state.open(note(f"m{i}", test_id))
+            await state.done(entry, delivered, "chat_completions", "inferam")
+            local.complete(local.add(note(f"m{i}", test_id)), delivered)
+        for where in ({}, {"test_id": "a"}, {"model": "m1"}, {"test_id": "a", "model": "m2"}):
+            for bodies in (True, False):
+                found, expected = await state.find(where, 0, bodies), local.find(where, 0, bodies)
+                assert [{**v, "time": 0} for v in found] == [{**v, "time": 0, "worker": state.worker} for v in expected]
+        assert await state.find({}, since=2) == [await state.entry(3)]
+        assert [e._replace(time=0) for e in await state.entries("a")] == [
+            e._replace(time=0, headers={}, body=b"") for e in local.entries("a")
+        ]
+
+    run(compare, state)
+
+
+def test_the_journal_is_bounded_and_counts_what_it_dropped(redis_server: str) -> None:
+    state = shared(redis_server, journal_size=3)
+
+    async def check() -> None:
+        for i in range(5):
+            await state.open(note(f"m{i}", "a" if i % 2 else "b"))
+        assert [v["model"] for v in await state.find({})] == ["m2", "m3", "m4"]
+        assert await state.dropped() == 2 and await state.entry(1) is None
+        assert [v["model"] for v in await state.find({"test_id": "a"})] == ["m3"]
+        await state.clear("a")
+        assert [v["model"] for v in await state.find({})] == ["m2", "m4"]
+        await state.clear()
+        assert await state.find({}) == [] and await state.open(note("m5")) == 6  # ids go on
+
+    run(check, state)
+
+
+def test_bytes_bound_the_journal_too(redis_server: str) -> None:
+    state = shared(redis_server, journal_bytes=3000)
+
+    async def check() -> None:
+        for i in range(6):
+            await state.open(note(f"m{i}", body=b'{"x": "%s"}' % (b"y" * 900)))
+        kept = [v["model"] for v in await state.find({})]
+        assert 1 <= len(kept) < 6 and kept == [f"m{i}" for i in range(6 - len(kept), 6)]
+        assert await state.dropped() == 6 - len(kept)
+
+    run(check, state)
+
+
+def test_a_counted_fault_and_the_calls_are_shared_by_states_on_one_redis(redis_server: str) -> None:
+    """Two states with the same address are two workers: a fault for two requests strikes two, whichever asks."""
+    url = f"{redis_server}?prefix=unit{next(_prefixes)}"
+    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+
+    async def check() -> None:
+        await one.direct("t", Directions(spec="status=503", times=2, timing="latency_ms=5"))
+        headers = [await state.headers_for("t", {}) for state in (one, other, one, other)]
+        assert [h.get("x-emulator-fault") for h in headers] == ["status=503", "status=503", None, None]
+        assert all(h["x-emulator-timing"] == "latency_ms=5" for h in headers)
+        assert await other.directions("t") == Directions(spec="status=503", times=0, timing="latency_ms=5")
+        assert await other.headers_for("t", {"x-emulator-fault": "status=500"}) == {"x-emulator-timing": "latency_ms=5"}
+        assert [await s.next_call(("t", "sc", "k")) for s in (one, other, one)] == [0, 1, 2]
+        assert [await s.next_attempt(("t", "k", "c")) for s in (other, one)] == [0, 1]
+
+    run(check, one, other)
+
+
+def test_reset_of_one_test_leaves_the_others(redis_server: str) -> None:
+    state = shared(redis_server)
+
+    async def check() -> None:
+        for test_id in ("a", "b"):
+            await state.open(note("m", test_id))
+            await state.next_call((test_id, "sc", "k"))
+            await state.keep((test_id, "k"), {"response:1": {"id": 1}})
+            await state.direct(test_id, Directions(timing="latency_ms=1"))
+        await state.reset("a")
+        assert [v["test_id"] for v in await state.find({})] == ["b"]
+        assert await state.next_call(("a", "sc", "k")) == 0 and await state.next_call(("b", "sc", "k")) == 1
+        assert await state.recall(("a", "k"), ["response:1"]) == [None]
+        assert await state.recall(("b", "k"), ["response:1"]) == [{"id": 1}]
+        assert await state.directions("a") is None and await state.directions("b") is not None
+        await state.reset()
+        assert await state.find({}) == [] and await state.recall(("b", "k"), ["response:1"]) == [None]
+
+    run(check, state)
+
+
+def test_kept_values_are_claimed_once(redis_server: str) -> None:
+    state = shared(redis_server)
+
+    async def check() -> None:
+        assert await state.claim(("", "k"), "continued:1", {"by": "first"}) == {"by": "first"}
+        assert await state.claim(("", "k"), "continued:1", {"by": "second"}) == {"by": "first"}
+        assert await state.forget(("", "k"), "continued:1") and not await state.forget(("", "k"), "continued:1")
+
+    run(check, state)
+
+
+def test_posted_scenarios_reach_a_state_that_did_not_post_them(redis_server: str) -> None:
+    url = f"{redis_server}?prefix=unit{next(_prefixes)}"
+    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+    from emulator import scenarios
+
+    document = {"scenarios": [{"name": "x", "reply": {"text": "one"}}, {"name": "y", "reply": {"text": "two"}}]}
+
+    async def check() -> None:
+        await one.post("t", scenarios.parse(document), scenarios.sources(document))
+        await other.refresh()
+        assert [s.name for s in other.book_for("t").scenarios] == ["y", "x"]  # newest first
+        assert [s.name for s in other.book_for("u").scenarios] == []
+        assert await one.unpost("t", "x") and not await one.unpost("t", "x")
+        await other.refresh()
+        assert [s.name for s in other.book_for("t").scenarios] == ["y"]
+        listing = await other.listing()
+        assert listing == [{"name": "y", "source": "posted", "test_id": "t"}]
+
+    run(check, one, other)

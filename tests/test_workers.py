@@ -1,0 +1,265 @@
+"""`emulator serve --workers 2 --state redis://…`, as a subprocess on a free loopback port, driven by the official
+SDKs: requests land on both workers, and what they share stays coherent across them.
+
+The two workers accept on one socket, so which of them takes a connection is the kernel's choice: each check
+sends its requests in concurrent rounds, each on a fresh connection, until the journal shows both workers
+answered some (`spread`), and holds on whatever mix that was. No check depends on how long anything takes.
+"""
+
+from __future__ import annotations
+
+import http.client
+import re
+import signal
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import openai
+import pytest
+
+from emulator.app import Settings, create_app
+from emulator.state import State
+from tests.conftest import call, launch, read_until
+from tests.test_plugin import USER_TESTS
+
+EMULATOR = [sys.executable, "-m", "emulator"]
+STEPS = 400  # of the `counted` scenario: more than any check sends
+DAILY = 1000  # requests per day per key: the bucket refills 0.0116 a second, so `remaining` counts down by ones
+T = TypeVar("T")
+pytest_plugins = ["pytester"]
+
+
+@dataclass
+class Workers:
+    process: subprocess.Popen[str]
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def openai(self, test_id: str, prefix: str = "", **options: Any) -> openai.OpenAI:
+        """A new client, so a new connection: the kernel picks the worker again."""
+        headers = {"x-emulator-test-id": test_id}
+        return openai.OpenAI(
+            base_url=f"{self.url}{prefix}/v1",
+            api_key=options.pop("api_key", "sk-workers"),
+            max_retries=0,
+            timeout=30,
+            default_headers=headers,
+            _strict_response_validation=True,
+            **options,
+        )
+
+    def journal(self, test_id: str) -> list[dict[str, Any]]:
+        status, found = call(self.port, "GET", f"/_emulator/requests?test_id={test_id}&bodies=false")
+        assert status == 200, found
+        return list(found["requests"])
+
+    def spread(self, test_id: str, send: Callable[[int], T], batch: int = 12, rounds: int = 20) -> list[T]:
+        """`send(i)` in concurrent rounds of `batch` until the journal shows both workers answered the test's
+        requests; everything sent returned, in order."""
+        results: list[T] = []
+        with ThreadPoolExecutor(batch) as pool:
+            for _ in range(rounds):
+                results += pool.map(send, range(len(results), len(results) + batch))
+                if len(workers_of(self.journal(test_id))) == 2:
+                    return results
+        pytest.fail(f"{len(results)} requests, all answered by one worker: {workers_of(self.journal(test_id))}")
+
+
+def workers_of(entries: list[dict[str, Any]]) -> set[str]:
+    return {entry["worker"] for entry in entries}
+
+
+@pytest.fixture(scope="module")
+def workers(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
+    folder = tmp_path_factory.mktemp("workers")
+    steps = "\n".join(f"      - text: step {i}" for i in range(STEPS))
+    (folder / "counted.yaml").write_text(f"scenarios:\n  - name: counted\n    replies:\n{steps}\n")
+    command = [*EMULATOR, "serve", "--port", "0", "--workers", "2", "--state", f"{redis_server}?prefix=workers"]
+    command += ["--scenarios", str(folder), "--limits", f"requests_per_day={DAILY}", "--no-access-log"]
+    process, port = launch(command, cwd=folder)
+    read_until(process, "workers: 2, sharing state in redis://127.0.0.1:")
+    try:
+        yield Workers(process, port)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, out
+    assert "Traceback" not in out, out
+
+
+def new_test_id() -> str:
+    return f"w-{uuid.uuid4().hex[:12]}"
+
+
+def chat(client: openai.OpenAI, text: str = "hi", model: str = "m") -> str:
+    with client:
+        answer = client.chat.completions.create(model=model, messages=[{"role": "user", "content": text}])
+    return answer.choices[0].message.content or ""
+
+
+def test_a_replies_scenario_counts_its_calls_across_workers(workers: Workers) -> None:
+    """Every call of `replies` gets the next step, whichever worker takes it: no step twice, none skipped."""
+    tid = new_test_id()
+    said = workers.spread(tid, lambda i: chat(workers.openai(tid), model="counted"))
+    assert sorted(said, key=lambda s: int(s.split()[1])) == [f"step {i}" for i in range(len(said))]
+
+
+def test_the_journal_is_one_across_workers(workers: Workers) -> None:
+    """Every request is journalled once, under an id of its own, and any worker reads the whole journal."""
+    tid = new_test_id()
+    said = workers.spread(tid, lambda i: chat(workers.openai(tid), f"number {i}"))
+    readings = [workers.journal(tid) for _ in range(6)]  # each on a fresh connection: either worker
+    for entries in readings:
+        assert [e["id"] for e in entries] == [e["id"] for e in readings[0]]
+    ids = [e["id"] for e in readings[0]]
+    assert len(ids) == len(set(ids)) == len(said) and ids == sorted(ids)
+    assert {e["endpoint"] for e in readings[0]} == {"chat_completions"}
+    for entry_id in ids[:: max(1, len(ids) // 8)]:  # one entry at a time, in full, from either worker
+        status, entry = call(workers.port, "GET", f"/_emulator/requests/{entry_id}")
+        assert (
+            status == 200 and entry["id"] == entry_id and entry["body"]["messages"][0]["content"].startswith("number")
+        )
+
+
+def test_a_fault_for_one_request_strikes_exactly_once(workers: Workers) -> None:
+    tid = new_test_id()
+    status, _ = call(
+        workers.port, "POST", "/_emulator/faults", {"spec": "status=503", "times": 1}, {"x-emulator-test-id": tid}
+    )
+    assert status == 201
+
+    def send(i: int) -> int:
+        try:
+            chat(workers.openai(tid))
+        except openai.InternalServerError as error:
+            return error.status_code
+        return 200
+
+    statuses = workers.spread(tid, send)
+    assert sorted(statuses) == [200] * (len(statuses) - 1) + [503]
+    assert sorted(e["status"] for e in workers.journal(tid)) == sorted(statuses)
+
+
+def test_a_posted_scenario_is_seen_by_every_worker(workers: Workers) -> None:
+    tid = new_test_id()
+    posted = {"name": "posted-here", "match": {"last_user": "hello"}, "reply": {"text": "Posted through one worker."}}
+    status, _ = call(workers.port, "POST", "/_emulator/scenarios", posted, {"x-emulator-test-id": tid})
+    assert status == 201
+    said = workers.spread(tid, lambda i: chat(workers.openai(tid), "hello"))
+    assert set(said) == {"Posted through one worker."}
+    assert (
+        chat(workers.openai(new_test_id()), "hello") != "Posted through one worker."
+    )  # another test's, not this one's
+
+
+def test_a_stored_response_is_found_by_the_other_worker(workers: Workers) -> None:
+    """Responses' `previous_response_id`, on a fresh connection each time: the conversation carries on."""
+    tid = new_test_id()
+    with workers.openai(tid, "/openai") as client:
+        first = client.responses.create(model="gpt-5", input="Remember the word apple.")
+
+    def follow(i: int) -> str:
+        with workers.openai(tid, "/openai") as client:
+            return client.responses.create(model="gpt-5", input=f"Question {i}?", previous_response_id=first.id).id
+
+    answered = workers.spread(tid, follow)
+    assert len(set(answered)) == len(answered)
+    entries = workers.journal(tid)
+    creator = entries[0]["worker"]
+    assert any(e["worker"] != creator and e["status"] == 200 for e in entries[1:])  # found by the other worker
+    assert all(e["status"] == 200 for e in entries)
+
+
+def test_rate_limit_remaining_counts_down_across_workers(workers: Workers) -> None:
+    tid, key = new_test_id(), f"sk-{uuid.uuid4().hex}"
+
+    def remaining(i: int) -> int:
+        with workers.openai(tid, api_key=key) as client:
+            raw = client.chat.completions.with_raw_response.create(
+                model="m", messages=[{"role": "user", "content": "hi"}]
+            )
+        return int(raw.headers["x-ratelimit-remaining-requests"])
+
+    left = workers.spread(tid, remaining)
+    assert sorted(left, reverse=True) == list(range(DAILY - 1, DAILY - 1 - len(left), -1))
+
+
+def test_metrics_sum_both_workers(workers: Workers) -> None:
+    before = answered(workers)
+    tid = new_test_id()
+    sent = workers.spread(tid, lambda i: chat(workers.openai(tid)))
+    # A worker publishes its counts once an answer is out, just after the client has it: read until they are in.
+    for _ in range(200):
+        counted = answered(workers) - before
+        if counted >= len(sent):
+            break
+    assert counted == len(sent)
+
+
+def answered(workers: Workers) -> float:
+    """Chat completions answered 200 by the default, as `/metrics` counts them (read on a fresh connection)."""
+    conn = http.client.HTTPConnection("127.0.0.1", workers.port, timeout=30)
+    try:
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+    finally:
+        conn.close()
+    found = re.search(
+        r'emulator_requests_total\{endpoint="chat_completions",profile="inferam",source="default",status="200"\} (\S+)',
+        text,
+    )
+    return float(found[1]) if found else 0.0
+
+
+def test_the_pytest_plugins_isolation_holds_against_two_workers(workers: Workers, pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_user=USER_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "error", f"--emulator-url={workers.url}")
+    result.assert_outcomes(passed=6)
+
+
+def test_workers_without_state_say_what_is_per_worker(tmp_path: Path) -> None:
+    """The banner says what each worker keeps for itself; a signal stops both workers gracefully, status 0."""
+    process, port = launch([*EMULATOR, "serve", "--port", "0", "--workers", "2"], cwd=tmp_path)
+    try:
+        banner = read_until(process, "workers: ")
+        started = [*read_until(process, "INFO:     Started server process"), *read_until(process, "INFO:     Started")]
+        assert call(port, "GET", "/health")[0] == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=60)
+    assert "each with its own state (no --state): per worker are the journal and its ids" in banner[-1]
+    assert process.returncode == 0, out
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+    pids = set(re.findall(r"Started server process \[(\d+)\]", "".join(started)))
+    assert len(pids) == 2 and set(re.findall(r"Finished server process \[(\d+)\]", out)) == pids
+
+
+def test_one_worker_keeps_state_in_process() -> None:
+    """The default: no Redis, no workers line, the state's own methods."""
+    state = create_app(Settings()).state.emulator
+    assert type(state) is State and not state.directed
+
+
+def test_an_unreachable_state_store_is_refused_before_the_banner(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = subprocess.run(
+        [*EMULATOR, "serve", "--port", "0", "--state", f"redis://127.0.0.1:{port}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and not done.stdout
+    assert f"the state store redis://127.0.0.1:{port} (--state) does not answer" in done.stderr
