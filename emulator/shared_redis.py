@@ -335,7 +335,7 @@ class SharedState(State):
     async def take(self, scope: tuple[str, str], tokens: int, now: float) -> limits.Verdict:
         return await self._take(scope, tokens, now, self.settings.limits.enforce)
 
-    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> dict[str, str]:
+    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> limits.Headers:
         return limits.headers(flavor, await self._take(scope, tokens, now, False), now)
 
     async def _take(self, scope: tuple[str, str], tokens: int, now: float, enforce: bool) -> limits.Verdict:

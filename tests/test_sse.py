@@ -48,6 +48,6 @@ def test_responses_deltas_spliced_as_text_are_what_dumping_them_writes(text: str
     spliced = [
         f'{head}{delta},"sequence_number":7}}\n\n'.encode() for head, delta in responses._deltas(kind, at, text, tail)
     ]
-    extra = {"logprobs": []} if tail else {}
+    extra: dict[str, list[str]] = {"logprobs": []} if tail else {}
     fields = [{"type": kind, **at, "delta": p, **extra, "sequence_number": 7} for p in tokens.split(text)]
     assert spliced == [sse.frame(sse.dumps(f), kind) for f in fields]
