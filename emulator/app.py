@@ -24,6 +24,7 @@ from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import MethodNotAllowed, NotFound
 from emulator.journal import at_once
 from emulator.pipeline import Endpoint
+from emulator.server import ARRIVED
 from emulator.state import Settings, State
 from emulator.wire import Script, Whole
 
@@ -78,6 +79,7 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         arrived = time.perf_counter()
         answer = await run(state, endpoint, scope, receive)
+        arrived = scope.get("extensions", {}).get(ARRIVED, arrived)  # the whole request was in (`server.py`)
         if isinstance(answer, Script):
             await player.deliver(answer, scope, receive, send, state, arrived, labels)
         else:  # the common answer, sent here: no coroutine more on the hot path (what `Whole.__call__` does)

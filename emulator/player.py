@@ -77,10 +77,11 @@ async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent
     """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None. How far it
     got goes into `sent`.
 
-    Pauses are scheduled against the script's start, so that a slow loop does not add up into a slower
-    stream, and they end early when the client goes away: a paced stream stops with its client."""
-    clock = Clock(receive)
+    Pauses are scheduled against the time the request was in (`sent.arrived`), so that neither a queue of
+    requests ahead of it nor a slow loop adds up into a later first token or a slower stream, and they end
+    early when the client goes away: a paced stream stops with its client."""
     sent = sent or Sent(time.perf_counter())
+    clock = Clock(receive, sent.arrived)
     writes = 0
     try:
         if script.latency and await clock.pause(script.latency):
@@ -111,15 +112,17 @@ async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent
 
 
 class Clock:
-    """A script's time: where its pauses are due (from its start), and whether the client has gone (the
-    ASGI `http.disconnect`, watched from the first pause on; a send to a client that left does nothing)."""
+    """A script's time: where its pauses are due (from `since`, when its request was in, else from now), and
+    whether the client has gone (the ASGI `http.disconnect`, watched from the first pause on; a send to a
+    client that left does nothing)."""
 
     LONG = 0.5  # seconds: a pause at least this long ends the moment the client goes; a shorter one at its end
 
-    def __init__(self, receive: Any) -> None:
+    def __init__(self, receive: Any, since: float | None = None) -> None:
         self.receive = receive
         self.loop = asyncio.get_running_loop()
-        self.due = self.loop.time()
+        # From `since` (`time.perf_counter`: when the request was in), on the loop's own clock.
+        self.due = self.loop.time() - (time.perf_counter() - since if since is not None else 0.0)
         self.gone: asyncio.Future[None] | None = None
 
     async def pause(self, seconds: float) -> bool:

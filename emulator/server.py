@@ -48,6 +48,7 @@ except ImportError:  # no httptools: the h11 protocol, in pure Python, serves
     HttpToolsProtocol = None  # type: ignore[assignment, misc]
 
 TRANSPORT = "emulator.transport"
+ARRIVED = "emulator.arrived"  # in the scope's extensions: when the whole request was in (`time.perf_counter`)
 _log = logging.getLogger("emulator.server")
 
 
@@ -171,6 +172,9 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
+        # Stamped as the bytes are parsed, not when the app's task first runs: under a burst of requests the
+        # tasks wait their turn, and a paced answer's first token is due from here (`player.Clock`).
+        self.scope.setdefault("extensions", {})[ARRIVED] = time.perf_counter()  # type: ignore[assignment]
         self.partly = False
         self.waiting_since = None  # the request is in: the deadline is met
 

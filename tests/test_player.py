@@ -39,6 +39,26 @@ def test_pauses_are_due_from_the_start_so_a_slow_loop_does_not_add_up() -> None:
     assert total - 0.2 < worked / 2  # without scheduling from the start, the drift was all the work: `worked`
 
 
+def test_pauses_are_due_from_when_the_request_was_in_not_from_when_its_turn_came() -> None:
+    """A request that waited its turn behind others (a burst of paced streams) gets its first token when it is
+    due from its arrival: the wait is taken out of its first pause, not added to it."""
+
+    async def pause(waited: float) -> float:
+        async def receive() -> dict[str, Any]:
+            await asyncio.sleep(3600)
+            return {"type": "http.disconnect"}
+
+        clock = Clock(receive, since=time.perf_counter() - waited)
+        started = time.perf_counter()
+        assert not await clock.pause(1.0)
+        clock.stop()
+        return time.perf_counter() - started
+
+    fresh, late = asyncio.run(pause(0.0)), asyncio.run(pause(0.8))
+    assert fresh >= 0.95  # a request served at once waits its whole pause
+    assert late < fresh - 0.5  # one that waited 0.8 s for its turn, only what is left of it (0.2 s)
+
+
 class Calls:
     """An ASGI wrapper that notes when each call of the app it wraps returns."""
 
