@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import fields
+from typing import Any, NamedTuple
 
 from emulator import ids
 from emulator.conversation import Fault, Timing
@@ -214,13 +214,13 @@ def before_response(fault: Fault | None) -> bool:
 # --- the plan -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Pause:
+# A script's steps are named tuples, not dataclasses: the journal keeps them, and a tuple of numbers is one the
+# garbage collector stops tracking, where every dataclass instance is walked by each full collection.
+class Pause(NamedTuple):
     seconds: float
 
 
-@dataclass(frozen=True, slots=True)
-class Hangup:
+class Hangup(NamedTuple):
     """Stop writing. `reset`: with a TCP RST; `after`: keep the socket open this long first (None: forever)."""
 
     reset: bool = False

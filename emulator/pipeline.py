@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from emulator import faults, identity, ids, limits, memory, profiles, recordings, report
+from emulator import faults, identity, ids, journal, limits, memory, profiles, recordings, report
 from emulator.answer import TEST_ID, Source, calls_key, compose
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
 from emulator.dialects import Dialect, anthropic_messages
@@ -431,7 +431,7 @@ def note(
         faults.describe(turn.timing) if turn and turn.timing else None,
         headers,
         request.raw,
-        turn.usage if turn else None,
+        journal.tokens(turn.usage) if turn else None,
     )
 
 

@@ -70,7 +70,9 @@ class Sent:
         ttft = self.times[0] - arrived if writes else None
         took = time.perf_counter() - arrived
         size = written(steps, writes)
-        return Delivered(status, script.headers, steps, writes, size, ttft, took, self.times, arrived, self.marks)
+        times, marks = tuple(self.times), tuple(self.marks)  # tuples, untracked by the collector (`Delivered`)
+        headers = tuple(script.headers)
+        return Delivered(status, headers, tuple(steps), writes, size, ttft, took, times, arrived, marks)
 
 
 async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent | None = None) -> str | None:

@@ -41,7 +41,7 @@ import redis.asyncio
 
 from emulator import journal, limits, metrics, profiles, scenarios
 from emulator.answer import CallKey
-from emulator.conversation import Prompt, Usage
+from emulator.conversation import Prompt
 from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.journal import Delivered, Entry, Note
 from emulator.sse import encode, loads
@@ -607,7 +607,7 @@ def _entry(planned: int | None, view: Mapping[str, Any]) -> Entry:
     """A journal entry back from its view, for the client report: bodies and headers are not needed there."""
     usage = view.get("usage")
     fields = {name: view.get(name) for name in Entry._fields}
-    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": usage and Usage(**usage)})
+    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": usage and journal.Tokens(**usage)})
 
 
 def _ms(seconds: float) -> int:
