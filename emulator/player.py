@@ -64,15 +64,15 @@ class Sent:
             self.times.append(time.perf_counter())
 
     def delivered(self, script: Script) -> Delivered:
-        """The script as it went out: its steps by reference, read back only if the journal is read."""
-        steps, writes, arrived = script.steps, self.writes, self.arrived
+        """The script as it went out: its writes by reference, read back only if the journal is read."""
+        writes, arrived = self.writes, self.arrived
         status = script.status if script.started else None
         ttft = self.times[0] - arrived if writes else None
         took = time.perf_counter() - arrived
-        size = written(steps, writes)
-        times, marks = tuple(self.times), tuple(self.marks)  # tuples, untracked by the collector (`Delivered`)
-        headers = tuple(script.headers)
-        return Delivered(status, headers, tuple(steps), writes, size, ttft, took, times, arrived, marks)
+        steps = written(script.steps)
+        size = sum(map(len, steps[:writes]))
+        times, marks, headers = tuple(self.times), tuple(self.marks), tuple(script.headers)  # see `Delivered`
+        return Delivered(status, headers, steps, writes, size, ttft, took, times, arrived, marks)
 
 
 async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent | None = None) -> str | None:
