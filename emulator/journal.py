@@ -25,18 +25,12 @@ SECRET = ("authorization", "x-api-key", "api-key", "proxy-authorization", "cooki
 Chunks = Iterable[tuple[float, bytes]]  # what went out: (seconds since the request arrived, bytes)
 
 
-class Tokens(NamedTuple):
-    """An answer's `Usage` as the journal keeps it: a tuple of numbers, which the garbage collector stops
-    tracking (a dataclass instance it walks on every full collection, ten thousand of them in a full journal)."""
-
-    input_tokens: int
-    output_tokens: int
-    cached_tokens: int
-    reasoning_tokens: int
+Tokens = tuple[int, int, int, int]  # an answer's usage as the journal keeps it, in the order of `TOKENS`
+TOKENS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
 
 
 def tokens(usage: Usage) -> Tokens:
-    return _tuple(Tokens, (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.reasoning_tokens))
+    return (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.reasoning_tokens)
 
 
 class Note(NamedTuple):
@@ -158,10 +152,26 @@ def written(steps: Sequence[object]) -> tuple[bytes, ...]:
     return tuple(step for step in steps if isinstance(step, bytes))
 
 
+# What the journal stores: plain tuples, each entry's fields in `Entry`'s order (its request headers as name and
+# value pairs) and each answer's in `Delivered`'s. The garbage collector stops tracking a plain tuple that holds
+# nothing it could walk, at the first collection it survives, where it walks a named tuple or a dict on every
+# collection of its generation: a request left six tracked objects behind for as long as the journal kept it.
+# Entries and answers are built back only as the journal is read.
+Record = tuple[Any, ...]
+_HEADERS, _BODY = Entry._fields.index("headers"), Entry._fields.index("body")
+_TEST_ID, _SOURCE, _KIND, _USAGE = (Entry._fields.index(f) for f in ("test_id", "source", "kind", "usage"))
+_SIZE = Delivered._fields.index("size")
+Counted = tuple[str | None, str | None, Tokens | None]  # what `/metrics` counts of an entry: source, fault, tokens
+
+
+def _entry(record: Record) -> Entry:
+    return _tuple(Entry, (*record[:_HEADERS], dict(record[_HEADERS]), *record[_BODY:]))
+
+
 class Journal:
     def __init__(self, capacity: int = CAPACITY, max_bytes: int = MAX_BYTES) -> None:
-        self._entries: deque[Entry] = deque()
-        self._answers: dict[int, Delivered] = {}
+        self._entries: deque[Record] = deque()
+        self._answers: dict[int, Record] = {}  # a `Delivered`, by its entry's id
         self._capacity, self._max_bytes = capacity, max_bytes
         self._bytes = 0
         self._next = 1
@@ -169,98 +179,110 @@ class Journal:
 
     def add(self, note: Note) -> int:
         """Journal a request under the next id, now; that id."""
-        entry = noted(self._next, note, time.time())
+        note, entry_id = bounded(note), self._next
         self._next += 1
-        self._entries.append(entry)
-        self._bytes += len(entry.body)
+        headers = tuple(note.headers.items())
+        self._entries.append((entry_id, time.time(), *note[: _HEADERS - 2], headers, *note[_BODY - 2 :], None))
+        self._bytes += len(note.body)
         if len(self._entries) > self._capacity or self._bytes > self._max_bytes:
             self._make_room()
-        return entry.id
+        return entry_id
 
-    def complete(self, entry_id: int, delivered: Delivered) -> Entry | None:
-        """Keep how a request's answer went out; its entry, if the journal still holds it."""
+    def complete(self, entry_id: int, delivered: Delivered) -> Counted | None:
+        """Keep how a request's answer went out; what `/metrics` counts of its entry, if the journal still holds
+        it."""
         entries = self._entries
-        entry = entries[-1] if entries and entries[-1].id == entry_id else self._find(entry_id)  # mostly the last
-        if entry is not None:
-            self._answers[entry_id] = delivered
-            self._bytes += delivered.size
-            if self._bytes > self._max_bytes:
-                self._make_room()
-        return entry
+        record = entries[-1] if entries and entries[-1][0] == entry_id else self._find(entry_id)  # mostly the last
+        if record is None:
+            return None
+        self._answers[entry_id] = tuple(delivered)
+        self._bytes += delivered.size
+        if self._bytes > self._max_bytes:
+            self._make_room()
+        return record[_SOURCE], record[_KIND], record[_USAGE]
 
     def end(self, entry_id: int, ended: str) -> None:
         """Note who ended a request's connection: the client (it gave up) or the server (the fault ran out)."""
         for i in range(len(self._entries) - 1, -1, -1):
-            if self._entries[i].id == entry_id:
-                self._entries[i] = self._entries[i]._replace(ended=ended)
+            if self._entries[i][0] == entry_id:
+                self._entries[i] = (*self._entries[i][:-1], ended)
                 return
 
     def entries(self, test_id: str | None = None) -> list[Entry]:
-        return [e for e in self._entries if test_id is None or e.test_id == test_id]
+        return [_entry(e) for e in self._entries if test_id is None or e[_TEST_ID] == test_id]
 
     def find(self, where: Mapping[str, str], since: int = 0, bodies: bool = True) -> list[dict[str, Any]]:
         """Entries after id `since` whose fields equal the given values (as text), oldest first; with their
         bodies and answers, or (`bodies` false) only what a list shows."""
         found = []
         test_id = where.get("test_id")
-        for entry in self._after(since):
-            if test_id is not None and entry.test_id != test_id:  # the common filter, before any entry is built
+        for record in self._after(since):
+            if test_id is not None and record[_TEST_ID] != test_id:  # the common filter, before any entry is built
                 continue
-            summary = _summary(entry, self._answers.get(entry.id))
+            entry, delivered = _entry(record), self._delivered(record[0])
+            summary = _summary(entry, delivered)
             if matches(summary, where):
-                found.append(_full(summary, entry, self._answers.get(entry.id)) if bodies else summary)
+                found.append(_full(summary, entry, delivered) if bodies else summary)
         return found
 
     def get(self, entry_id: int) -> dict[str, Any] | None:
         """One entry in full, or None if it is not (or no longer) in the journal."""
-        entry = self._find(entry_id)
-        if entry is None:
+        record = self._find(entry_id)
+        if record is None:
             return None
-        delivered = self._answers.get(entry_id)
-        return _full(_summary(entry, delivered), entry, delivered)
+        return view(_entry(record), self._delivered(entry_id))
 
     def clear(self, test_id: str | None = None) -> None:
         """Forget every entry, or one test's."""
-        kept = deque(e for e in self._entries if test_id is not None and e.test_id != test_id)
-        self._answers = {e.id: self._answers[e.id] for e in kept if e.id in self._answers}
+        kept = deque(e for e in self._entries if test_id is not None and e[_TEST_ID] != test_id)
+        self._answers = {e[0]: self._answers[e[0]] for e in kept if e[0] in self._answers}
         self._entries = kept
-        self._bytes = sum(_size(e, self._answers.get(e.id)) for e in kept)
+        self._bytes = sum(_size(e, self._answers.get(e[0])) for e in kept)
 
-    def _find(self, entry_id: int) -> Entry | None:
+    def _delivered(self, entry_id: int) -> Delivered | None:
+        found = self._answers.get(entry_id)
+        return _tuple(Delivered, found) if found is not None else None
+
+    def _find(self, entry_id: int) -> Record | None:
         """The entry of that id, looked for from the newest: the one being completed is almost always there."""
         for i in range(len(self._entries) - 1, -1, -1):
-            entry = self._entries[i]
-            if entry.id <= entry_id:
-                return entry if entry.id == entry_id else None
+            record = self._entries[i]
+            if record[0] <= entry_id:
+                return record if record[0] == entry_id else None
         return None
 
-    def _after(self, since: int) -> Iterator[Entry]:
+    def _after(self, since: int) -> Iterator[Record]:
         if not since:
             return iter(self._entries)
-        first = next((i for i in range(len(self._entries) - 1, -1, -1) if self._entries[i].id <= since), -1)
+        first = next((i for i in range(len(self._entries) - 1, -1, -1) if self._entries[i][0] <= since), -1)
         return (self._entries[i] for i in range(first + 1, len(self._entries)))
 
     def _make_room(self) -> None:
         """Drop the oldest entries until the journal is within its count and its bytes (keeping the newest)."""
         while len(self._entries) > 1 and (len(self._entries) > self._capacity or self._bytes > self._max_bytes):
             gone = self._entries.popleft()
-            self._bytes -= _size(gone, self._answers.pop(gone.id, None))
+            self._bytes -= _size(gone, self._answers.pop(gone[0], None))
             self.dropped += 1
+
+
+def bounded(note: Note) -> Note:
+    """`note` with its client-sent texts and body cut to their bounds."""
+    if len(note.model or "") + len(note.test_id) + len(note.fault or "") + len(note.idempotency or "") > LONG:
+        note = _shortened(note)
+    if len(note.body) > BODY_CAP:
+        note = note._replace(body=note.body[: BODY_CAP + 1])  # one byte past the cap: marks it cut
+    return note
 
 
 def noted(entry_id: int, note: Note, at: float) -> Entry:
     """The entry journalling `note` under `entry_id` at time `at`, its client-sent texts and body cut to their
     bounds. Built as the tuple it is, with every field given (`ended` not yet known): through `Entry(…)`, a
     Python-level `__new__`, it took half again as long."""
-    if len(note.model or "") + len(note.test_id) + len(note.fault or "") + len(note.idempotency or "") > LONG:
-        note = _shortened(note)
-    if len(note.body) > BODY_CAP:
-        note = note._replace(body=note.body[: BODY_CAP + 1])  # one byte past the cap: marks it cut
-    return _tuple(Entry, (entry_id, at, *note, None))
+    return _tuple(Entry, (entry_id, at, *bounded(note), None))
 
 
-def _size(entry: Entry, delivered: Delivered | None) -> int:
-    return len(entry.body) + (delivered.size if delivered else 0)
+def _size(record: Record, delivered: Record | None) -> int:
+    return len(record[_BODY]) + (delivered[_SIZE] if delivered else 0)
 
 
 def source_kind(source: str | None) -> str | None:
@@ -291,12 +313,7 @@ def _summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     del fields["headers"], fields["body"], fields["usage"]
     usage = entry.usage
     fields["source_kind"] = source_kind(entry.source)
-    fields["usage"] = usage and {
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cached_tokens": usage.cached_tokens,
-        "reasoning_tokens": usage.reasoning_tokens,
-    }
+    fields["usage"] = usage and dict(zip(TOKENS, usage, strict=True))
     fields["truncated"] = len(entry.body) > BODY_CAP or bool(delivered and delivered.cut)
     fields["ttft_ms"] = _ms(delivered.ttft) if delivered else None
     fields["duration_ms"] = _ms(delivered.duration) if delivered else None

@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from emulator.journal import Delivered, Entry, source_kind
+from emulator.journal import Counted, Delivered, source_kind
 
 ENDPOINTS = ("chat_completions", "responses", "messages", "count_tokens", "models")
 TOKENS = ("input", "output", "reasoning", "cached")
@@ -51,25 +51,27 @@ class Meter:
         self.duration = Histogram()
         self.active_streams = 0
 
-    def count(self, endpoint: str, profile: str, delivered: Delivered, entry: Entry | None) -> None:
-        """Count an answer that went out, by what its journal entry says of it (None: it has none). In one
-        call, its labels as they come: this runs for every answer, `/metrics` only when scraped."""
+    def count(self, endpoint: str, profile: str, delivered: Delivered, entry: Counted | None) -> None:
+        """Count an answer that went out, by what its journal entry says of it (None: it has none): its source,
+        fault and tokens. In one call, its labels as they come: this runs for every answer, `/metrics` only
+        when scraped."""
         source = fault = usage = None
         status = delivered.status
         if entry is not None:
-            source, fault = entry.source, entry.kind
-            usage = entry.usage if status == 200 else None  # an error's tokens were never spent
+            source, fault, usage = entry
+            if status != 200:
+                usage = None  # an error's tokens were never spent
         labels = (endpoint, profile, status, source)
         requests = self.requests
         requests[labels] = requests.get(labels, 0) + 1
         if fault:
             self.faults[fault] = self.faults.get(fault, 0) + 1
         if usage is not None:
-            tokens = self.tokens
-            tokens[0] += usage.input_tokens
-            tokens[1] += usage.output_tokens
-            tokens[2] += usage.reasoning_tokens
-            tokens[3] += usage.cached_tokens
+            tokens, (given, made, cached, reasoning) = self.tokens, usage
+            tokens[0] += given
+            tokens[1] += made
+            tokens[2] += reasoning
+            tokens[3] += cached
         ttft, duration = delivered.ttft, delivered.duration
         if ttft is not None:
             first = self.first_byte

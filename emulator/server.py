@@ -241,9 +241,14 @@ PROTOCOL: type[_Faultable] = FaultableHttpToolsProtocol if HttpToolsProtocol is 
 
 
 class Server(uvicorn.Server):
-    """uvicorn's server, which also closes connections whose request is overdue, once a second."""
+    """uvicorn's server, which also closes connections whose request is overdue, once a second, and collects the
+    young generation's garbage every tick."""
 
     async def on_tick(self, counter: int) -> bool:
+        # The young generation, collected every tick (a tenth of a second): a full journal frees an entry for
+        # each it adds, so the collector's own count of new objects seldom trips, and the young list grew for
+        # seconds before one collection walked it all at once (66-105 ms, the p99 of a loaded server).
+        gc.collect(0)
         if counter % 10 == 0:
             now = asyncio.get_running_loop().time()
             for connection in list(self.server_state.connections):

@@ -399,7 +399,7 @@ class SharedState(State):
 
     async def done(self, entry: int | None, delivered: Delivered, endpoint: str, profile: str) -> None:
         held = self._open.pop(entry, None) if entry is not None else None
-        self.meter.count(endpoint, profile, delivered, held)
+        self.meter.count(endpoint, profile, delivered, held and (held.source, held.kind, held.usage))
         async with self._client().pipeline(transaction=False) as pipe:
             if held is not None:
                 await self._journalled(held, delivered, pipe)
@@ -607,7 +607,8 @@ def _entry(planned: int | None, view: Mapping[str, Any]) -> Entry:
     """A journal entry back from its view, for the client report: bodies and headers are not needed there."""
     usage = view.get("usage")
     fields = {name: view.get(name) for name in Entry._fields}
-    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": usage and journal.Tokens(**usage)})
+    tokens = usage and tuple(usage[name] for name in journal.TOKENS)
+    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": tokens})
 
 
 def _ms(seconds: float) -> int:
