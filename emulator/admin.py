@@ -33,8 +33,14 @@ from emulator.wire import Whole, whole
 
 
 def routes(state: State) -> list[Route]:
-    async def health(request: Request) -> Whole:
-        return whole(encode({"status": "ok", "scenarios": len(state.book.scenarios)}))
+    """Every admin route: health, the journal and the report, the scenarios and faults set at run time, the
+    inspector page and `/metrics`; all but health guarded (`guard`)."""
+    guarded = guard(state.settings.host, state.settings.admin_token)
+    return [*_journal_routes(state, guarded), *_scenario_routes(state, guarded), *_page_routes(state, guarded)]
+
+
+def _journal_routes(state: State, guarded: Callable[[Handler], Handler]) -> list[Route]:
+    """The journal (read, one entry, cleared), the client report graded from it, and reset."""
 
     async def reset(request: Request) -> Whole:
         test_id = _test_id(request)
@@ -72,11 +78,16 @@ def routes(state: State) -> list[Route]:
             )
         return whole(encode(entry))
 
-    async def scraped(request: Request) -> Whole:
-        return whole(metrics.exposition(await state.metered()), content_type=metrics.CONTENT_TYPE.encode())
+    return [
+        Route("/_emulator/reset", guarded(reset), methods=["POST"]),
+        Route("/_emulator/requests", guarded(requests), methods=["GET", "DELETE"]),
+        Route("/_emulator/requests/{id}", guarded(one), methods=["GET"]),
+        Route("/_emulator/report", guarded(client_report), methods=["GET"]),
+    ]
 
-    async def page(request: Request) -> Whole:
-        return whole(inspector.PAGE, {"cache-control": "no-store"}, content_type=b"text/html; charset=utf-8")
+
+def _scenario_routes(state: State, guarded: Callable[[Handler], Handler]) -> list[Route]:
+    """Scenarios posted at run time, and the faults, pacing and scenario a test sets for its requests."""
 
     async def posted(request: Request) -> Whole:
         """POST: scenarios at run time, JSON or YAML, for the request's test id (else everyone); GET: all."""
@@ -120,18 +131,29 @@ def routes(state: State) -> list[Route]:
             return _refused(404, f"No scenario named {name!r} was posted for this test id.", "not_found_error")
         return whole(encode({"deleted": name, "test_id": _test_id(request)}))
 
-    guarded = guard(state.settings.host, state.settings.admin_token)
     return [
-        Route("/health", health, methods=["GET"]),
-        Route("/_emulator/reset", guarded(reset), methods=["POST"]),
-        Route("/_emulator/requests", guarded(requests), methods=["GET", "DELETE"]),
-        Route("/_emulator/requests/{id}", guarded(one), methods=["GET"]),
-        Route("/_emulator/", guarded(page), methods=["GET"]),
-        Route("/metrics", guarded(scraped), methods=["GET"]),
-        Route("/_emulator/report", guarded(client_report), methods=["GET"]),
         Route("/_emulator/scenarios", guarded(posted), methods=["GET", "POST"]),
         Route("/_emulator/scenarios/{name}", guarded(unpost), methods=["DELETE"]),
         Route("/_emulator/faults", guarded(directed), methods=["GET", "POST", "DELETE"]),
+    ]
+
+
+def _page_routes(state: State, guarded: Callable[[Handler], Handler]) -> list[Route]:
+    """Health (open to all), the inspector page and `/metrics`."""
+
+    async def health(request: Request) -> Whole:
+        return whole(encode({"status": "ok", "scenarios": len(state.book.scenarios)}))
+
+    async def page(request: Request) -> Whole:
+        return whole(inspector.PAGE, {"cache-control": "no-store"}, content_type=b"text/html; charset=utf-8")
+
+    async def scraped(request: Request) -> Whole:
+        return whole(metrics.exposition(await state.metered()), content_type=metrics.CONTENT_TYPE.encode())
+
+    return [
+        Route("/health", health, methods=["GET"]),
+        Route("/_emulator/", guarded(page), methods=["GET"]),
+        Route("/metrics", guarded(scraped), methods=["GET"]),
     ]
 
 

@@ -189,6 +189,15 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     _admin_token_argument(
         serve, "the token the /_emulator/ routes need when bound beyond loopback (default: $EMULATOR_ADMIN_TOKEN)"
     )
+    _answer_arguments(serve)
+    _bound_arguments(serve)
+    _replay_arguments(serve)
+    _scale_arguments(serve)
+    serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
+
+
+def _answer_arguments(serve: argparse.ArgumentParser) -> None:
+    """What answers: the scenarios, the profile, the seed and clock, and the fault, pacing and limits for all."""
     serve.add_argument(
         "--scenarios",
         type=Path,
@@ -227,6 +236,10 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="rate limits per API key, enforced with 429s, e.g. 'requests_per_minute=60; tokens_per_minute=40000; "
         "requests_per_day=1000'; 'off' for no rate-limit headers (default: generous limits that only report)",
     )
+
+
+def _bound_arguments(serve: argparse.ArgumentParser) -> None:
+    """How much the server keeps: the journal, and the clients whose counts it remembers."""
     serve.add_argument(
         "--journal-size",
         type=_positive,
@@ -250,6 +263,10 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="test ids, keys and conversations whose counts and rate limits are kept, the least recently seen "
         "forgotten first (default: %(default)s)",
     )
+
+
+def _replay_arguments(serve: argparse.ArgumentParser) -> None:
+    """The cassettes replayed, and how."""
     serve.add_argument(
         "--recordings",
         type=Path,
@@ -270,6 +287,10 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         action="store_true",
         help="replay only: a request no recording matches gets an error naming the nearest recording",
     )
+
+
+def _scale_arguments(serve: argparse.ArgumentParser) -> None:
+    """Worker processes, and where what they share is kept."""
     serve.add_argument(
         "--workers",
         type=_positive,
@@ -286,7 +307,6 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         "responses, metrics) in Redis, for every worker and replica: redis://HOST:PORT[/DB][?prefix=NAME] "
         "(default: in each process)",
     )
-    serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
 
 def _record_arguments(record: argparse.ArgumentParser) -> None:
