@@ -918,8 +918,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("interrupted; the servers are stopped", file=sys.stderr)
-        sys.exit(130)
+    bench.run(main)

@@ -480,9 +480,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def run(entry: Callable[[], int]) -> None:
+    """Exit with what `entry` returns; on Ctrl-C, after its servers stopped (they stop in its `finally`), 130."""
     try:
-        sys.exit(main())
+        sys.exit(entry())
     except KeyboardInterrupt:
         print("interrupted; the servers are stopped", file=sys.stderr)
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    run(main)
