@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from emulator.recent import CAPACITY, Recent
-
-Headers = list[tuple[bytes, bytes]]  # raw, as ASGI sends them
+from emulator.wire import Headers
 
 WINDOWS = {"requests_per_minute": 60.0, "tokens_per_minute": 60.0, "requests_per_day": 86_400.0}
 
@@ -66,12 +65,17 @@ class Verdict(NamedTuple):
         return f"Rate limit reached on {label}: limit {limit}. Please try again in {self.retry_after:.3g}s."
 
 
+def sizes(limits: Limits) -> list[tuple[str, int, float]]:
+    """The buckets `limits` has: each one's name, size and refill rate (per second), in `WINDOWS`' order."""
+    return [(name, size, size / WINDOWS[name]) for name in WINDOWS if (size := getattr(limits, name))]
+
+
 class Limiter:
     """The buckets of every (test id, API key) seen; the only state is their levels and when they were read."""
 
     def __init__(self, limits: Limits, capacity: int = CAPACITY) -> None:
         self.limits = limits
-        self._sizes = [(name, size, size / WINDOWS[name]) for name in WINDOWS if (size := getattr(limits, name))]
+        self._sizes = sizes(limits)
         # The same, with each bucket's index and whether it counts tokens (else requests): for `_report`.
         self._plan = [
             (i, name, size, rate, name == "tokens_per_minute") for i, (name, size, rate) in enumerate(self._sizes)
@@ -104,7 +108,7 @@ class Limiter:
             if spent is None:
                 read[i] -= tokens if name == "tokens_per_minute" else 1
             level = read[i]
-            buckets[name] = _bucket(size, level, rate)
+            buckets[name] = bucket(size, level, rate)
         return tuple.__new__(Verdict, (spent is None, buckets, wait, spent))
 
     def _report(self, read: list[float], tokens: int, elapsed: float) -> Verdict:
@@ -162,7 +166,7 @@ class Limiter:
         self._levels.forget(lambda key: test_id is None or key[0] == test_id)
 
 
-def _bucket(size: int, level: float, rate: float) -> Bucket:
+def bucket(size: int, level: float, rate: float) -> Bucket:
     """Made as the tuple it is: through `Bucket(…)`, a Python-level `__new__`, it took twice as long."""
     return tuple.__new__(Bucket, (size, int(level) if level > 0 else 0, (size - level) / rate))
 

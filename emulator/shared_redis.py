@@ -47,6 +47,7 @@ from emulator.journal import Delivered, Entry, Note
 from emulator.sse import encode, loads
 from emulator.state import Directions, Settings, State
 from emulator.store import Scope
+from emulator.wire import Headers
 
 PREFIX = "emulator"
 IDLE = 86_400  # seconds a counter or a bucket is kept unused: a bucket left that long is full again
@@ -285,10 +286,10 @@ class SharedState(State):
         self._version: bytes | None = None  # of the posted scenarios this process holds
         self._parsed: dict[bytes, tuple[bytes, scenarios.Scenario]] = {}  # field -> (its stamp, the scenario)
         self._open: dict[int, Entry] = {}  # journal entries opened here and not yet delivered
-        self._buckets = [
-            (name, size, size / limits.WINDOWS[name])
-            for name in limits.WINDOWS
-            if (size := getattr(settings.limits, name))
+        self._buckets = limits.sizes(settings.limits)
+        # The buckets as the script takes them: size, rate and whether it counts tokens, for each.
+        self._plan = [
+            arg for name, size, rate in self._buckets for arg in (size, repr(rate), int(name == "tokens_per_minute"))
         ]
 
     # --- plumbing ------------------------------------------------------------------------------------------
@@ -335,21 +336,17 @@ class SharedState(State):
     async def take(self, scope: tuple[str, str], tokens: int, now: float) -> limits.Verdict:
         return await self._take(scope, tokens, now, self.settings.limits.enforce)
 
-    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> limits.Headers:
+    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> Headers:
         return limits.headers(flavor, await self._take(scope, tokens, now, False), now)
 
     async def _take(self, scope: tuple[str, str], tokens: int, now: float, enforce: bool) -> limits.Verdict:
-        plan = [
-            arg for name, size, rate in self._buckets for arg in (size, repr(rate), int(name == "tokens_per_minute"))
-        ]
-        args = [scope[1], repr(now), tokens, int(enforce), IDLE, *plan]
+        args = [scope[1], repr(now), tokens, int(enforce), IDLE, *self._plan]
         out = await self._run("buckets", [self._key("buckets:", scope[0])], args)
         n = len(self._buckets)
         spent, wait = int(out[n]), float(out[n + 1])
         buckets = {}
         for (name, size, rate), raw in zip(self._buckets, out[:n], strict=True):
-            level = float(raw)
-            buckets[name] = limits.Bucket(size, int(level) if level > 0 else 0, (size - level) / rate)
+            buckets[name] = limits.bucket(size, float(raw), rate)
         return limits.Verdict(spent == 0, buckets, wait, self._buckets[spent - 1][0] if spent else None)
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:

@@ -25,6 +25,7 @@ from emulator.journal import Delivered, Entry, Journal, Note
 from emulator.recent import Recent
 from emulator.sse import encode, loads
 from emulator.store import Scope, Store
+from emulator.wire import Headers
 
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
 READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
@@ -162,7 +163,7 @@ class State:
         """Take a request and its tokens from the rate-limit buckets of (test id, key)."""
         return self._limiter.take(scope, tokens, now)
 
-    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> limits.Headers:
+    async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> Headers:
         """Take from the buckets of (test id, key) that only report, and their headers in `flavor`."""
         return self._limiter.report(scope, tokens, now, flavor)
 
