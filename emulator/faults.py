@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from dataclasses import fields
-from typing import Any, NamedTuple
+from dataclasses import dataclass, fields
+from typing import Any
 
 from emulator import ids
 from emulator.conversation import Fault, Timing
@@ -214,13 +214,13 @@ def before_response(fault: Fault | None) -> bool:
 # --- the plan -----------------------------------------------------------------------------------------
 
 
-# A script's steps, besides its bytes: named tuples, which build in a fraction of a frozen dataclass's time (a
-# paced stream has a pause per token).
-class Pause(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Pause:
     seconds: float
 
 
-class Hangup(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Hangup:
     """Stop writing. `reset`: with a TCP RST; `after`: keep the socket open this long first (None: forever)."""
 
     reset: bool = False

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,7 +44,7 @@ from emulator.recordings import Library
 from emulator.scenarios import Book
 from emulator.sse import deeper_than, encode, loads
 from emulator.state import Settings, State
-from emulator.wire import JSON, Script, Whole, raw, silent, text, whole
+from emulator.wire import JSON, Pairs, Script, Whole, raw, silent, text, whole
 
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
 MAX_NESTING = 128  # levels of arrays and objects a request body may nest
@@ -87,7 +87,7 @@ class Asked:
 
 
 NOTHING_ASKED = Asked()
-NO_HEADERS: Sequence[tuple[bytes, bytes]] = ()
+NO_HEADERS: Pairs = ()
 
 
 @frozen
@@ -98,9 +98,7 @@ class Shaped:
     turn: Turn
     headers: dict[str, str]
     status: int | None
-    rates: Sequence[
-        tuple[bytes, bytes]
-    ] = ()  # the rate-limit headers, raw: their names and limits were encoded once, at start
+    rates: Pairs = ()  # the rate-limit headers, raw: their names and limits were encoded once, at start
 
 
 async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
@@ -310,7 +308,7 @@ def shape(
     cached: int,
     attempt: int,
     verdict: limits.Verdict | None,
-    rates: Sequence[tuple[bytes, bytes]],
+    rates: Pairs,
     seed: int,
 ) -> Shaped:
     """The turn as it will be sent: the prompt cache's share of its input (`cached` tokens); its fault, which

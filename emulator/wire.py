@@ -12,13 +12,14 @@ from emulator.faults import GARBAGE, Hangup, Step
 
 JSON = b"application/json"
 Headers = list[tuple[bytes, bytes]]  # raw, as ASGI sends them
+Pairs = Sequence[tuple[bytes, bytes]]  # raw headers, only read
 
 
 def raw(headers: Mapping[str, str]) -> Headers:
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
 
 
-def text(headers: Sequence[tuple[bytes, bytes]]) -> dict[str, str]:
+def text(headers: Pairs) -> dict[str, str]:
     """Raw headers by name, as text: `raw` undone."""
     return {k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
 
@@ -44,7 +45,7 @@ def whole(
     status: int = 200,
     content_type: bytes = JSON,
     entry: int | None = None,
-    rates: Sequence[tuple[bytes, bytes]] = (),
+    rates: Pairs = (),
 ) -> Whole:
     """`body` with `headers` (and `rates`, raw already), then its length and type, as Starlette's `Response`
     would have sent them."""
