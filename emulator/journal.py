@@ -103,9 +103,9 @@ class Delivered(NamedTuple):
     `time.perf_counter`, from `arrived`) says when the writes from each of `marks` on began: a script's
     first, and its first after each pause. An answer sent whole has one write and no `times`.
 
-    It is a tuple of tuples, bytes and numbers, the fewest objects the garbage collector must walk on each
-    full collection: a full journal of paced streams, their pauses kept, made each one take a tenth of a
-    second, the p99 of a loaded server."""
+    Its fields are tuples, bytes and numbers, so that the journal's copy of it (a plain tuple, see `Record`)
+    is one the garbage collector stops tracking: a pause object per token of every paced stream the journal
+    held was walked by every full collection."""
 
     status: int | None
     headers: Sequence[tuple[bytes, bytes]]
