@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from emulator import ids, recordings, tokens
 from emulator.conversation import Prompt, Reply, ToolCall, Turn, Usage, frozen
-from emulator.generate import Writer, default_reply
+from emulator.default_model.generate import Writer, default_reply
 from emulator.recordings import Recording
 from emulator.scenarios import Scenario
 

@@ -18,10 +18,11 @@ from typing import Any, Protocol, TypeVar, cast
 
 import re2
 
-from emulator import faults, generate, yamlfile
+from emulator import faults, yamlfile
 from emulator.conversation import FINISH_REASONS, Fault, FinishReason, Prompt, Reply, Timing, Tool, ToolCall
+from emulator.default_model import generate
+from emulator.default_model.generate import TEXT_KINDS, FakerText, Writer
 from emulator.errors import InvalidRequest
-from emulator.generate import TEXT_KINDS, FakerText, Writer
 
 SCENARIO_HEADER = "x-emulator-scenario"
 T = TypeVar("T")

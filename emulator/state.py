@@ -18,9 +18,9 @@ from typing import Any
 from emulator import journal, limits, metrics, profiles, recent, recordings, scenarios, store
 from emulator.answer import CallKey
 from emulator.conversation import Fault, Prompt, Timing
+from emulator.default_model.generate import Writer
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.faults import FAULT_HEADER, TIMING_HEADER
-from emulator.generate import Writer
 from emulator.journal import Delivered, Entry, Journal, Note
 from emulator.recent import Recent
 from emulator.sse import encode, loads

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import instances
-from emulator.generate import Writer
-from emulator.instances import instance
+from emulator.default_model import instances
+from emulator.default_model.generate import Writer
+from emulator.default_model.instances import instance
 
 SCHEMAS: list[dict[str, Any]] = [
     {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},

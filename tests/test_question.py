@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from emulator import question
 from emulator.conversation import Message, Prompt
+from emulator.default_model import question
 
 PERSON = {"properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name", "age"]}
 # instructor 1.17's JSON mode, as it sent it: the schema in the system prompt, indented.

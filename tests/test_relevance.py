@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from emulator import relevance
 from emulator.conversation import Message, Prompt, Tool, ToolCall, ToolChoice
+from emulator.default_model import relevance
+from emulator.default_model.generate import Writer, default_reply
+from emulator.default_model.question import read
 from emulator.dialects import anthropic_messages, openai_responses
-from emulator.generate import Writer, default_reply
-from emulator.question import read
 
 AGENTS = Path(__file__).parent / "agents"  # tool lists captured from the agents' own requests
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from emulator import sse, tokens
 from emulator.answer import finish
 from emulator.conversation import Fault, Reply, ToolCall
+from emulator.default_model.generate import Writer, default_reply
 from emulator.dialects import anthropic_messages as dialect
 from emulator.dialects.anthropic_messages import rendering
 from emulator.errors import InvalidRequest, NotFound, UpstreamError
-from emulator.generate import Writer, default_reply
 
 # The seed's curl example (004_99e9388de872c08d.txt), verbatim.
 SEED_BODY: dict[str, Any] = {

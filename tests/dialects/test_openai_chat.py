@@ -15,9 +15,9 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from emulator import sse, tokens
 from emulator.answer import finish
 from emulator.conversation import Reply, ToolCall
+from emulator.default_model.generate import Writer, default_reply
 from emulator.dialects import openai_chat
 from emulator.errors import InvalidRequest
-from emulator.generate import Writer, default_reply
 
 # The seed's curl example (000_db11a23fb20ba52d.txt), verbatim.
 SEED_BODY = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-from emulator.question import Question
+from emulator.default_model.question import Question
 
 Slots = dict[str, str]
 SHORTENED = 240  # characters of a tool's result quoted in the answer that sums it up

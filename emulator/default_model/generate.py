@@ -19,12 +19,13 @@ from typing import Any, Literal
 from faker import Faker
 from faker.providers.lorem.en_US import Provider as Lorem
 
-from emulator import ids, prose, question, relevance
+from emulator import ids
 from emulator.conversation import Prompt, Reply, Tool, ToolCall
+from emulator.default_model import prose, question, relevance
+from emulator.default_model.instances import Hints, SchemaError, instance
+from emulator.default_model.prose import Dice
+from emulator.default_model.question import Question
 from emulator.errors import InvalidRequest
-from emulator.instances import Hints, SchemaError, instance
-from emulator.prose import Dice
-from emulator.question import Question
 
 TextKind = Literal["paragraph", "paragraphs", "sentence", "sentences", "words"]
 TEXT_KINDS: tuple[TextKind, ...] = ("paragraph", "paragraphs", "sentence", "sentences", "words")

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.conversation import Prompt, Tool
-from emulator.question import Question, stem, words_of
+from emulator.default_model.question import Question, stem, words_of
 
 MAX_CALLS = 4  # relevant tools called at once, with `parallel_tool_calls`
 # A tool acts when its name has one of these words (or one starting `exec`), or its description opens with one
