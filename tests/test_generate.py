@@ -24,9 +24,13 @@ def prompt(**fields: object) -> Prompt:
 def test_default_reply_reasons_by_effort_and_is_deterministic() -> None:
     writer = Writer(0)
     low, high = default_reply(prompt(effort="low"), writer), default_reply(prompt(effort="max"), writer)
-    assert low.reasoning.count(".") == 2 and high.reasoning.count(".") == 9
+    assert low.reasoning.count(".") == 2 and high.reasoning.count(".") == 3  # "hi": all there is to think
+    why = [default_reply(asked("Why does bread go stale?", effort=e), writer).reasoning for e in ("minimal", "max")]
+    assert [r.count(".") for r in why] == [1, 4] and all("bread" in r for r in why)
     assert default_reply(prompt(effort="none"), writer).reasoning == ""
-    assert default_reply(prompt(), writer) == default_reply(prompt(), Writer(0)) != default_reply(prompt(), Writer(1))
+    assert default_reply(prompt(), writer) == default_reply(prompt(), Writer(0))
+    bread = asked("Why does bread go stale?")
+    assert default_reply(bread, writer) == default_reply(bread, Writer(0)) != default_reply(bread, Writer(1))
 
 
 def test_default_reply_calls_the_required_tool() -> None:
@@ -74,8 +78,10 @@ def test_the_answer_names_the_questions_subject_and_reasons_about_it() -> None:
     reply = default_reply(asked("Why is my Go map iteration order random?"), Writer(0))
     assert "Go map iteration order" in reply.text and "Go map iteration order" in reply.reasoning
     assert "\n\n" in reply.text and "**" in reply.text  # prose: paragraphs, Markdown emphasis
-    short = default_reply(asked("Tell me about rate limits."), Writer(0)).text
-    assert "rate limits" in short.lower() and "\n" not in short  # a short paragraph
+    told = default_reply(asked("Tell me about rate limits."), Writer(0)).text
+    assert "rate limits" in told.lower() and 150 <= len(told.split()) <= 400  # an explanation, in paragraphs
+    short = default_reply(asked("Who invented the telephone?"), Writer(0)).text
+    assert "telephone" in short and "\n" not in short and 10 <= len(short.split()) <= 50
     assert default_reply(asked("hello"), Writer(0)).text.endswith("?")  # a greeting back
 
 
@@ -85,9 +91,9 @@ def test_a_list_question_gets_a_list_and_a_how_question_numbered_steps() -> None
     assert sum(line.startswith("- **") for line in listed.splitlines()) == 5
     steps = default_reply(asked("How do I reverse my list in Python?"), Writer(0)).text
     assert steps.splitlines()[0] in (
-        "To reverse your list in Python, follow these steps:",
-        "Here's how to reverse your list in Python:",
+        "Here is a simple way to reverse your list in Python:",
         "You can reverse your list in Python in a few steps:",
+        "Here are the steps to reverse your list in Python:",
     )
     assert all(f"\n{n}. **" in steps for n in (1, 2, 3))
 

@@ -13,6 +13,7 @@ import functools
 import itertools
 import json
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -31,8 +32,9 @@ TextKind = Literal["paragraph", "paragraphs", "sentence", "sentences", "words"]
 TEXT_KINDS: tuple[TextKind, ...] = ("paragraph", "paragraphs", "sentence", "sentences", "words")
 
 WORDS: tuple[str, ...] = tuple(Lorem.word_list)  # faker's English vocabulary
-# How many sentences the default model thinks for, by reasoning effort (None: the model's default).
-THINKING_SENTENCES = {None: 3, "minimal": 1, "low": 2, "medium": 3, "high": 5, "xhigh": 7, "max": 9}
+# How many sentences the default model thinks for, by reasoning effort (None: the model's default): what is
+# asked, what the answer covers and in what order, and a check, at most; more would be padding.
+THINKING_SENTENCES = {None: 3, "minimal": 1, "low": 2, "medium": 3, "high": 4, "xhigh": 4, "max": 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,11 @@ class Writer:
     def sentences(self) -> tuple[str, ...]:
         """The server's sentences, POOL of them: what the default model's filler is made of."""
         return self._sentences
+
+    @property
+    def pools(self) -> Mapping[str, Sequence[str]]:
+        """Faker's names, places and other values by kind (`_PROVIDERS`), made once per seed."""
+        return self.hints.pools
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -165,7 +172,8 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     reasoning = ""
     if prompt.thinking:
         sentences = THINKING_SENTENCES.get(prompt.effort) or THINKING_SENTENCES[None]
-        reasoning = prose.thinking(asked, said, thought, writer, sentences, after_tools=last == "tool")
+        shown = prose.shown(_results(prompt)) if last == "tool" else ""
+        reasoning = prose.thinking(asked, said, thought, sentences, after_tools=shown)
     choice = prompt.tool_choice
     if choice.mode == "required" and prompt.tools:
         tool = next((t for t in prompt.tools if t.name == choice.name), prompt.tools[0])
@@ -184,7 +192,7 @@ def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: pros
     if form.type == "json_object":
         return json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False)
     if last == "tool":
-        return prose.summary(_results(prompt), asked, said, dice, writer)
+        return prose.summary(_results(prompt), asked, said, dice)
     if question.asks_for_json_block(prompt, asked):
         return f"```json\n{json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False, indent=2)}\n```"
     return prose.answer(asked, said, dice, writer)

@@ -1,141 +1,70 @@
-"""What the default model writes: an answer shaped like the question, naming its subject, in Markdown.
+"""What the default model writes: an answer in the form the question asks for, naming its subject, in Markdown.
 
-The shape follows the question's kind (`question.Kind`): a greeting back, a short paragraph, a list, numbered
-steps, a fenced code block in the language named, or a few paragraphs of prose. The subject, the clause and
-the structure come from the question; the filler between them is the server's faker sentences. Every choice
-is a face of the dice the caller rolled from the conversation key, so the same question gets the same answer.
+`forms` reads which form (a definition, steps, a comparison, verse, a story, a letter, code…) and what it is
+about; `writer` writes it from the frames and word lists in `lexicon/`, in the domain the question's words
+pick. Every choice is a face of the dice the caller rolled from the conversation key, so the same question gets
+the same answer. Code is answered here (`code_answer`), in the language the question names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
-from emulator.default_model.question import Question
+from emulator.default_model import forms, writer
+from emulator.default_model.lexicon import LEXICON, Domain
+from emulator.default_model.question import Question, stem
 
 Slots = dict[str, str]
 SHORTENED = 240  # characters of a tool's result quoted in the answer that sums it up
+Dice = Iterator[int]  # the faces of one answer's dice, rolled in turn with `next` (a cycle: it never runs out)
 
 
 class Filler(Protocol):
-    """Where filler comes from (`generate.Writer`): the server's `sentences` and `words`, one for each face of a
-    die (modulo their number), read by index: a method call per sentence was a fifth of an answer's cost."""
+    """Where names come from (`generate.Writer`): faker's pools of names and places, by kind, made once per
+    server. Only a story's characters and a letter's sender are drawn from them; never a sentence."""
 
     @property
-    def sentences(self) -> Sequence[str]: ...
-
-    @property
-    def words(self) -> Sequence[str]: ...
-
-
-def _said(filler: Filler, dice: Dice) -> str:
-    sentences = filler.sentences
-    return sentences[next(dice) % len(sentences)]
-
-
-def _word(filler: Filler, dice: Dice) -> str:
-    words = filler.words
-    return words[next(dice) % len(words)]
-
-
-Dice = Iterator[int]  # the faces of one answer's dice, rolled in turn with `next` (a cycle: it never runs out)
+    def pools(self) -> Mapping[str, Sequence[str]]: ...
 
 
 def _pick(dice: Dice, options: Sequence[str]) -> str:
     return options[next(dice) % len(options)]
 
 
-# --- what each shape says, {t} the topic, {u} a second one, {c} the clause, {C} it capitalized ------------
+def domain(q: Question) -> Domain:
+    """The domain the question's words pick (lexicon/domains.txt)."""
+    if q.language[0]:  # a programming language named: "Why is my Go map iteration order random?"
+        return LEXICON.domains[0]
+    return LEXICON.domain(stem(w) for w in q.words)
 
-OPENERS = (
-    "**{T}** comes down to a few things.",
-    "Good question: **{t}** is worth a closer look.",
-    "In short, **{t}** depends on the context.",
-    "Here is the short version on **{t}**.",
-    "**{T}** is simpler than it looks.",
-    "There are a few things worth knowing about **{t}**.",
-)
-SECONDS = ("{U} matters here too.", "This is where {u} comes in.", "In practice, {u} is what you notice first.")
-CLOSINGS = (
-    "If you share more about {t}, I can be more specific.",
-    "Let me know if you want an example of {t}.",
-    "Hope this helps with {t}!",
-    "Happy to go deeper into {t} if you need it.",
-)
-GREETINGS = ("Hello! How can I help you today?", "Hi there! What can I do for you?", "Hey! What's on your mind?")
-LIST_INTROS = ("Here are {c}:", "Sure, here are {c}:", "{C} include:")
-LIST_CLOSINGS = ("Which of these matters most depends on {t}.", "Let me know if you want more detail on any of these.")
-STEP_INTROS = ("To {c}, follow these steps:", "Here's how to {c}:", "You can {c} in a few steps:")
-STEP_VERBS = ("Check", "Open", "Install", "Configure", "Update", "Add", "Review", "Test", "Verify", "Set up")
-STEP_CLOSINGS = ("That's it: you can now {c}.", "That's it: try it once to confirm it works.")
-CODE_INTROS = ("Here's a {lang} {noun} {c}:", "Here is a {lang} {noun} {c}:", "Sure! A {lang} {noun} {c}:")
-CODE_CLOSINGS = ("You can call `{name}` with your own input.", "Adapt `{name}` to your data as needed.")
-THINKING = {
-    "greeting": "The user is greeting me.",
-    "short": "The user is asking about {t}.",
-    "prose": "The user wants to understand {t}.",
-    "list": "The user asks for {c}.",
-    "steps": "The user wants to know how to {c}.",
-    "code": "The user wants a {lang} {noun} {c}.",
-    "results": "The tool results are in, so I can answer about {t}.",
-}
-THOUGHTS = ("I should mention {u}.", "Let me think about {t} first.", "I will keep the answer focused on {t}.")
+
+def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
+    """The answer to `q` in the form it asks for (see `forms`)."""
+    ask = forms.read(q)
+    if ask.form == "code":
+        return code_answer(q, slots, dice, domain(q))
+    pools = filler.pools
+    people = pools.get("name", ()) if ask.form == "email" else pools.get("first_name", ())
+    return writer.write(ask, domain(q), dice, people, pools.get("city", ()))
+
+
+def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str = "") -> str:
+    """`count` sentences of reasoning about `q` (at most four): what it asks, what the answer covers and in
+    what order; or, when tools answered, what they show (`after_tools` names them)."""
+    return writer.reasoning(forms.read(q), domain(q), dice, count, after_tools)
+
+
 RESULT_INTROS = (
     "Here's what `{name}` returned: {quote}",
     "According to `{name}`: {quote}",
     "`{name}` reports: {quote}",
 )
 RESULT_CLOSINGS = ("That should answer your question about {t}.", "Let me know if you need anything else about {t}.")
+PLAIN_CLOSINGS = ("Let me know if you want me to look into any of it further.", "Tell me if you need more detail.")
 
 
-def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
-    """The answer to `q` (its `slots` filled in), in the shape its kind asks for."""
-    if q.kind == "greeting":
-        return _pick(dice, GREETINGS)
-    if q.kind == "list" and q.clause:
-        return _list(q, dice, filler, slots)
-    if q.kind == "steps" and q.clause:
-        return _steps(q, dice, filler, slots)
-    if q.kind == "code":
-        return _code(q, dice, filler, slots)
-    if not q.topics:  # nothing salient to name: plain filler, as a model rambles
-        return _filler(dice, filler, 3 + next(dice) % 3)
-    # As long as the word salad before it (3 to 6 sentences): a longer answer costs every stream its length.
-    sentences = filler.sentences
-    pool = len(sentences)
-    said = [OPENERS[next(dice) % len(OPENERS)].format_map(slots), sentences[next(dice) % pool]]
-    if next(dice) & 1:
-        said.append(sentences[next(dice) % pool])
-    if slots["u"] != slots["t"]:
-        said.append(SECONDS[next(dice) % len(SECONDS)].format_map(slots))
-    if q.kind != "prose":
-        return " ".join(said)
-    closing = CLOSINGS[next(dice) % len(CLOSINGS)].format_map(slots)
-    return f"{' '.join(said)}\n\n{sentences[next(dice) % pool]} {closing}"
-
-
-def thinking(q: Question, slots: Slots, dice: Dice, filler: Filler, count: int, after_tools: bool = False) -> str:
-    """`count` sentences of reasoning about `q`: what it asks (or, `after_tools`, that the tools answered), then
-    thoughts and filler."""
-    sentences = filler.sentences
-    if after_tools:
-        first = THINKING["results"].format_map(slots)
-    elif q.kind == "greeting" or q.clause or q.kind == "code":
-        first = THINKING[q.kind].format_map(slots)
-    elif q.topics:
-        first = THINKING["prose" if q.kind == "prose" else "short"].format_map(slots)
-    else:
-        first = sentences[next(dice) % len(sentences)]
-    said = [first]
-    if count > 2 and q.topics:
-        thoughts = THOUGHTS if slots["u"] != slots["t"] else THOUGHTS[1:]
-        said.append(thoughts[next(dice) % len(thoughts)].format_map(slots))
-    while len(said) < count:
-        said.append(sentences[next(dice) % len(sentences)])
-    return " ".join(said)
-
-
-def summary(results: Sequence[tuple[str, str]], q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
+def summary(results: Sequence[tuple[str, str]], q: Question, slots: Slots, dice: Dice) -> str:
     """An answer that sums up what the tools returned: each `(tool name, result)` quoted, shortened."""
     if len(results) == 1:
         name, result = results[0]
@@ -143,8 +72,13 @@ def summary(results: Sequence[tuple[str, str]], q: Question, slots: Slots, dice:
     else:
         lines = (f"- `{name}`: {_quote(result)}" for name, result in results)
         said = "Here's what the tools returned:\n\n" + "\n".join(lines)
-    closing = _pick(dice, RESULT_CLOSINGS).format_map(slots) if q.topics else _said(filler, dice)
+    closing = _pick(dice, RESULT_CLOSINGS).format_map(slots) if q.topics else _pick(dice, PLAIN_CLOSINGS)
     return f"{said}\n\n{closing}"
+
+
+def shown(results: Sequence[tuple[str, str]]) -> str:
+    """What the tool results show, for the reasoning after them: "`get_weather` returned 18 C, sunny"."""
+    return "; ".join(f"`{name}` returned {_quote(result).rstrip('.')}" for name, result in results[:3])
 
 
 def _quote(result: str) -> str:
@@ -185,31 +119,17 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _filler(dice: Dice, filler: Filler, count: int) -> str:
-    sentences = filler.sentences
-    pool = len(sentences)
-    return " ".join([sentences[next(dice) % pool] for _ in range(count)])
+CODE_INTROS = ("Here's a {lang} {noun} {c}:", "Here is a {lang} {noun} {c}:", "Sure! A {lang} {noun} {c}:")
+CODE_CLOSINGS = (
+    "You can call `{name}` with your own input, and the last line shows it on a small example.",
+    "Adapt `{name}` to your data as needed; the example at the end shows what it returns.",
+)
 
 
-def _list(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
-    count = min(q.count, 10) or 3 + next(dice) % 3
-    items = "\n".join(
-        f"- **{_capital(_word(filler, dice))} {_word(filler, dice)}**: {_said(filler, dice)}" for _ in range(count)
-    )
-    return f"{_pick(dice, LIST_INTROS).format_map(slots)}\n\n{items}\n\n{_pick(dice, LIST_CLOSINGS).format_map(slots)}"
-
-
-def _steps(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
-    verb = q.clause.split(" ", 1)[0].lower()  # what a how-to clause opens with is its verb: "reverse a list"
-    nouns = [w for w in q.words if w.lower() not in _NOT_NAMES and w.lower() != verb] or [_word(filler, dice)]
-    steps = "\n".join(
-        f"{n}. **{_pick(dice, STEP_VERBS)} the {nouns[n % len(nouns)]}**: {_said(filler, dice)}"
-        for n in range(1, 4 + next(dice) % 3)
-    )
-    return f"{_pick(dice, STEP_INTROS).format_map(slots)}\n\n{steps}\n\n{_pick(dice, STEP_CLOSINGS).format_map(slots)}"
-
-
-def _code(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
+def code_answer(q: Question, slots: Slots, dice: Dice, where: Domain) -> str:
+    """A request for code, answered with a fenced block in the language named, between a sentence that says what
+    it is and one that says how to use it. The one place code is written: the code-template library answers
+    here when it knows the task."""
     fence, _ = q.language
     spelling, template = CODE[fence]
     parts = [w.lower() for w in q.words if w.lower() not in _NOT_NAMES and w.isalnum()][:3] or ["solve"]
@@ -218,7 +138,7 @@ def _code(q: Question, dice: Dice, filler: Filler, slots: Slots) -> str:
     code = template.replace("NAME", name).replace("DOC", doc)
     intro = _pick(dice, CODE_INTROS).format_map(slots)
     closing = _pick(dice, CODE_CLOSINGS).format(name=name)
-    return f"{intro}\n\n```{fence}\n{code}\n```\n\n{_said(filler, dice)} {closing}"
+    return f"{intro}\n\n```{fence}\n{code}\n```\n\n{closing}"
 
 
 def _identifier(parts: list[str], spelling: str) -> str:

@@ -1,0 +1,288 @@
+"""What form of answer a request wants, and what it is about, read from how it is worded.
+
+A table of anchored patterns, tried in order, each naming a form (a definition, a comparison, a haiku, an email…)
+and capturing its subject, the second thing of a comparison, the text a rewrite works on, the language of a
+translation. The question's reading (`question.read`) decides greetings, steps, lists and code, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from emulator.conversation import frozen
+from emulator.default_model.question import VERBS, Question, flip
+from emulator.default_model.question import read as read_question
+
+Form = Literal[
+    "greeting", "short", "definition", "why", "compare", "proscons", "steps", "ideas", "haiku", "limerick",
+    "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code",
+]  # fmt: skip
+
+
+@frozen
+class Ask:
+    """A request read for its form: `subject` (in the answer's person), `other` (a comparison's second side),
+    `task` (a how-to's clause), `source` (the user's own text an edit works on), `language` (a translation's
+    target), `recipient` and `register` (a letter's)."""
+
+    form: Form
+    subject: str
+    other: str = ""
+    task: str = ""
+    source: str = ""
+    language: str = ""
+    recipient: str = ""
+    register: str = "formal"
+    count: int = 0
+
+
+_I = re.I
+_TRANSLATE = (
+    re.compile(r".*?\btranslate\b[^\"“]*[\"“](?P<s>[^\"”]+)[\"”].*?\b(?:into|to|in)\s+(?P<l>[A-Z][a-z]+)", _I),
+    re.compile(r".*?\bhow (?:do|would|can) (?:you|i) say\s+[\"“](?P<s>[^\"”]+)[\"”]\s+in\s+(?P<l>[A-Z][a-z]+)", _I),
+)
+_FORMAL = r"(?:please )?(?:make|rewrite|turn) (?:this|it)\b[^:\n]*\b(?:formal|professional|polite)[^:\n]*:\s*(?P<s>.+)"
+_REWRITE = r"(?:please )?(?:rewrite|rephrase|reword|proofread|correct|fix|improve|edit)\b[^:\n]*:\s*(?P<s>.+)"
+_EDITS = (
+    ("summarize", re.compile(r"(?:please )?(?:summari[sz]e|sum up|tl;?dr)\b[^:\n]*:\s*(?P<s>.+)", _I | re.S)),
+    ("formal", re.compile(_FORMAL, _I | re.S)),
+    ("formal", re.compile(r"(?:please )?formali[sz]e\b[^:\n]*:\s*(?P<s>.+)", _I | re.S)),
+    ("rewrite", re.compile(_REWRITE, _I | re.S)),
+)
+_ABOUT = r"(?:about|on|of|for)\s+(?P<s>.+?)"
+_VERSE = (
+    ("haiku", re.compile(rf".*?\bhaikus?\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
+    ("limerick", re.compile(rf".*?\blimericks?\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
+    ("poem", re.compile(rf".*?\b(?:poem|verse|sonnet|ode)s?\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
+    ("story", re.compile(rf".*?\b(?:story|tale|fable)\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
+)
+_LETTER = re.compile(
+    r"(?:please )?(?:write|draft|compose|send)\b.*?\b(?:e-?mail|letter|note|message)\b(?P<rest>.*)", _I
+)
+_RECIPIENT = re.compile(r"\bto (?:my |our |the |a )?(?P<r>[a-z]+(?: [a-z]+)?)", _I)
+_MINE = re.compile(r"\b(?:my|our) (?P<r>[a-z]+)", _I)
+_LETTER_ABOUT = re.compile(
+    r"\b(?:about|regarding|asking (?:\w+ )*?for|requesting|inviting (?:\w+ )*?to|for) (?P<s>.+)", _I
+)
+_COMPARE = (
+    re.compile(r"(?:compare\s+)?(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+?)(?:\s+(?:for|as|in)\s+.+)?[.?!]*$", _I),
+    re.compile(r".*?\bdifferences? between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[.?!]*$", _I),
+    re.compile(r"compare\s+(?P<a>.+?)\s+(?:and|with|to)\s+(?P<b>.+?)[.?!]*$", _I),
+    re.compile(r"(?:should i|is it better to)\s+(?P<a>.+?)\s+or\s+(?P<b>.+?)[.?!]*$", _I),
+)
+_PROSCONS = re.compile(
+    r".*?\b(?:pros and cons|advantages and disadvantages|benefits and drawbacks)\b(?:\s+of)?\s+(?P<s>.+?)[.?!]*$", _I
+)
+_IDEAS = re.compile(
+    r".*?\b(?:ideas?|names?|suggestions?|themes?|titles?)\b(?:\s+ideas)?\s+(?:for|about|of)\s+(?P<s>.+?)[.?!]*$", _I
+)
+_WHY = re.compile(
+    r"why\s+(?:(?:is|are|was|were|do|does|did|can|can't|would|does|should|won't|don't|doesn't)\s+)?(?P<s>.+?)[.?!]*$",
+    _I,
+)
+_DEFINE = re.compile(r"(?:what(?:'s| is| are)|define|explain what)\s+(?P<s>.+?)(?:\s+(?:is|are|means?))?[.?!]*$", _I)
+_EXPLAIN = re.compile(
+    r"(?:explain|describe|tell me about|teach me about|walk me through|how does|how do)\s+(?P<s>.+?)[.?!]*$", _I
+)
+_HOW_IT = re.compile(r"how\s+(?P<s>.+?)\s+(?:works?|(?:is|are) \w+ed|happens?)$", _I)
+_MORE_VERBS = frozenset(
+    [
+        "go",
+        "get",
+        "take",
+        "grow",
+        "fall",
+        "rise",
+        "sink",
+        "break",
+        "fail",
+        "crash",
+        "feel",
+        "hurt",
+        "cause",
+        "happen",
+        "lose",
+        "gain",
+        "turn",
+        "fade",
+    ]
+)
+_LISTY = frozenset(
+    ["benefits", "uses", "advantages", "types", "examples", "ways", "tips", "reasons", "kinds", "signs", "causes"]
+)
+_DETERMINERS = frozenset(
+    ["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "these", "those"]
+)
+_SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
+
+
+def read(q: Question) -> Ask:
+    """The form `q` asks for and what it is about (see `Ask`)."""
+    text = q.text.strip()
+    low = text.lower()
+    if q.kind == "greeting":
+        return Ask("greeting", "")
+    for pattern in _TRANSLATE:
+        m = pattern.match(text)
+        if m:
+            return Ask("translate", m["s"].strip(), source=m["s"].strip(), language=m["l"].capitalize())
+    for form, pattern in _EDITS:
+        m = pattern.match(text)
+        if m:
+            source = m["s"].strip()
+            return Ask(form, read_question(source).topic or _topic(q), source=source)  # type: ignore[arg-type]
+    if q.kind == "code":
+        return Ask("code", _topic(q))
+    for form, pattern in _VERSE:
+        m = pattern.match(text)
+        if m:
+            return Ask(form, _np(m["s"]) if m["s"] else _topic(q))  # type: ignore[arg-type]
+    m = _LETTER.match(text)
+    if m:
+        return _letter(m["rest"], low, q)
+    for pattern in _COMPARE:
+        m = pattern.match(text)
+        if m and len(m["a"].split()) <= 6 and len(m["b"].split()) <= 6:
+            return Ask("compare", _np(m["a"]), other=_np(m["b"]))
+    m = _PROSCONS.match(text)
+    if m:
+        return Ask("proscons", _np(m["s"]))
+    m = _IDEAS.match(text)
+    if m and not low.startswith(("what is", "what are", "why")):
+        names = re.search(r"\bnames?\b", low) is not None
+        return Ask("ideas", _np(m["s"]), task="names" if names else "", count=q.count or _count(low))
+    if q.kind == "steps" and q.clause:
+        return Ask("steps", _topic(q), task=q.clause)
+    if low.startswith("why"):
+        m = _WHY.match(text)
+        subject = _why_subject(m["s"] if m else text, q)
+        return Ask("why", subject, task=_event(text, m["s"] if m else text, subject))
+    if low.startswith(_SHORT_OPENINGS) or low.startswith("summarize"):
+        return Ask("short", _named(q) or _topic(q, whole=True))
+    m = _DEFINE.match(text)
+    if m and not low.startswith("explain"):
+        phrase = _np(m["s"])
+        words = phrase.lower().split()
+        if q.kind == "list" and _LISTY.intersection(words):
+            return _list(phrase, q)
+        if " of " in f" {phrase} " or len(words) > 6:
+            return Ask("short", phrase)
+        return Ask("definition", phrase)
+    if q.kind == "list" and q.clause:
+        return _list(_np(q.clause), q)
+    m = _EXPLAIN.match(text)
+    if m:
+        subject = _np(m["s"])
+        how = _HOW_IT.match(subject)
+        return Ask("explain", _np(how["s"]) if how else subject)
+    return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
+
+
+def _list(phrase: str, q: Question) -> Ask:
+    """A list of "the benefits of drinking water": its subject ("drinking water") and what it lists ("benefits")."""
+    words = [w for w in phrase.split() if w.lower() not in _COUNTS and not w.isdigit()]
+    listed, _, subject = " ".join(words).partition(" of ")
+    listed = " ".join(w for w in listed.split() if w.lower() not in _DETERMINERS)
+    return Ask("list", subject or listed, other=listed if subject else "", task=phrase, count=q.count)
+
+
+_COUNTS = frozenset(
+    ["three", "four", "five", "six", "seven", "eight", "nine", "ten", "some", "a", "few", "several", "the"]
+)
+
+
+def _named(q: Question) -> str:
+    """The names a short question asks about, as written with what joins them: "the Berlin Wall"."""
+    if not q.names:
+        return ""
+    found = re.search(re.escape(q.names[0]) + r"(?:.*" + re.escape(q.names[-1]) + ")?", q.text)
+    if not found or len(found.group().split()) > 6:
+        return ""
+    before = re.search(r"(\w+)\s+" + re.escape(found.group()), q.text)
+    if before and before.group(1).lower() == "the":
+        return f"the {found.group()}"
+    return found.group()
+
+
+def _letter(rest: str, low: str, q: Question) -> Ask:
+    recipient = _MINE.search(rest) or _RECIPIENT.search(rest)
+    about = _LETTER_ABOUT.search(rest)
+    who = recipient["r"].split()[0] if recipient else ""
+    who = "" if who in ("ask", "request", "invite", "say", "tell") else who
+    subject = _np(about["s"]) if about else _topic(q)
+    friendly = any(w in low for w in ("friendly", "casual", "informal", "team", "friend", "colleagues"))
+    register = "friendly" if friendly and "formal letter" not in low else "formal"
+    return Ask("email", subject, recipient=who, register=register)
+
+
+def _np(phrase: str) -> str:
+    """A noun phrase as the user wrote it, in the answer's person, without closing punctuation or politeness."""
+    phrase = flip(phrase.strip().strip("\"“”'"))
+    phrase = re.sub(r"\s+(?:please|for me|in \w+ sentences?|in detail|briefly)$", "", phrase, flags=_I)
+    return (
+        phrase[:1].lower() + phrase[1:]
+        if phrase[:2].istitle() and phrase.split()[0].lower() in _DETERMINERS
+        else phrase
+    )
+
+
+def _topic(q: Question, whole: bool = False) -> str:
+    """The question's main topic with the determiner the user put before it ("your website", "the sky")."""
+    topic = q.topic or (q.words[0] if q.words else "this")
+    if whole and len(q.topics) > 1:  # "the capital of Australia": the topics and the words that join them
+        found = re.search(re.escape(q.topics[0].strip("`")) + r".*" + re.escape(q.topics[-1].strip("`")), q.text)
+        if found and len(found.group().split()) <= 7:
+            topic = found.group()
+    found = re.search(r"(\w+)\s+" + re.escape(topic), q.text)
+    if found and found.group(1).lower() in _DETERMINERS:
+        return flip(f"{found.group(1).lower()} {topic}")
+    return topic
+
+
+def _why_subject(rest: str, q: Question) -> str:
+    """Why's subject: what comes before the first verb ("my Docker builds take…" → "your Docker builds"), or the
+    first run of salient words, with its determiner, less a trailing adjective when the question asks why
+    something is so ("the sky blue" → "the sky")."""
+    words = rest.split()
+    doing = not q.text.lower().startswith(("why is", "why are", "why was", "why were"))
+    if not doing and 2 <= len(words) <= 9:  # "my website slow on phones": the words before the last, before "on"
+        cut = next((i for i, w in enumerate(words) if w.lower() in _PREPOSITIONS), len(words))
+        if cut >= 2:
+            return flip(" ".join(words[: cut - 1]))
+    for i, word in enumerate(words[1:6], 1):
+        if doing and word.islower() and (word in VERBS or word in _MORE_VERBS):
+            return flip(" ".join(words[:i]))
+    first = q.topics[0] if q.topics else q.topic
+    words = first.split()
+    if q.text.lower().startswith(("why is", "why are", "why was", "why were")) and len(words) > 1:
+        words = words[:-1]
+    found = re.search(r"(\w+)\s+" + re.escape(words[0] if words else ""), rest)
+    determiner = found.group(1).lower() if found and found.group(1).lower() in _DETERMINERS else ""
+    return flip(" ".join([determiner, *words]).strip()) if words else _topic(q)
+
+
+_PREPOSITIONS = frozenset(["on", "in", "at", "for", "with", "after", "when", "of", "from", "to", "by", "during"])
+_AUX = re.compile(r"why\s+(is|are|was|were|do|does|did)\b", _I)
+
+
+def _event(text: str, rest: str, subject: str) -> str:
+    """What a why-question asks about, as a clause: "Why is the sky blue?" → "the sky is blue", "Why does bread
+    go stale?" → "bread tends to go stale" (the verb agreeing with the subject in `writer`)."""
+    aux = _AUX.match(text)
+    rest = flip(rest)
+    if not aux or not rest.lower().startswith(subject.lower()):
+        return ""
+    after = rest[len(subject) :].strip()
+    if not after:
+        return ""
+    if aux.group(1).lower() in ("is", "are", "was", "were"):
+        return f"{subject} {aux.group(1).lower()} {after}"
+    return f"{subject} {{v:tends}} to {after}"
+
+
+def _count(text: str) -> int:
+    for word, n in (("three", 3), ("four", 4), ("five", 5), ("six", 6), ("seven", 7), ("ten", 10)):
+        if f" {word} " in f" {text} ":
+            return n
+    return 0

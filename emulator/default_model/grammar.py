@@ -1,0 +1,116 @@
+"""English agreement for the default model's frames: articles, plurals, verb agreement, number words (inflect).
+
+inflect is the one home of English morphology here. It was chosen over lemminflect by what the frames need:
+articles by sound ("an hour", "a user", "an SQL query"), plurals and singulars of the question's own nouns,
+a verb's -s form made to agree with a plural subject (is/are, needs/need), and number words; lemminflect has
+no articles and no number words. inflect's calls cost 50 to 70 µs each (its type checks), so every answer
+asks the caches below, which a bounded vocabulary fills within the first few requests.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+import inflect
+
+_ENGINE = inflect.engine()
+_SLOT = re.compile(r"\{([^{}]+)\}")
+# Nouns inflect reads as plurals though they are not: -sis and -ss words, and acronyms ("analysis", "DNS").
+_SINGULAR_ENDINGS = ("sis", "ss", "us", "ics")
+KEPT = frozenset(("aspect", "aspect2", "field", "kind", "people"))  # lists whose one value an answer keeps
+PRONOUNS = {False: {"it": "it", "its": "its", "them": "it"}, True: {"it": "they", "its": "their", "them": "them"}}
+
+
+@functools.lru_cache(maxsize=4096)
+def plural(noun: str) -> str:
+    """`noun`'s plural: "query" → "queries", "child" → "children"."""
+    return _ENGINE.plural_noun(noun) or noun
+
+
+@functools.lru_cache(maxsize=4096)
+def is_plural(phrase: str) -> bool:
+    """Whether the noun phrase `phrase` (its last word) is plural: "Docker builds" is, "analysis" and "DNS" not."""
+    words = phrase.split()
+    if not words:
+        return False
+    head = words[-1].strip("`'\".,")
+    if len(words) > 2 and words[-2] in ("who", "that", "which"):
+        return False
+    if " and " in f" {phrase} " and words[0].lower() not in ("a", "an", "the"):
+        return False  # "Pride and Prejudice": a title
+    if not head.isalpha() or head.isupper() or head.lower().endswith(_SINGULAR_ENDINGS):
+        return False
+    return bool(_ENGINE.singular_noun(head))
+
+
+@functools.lru_cache(maxsize=4096)
+def article(phrase: str) -> str:
+    """`phrase` with "a" or "an" before it, by how its first word sounds."""
+    return _ENGINE.a(phrase)
+
+
+@functools.lru_cache(maxsize=1024)
+def agree(verb: str, many: bool) -> str:
+    """A verb written in its -s form ("needs", "is", "has"), agreeing with a plural subject when `many`."""
+    return _ENGINE.plural_verb(verb) if many else verb
+
+
+def capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+class Slots(Mapping[str, str]):
+    """What a frame's slots say (see lexicon/frames.txt): the subject and its agreement, fixed words, and the
+    domain's word lists, each list drawn from by the dice without repeating within one answer."""
+
+    def __init__(self, fixed: Mapping[str, str], lists: Mapping[str, Sequence[str]], dice: Iterator[int]) -> None:
+        self._fixed = dict(fixed)
+        self._lists, self._dice = lists, dice
+        self._many = is_plural(fixed.get("subject", ""))
+        self._said: set[str] = set()
+
+    def __getitem__(self, key: str) -> str:
+        if key in self._fixed:
+            return self._fixed[key]
+        low = key[:1].lower() + key[1:]
+        if low != key:
+            return capital(self[low])
+        if low.startswith("v:"):
+            value = agree(low[2:], self._many)
+        elif low in ("is", "has", "was"):
+            value = agree(low, self._many)
+        elif low in ("it", "its", "them"):
+            value = PRONOUNS[self._many][low]
+        elif low.rstrip("2") in self._lists:
+            value = self._draw(low.rstrip("2"))
+        else:
+            raise KeyError(key)
+        if low in KEPT or low.rstrip("2") not in self._lists:
+            self._fixed[low] = value  # "{aspect}" names the same thing in every sentence of an answer
+        else:
+            self._said.add(value)  # a "{check}" or "{risk}" is said once; the next one is another
+        return value
+
+    def _draw(self, name: str) -> str:
+        options = self._lists[name]
+        taken = {v for k, v in self._fixed.items() if k.rstrip("2") == name} | self._said
+        fresh = [o for o in options if o not in taken] or list(options)
+        return fresh[next(self._dice) % len(fresh)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fixed)
+
+    def __len__(self) -> int:
+        return len(self._fixed)
+
+
+def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
+    """`frame` with its slots filled; a `sentence` opening on a slot opens with a capital."""
+    filled = _SLOT.sub(_filler(slots), frame)
+    return capital(filled) if sentence else filled
+
+
+def _filler(slots: Mapping[str, str]) -> Callable[[re.Match[str]], str]:
+    return lambda m: slots[m.group(1)]

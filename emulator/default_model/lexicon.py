@@ -1,0 +1,80 @@
+"""The default model's grammar and lexicon as data: sentence frames, word lists by domain, verse, stories, letters.
+
+The files in `lexicon/` are plain text a contributor can read and extend (each says its own format): sections
+in brackets, one entry a line. They are read once, at import; a question's domain is the one whose cue words
+it uses most, everyday life when none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+
+from emulator.conversation import frozen
+
+Sections = Mapping[str, tuple[str, ...]]
+
+
+def sections(name: str) -> Sections:
+    """The file `lexicon/<name>.txt` by section: `[section]` lines open one, `#` lines are comments."""
+    text = resources.files("emulator.default_model").joinpath("lexicon", f"{name}.txt").read_text("utf-8")
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = found.setdefault(line[1:-1], [])
+        elif current is not None:
+            current.append(line)
+    return {name: tuple(lines) for name, lines in found.items()}
+
+
+@frozen
+class Domain:
+    """One domain's word lists (see lexicon/domains.txt): `lists` by key, `steps` as (label, sentence)."""
+
+    name: str
+    cues: frozenset[str]
+    lists: Mapping[str, tuple[str, ...]]
+    steps: tuple[tuple[str, str], ...]
+
+
+def _domain(name: str, lines: Iterable[str]) -> Domain:
+    lists: dict[str, list[str]] = {}
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key == "step":
+            lists.setdefault(key, []).append(value.strip())
+        else:
+            lists.setdefault(key, []).extend(v.strip() for v in value.split("|") if v.strip())
+    steps = tuple(tuple(s.split(": ", 1)) for s in lists.pop("step", ()))
+    return Domain(name, frozenset(lists.pop("cues", ())), {k: tuple(v) for k, v in lists.items()}, steps)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    frames: Sections
+    domains: tuple[Domain, ...]
+    verse: Sections
+    letters: Sections
+
+    def domain(self, words: Iterable[str]) -> Domain:
+        """The domain whose cues `words` (lower case, singular) use most; the last (everyday life) if none."""
+        said = list(words)
+        best, most = self.domains[-1], 0
+        for domain in self.domains:
+            hits = sum(w in domain.cues for w in said)
+            if hits > most:
+                best, most = domain, hits
+        return best
+
+
+def load() -> Lexicon:
+    domains = tuple(_domain(name, lines) for name, lines in sections("domains").items())
+    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"))
+
+
+LEXICON = load()

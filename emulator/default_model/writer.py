@@ -1,0 +1,434 @@
+"""The default model's prose: each form of answer written from the frames and word lists in `lexicon/`.
+
+`write` answers an `Ask` (see `forms`) in its form: a definition, an explanation, cause and consequence, paired
+points, pros and cons, steps, ideas, a list, verse, a story, a letter, an edit of the user's own text, a short
+answer or a greeting back. Every choice is a face of the answer's dice, and no frame is used twice in an
+answer, so the same conversation gets the same words and one answer never repeats a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from emulator.default_model import grammar
+from emulator.default_model.forms import Ask
+from emulator.default_model.grammar import Slots, capital, fill
+from emulator.default_model.lexicon import LEXICON, Domain
+
+Dice = Iterator[int]
+FRAMES, VERSE, LETTERS = LEXICON.frames, LEXICON.verse, LEXICON.letters
+
+
+class Page:
+    """One answer being written: its slots, its dice, and the frames it has used (never used twice)."""
+
+    def __init__(self, ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = ()) -> None:
+        subject = ask.subject or "this"
+        head = subject.split()[-1] if subject.split() else subject
+        fixed = {"subject": subject, "other": ask.other, "task": ask.task or f"work on {subject}", "head": head}
+        fixed["recipient"] = ask.recipient or "the reader"
+        fixed["heads"] = grammar.plural(head) if head.isalpha() and not grammar.is_plural(head) else head
+        self.ask, self.domain, self.dice, self.people = ask, domain, dice, people
+        self.slots = Slots(fixed, domain.lists, dice)
+        if ask.form == "why" and ask.task:  # "bread {v:tends} to go stale": the verb agrees with the subject
+            self.slots = Slots({**fixed, "task": fill(ask.task, self.slots, sentence=False)}, domain.lists, dice)
+        self.used: set[str] = set()
+
+    def roll(self, n: int) -> int:
+        return next(self.dice) % n if n > 0 else 0
+
+    def pick(self, options: Sequence[str]) -> str:
+        """One of `options` not used yet in this answer (the first of them again if all were)."""
+        fresh = [o for o in options if o not in self.used] or list(options)
+        chosen = fresh[self.roll(len(fresh))]
+        self.used.add(chosen)
+        return chosen
+
+    def say(self, section: str) -> str:
+        """A sentence from the frames of `section`, filled."""
+        return fill(self.pick(FRAMES[section]), self.slots)
+
+    def fresh(self, name: str) -> str:
+        """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
+        options = self.domain.lists[name]
+        value = self.pick([o for o in options if o not in self.used] or options)
+        self.slots = Slots({**self.slots, name: value}, self.domain.lists, self.dice)
+        return value
+
+    def of_subject(self, sentence: str) -> str:
+        """A domain sentence written about "it", said of the subject ("They give…" for a plural one)."""
+        if self.slots["it"] == "they" and sentence.startswith("It "):
+            verb, _, rest = sentence[3:].partition(" ")
+            return f"They {grammar.agree(verb, True)} {rest}"
+        return sentence
+
+
+def write(ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = (), places: Sequence[str] = ()) -> str:
+    """The answer to `ask` in its form; `people` and `places` (faker's) name a story's characters and town."""
+    page = Page(ask, domain, dice, people)
+    return WRITERS[ask.form](page, places)
+
+
+def _paragraph(page: Page, *sections: str) -> str:
+    return " ".join(page.say(s) for s in sections)
+
+
+def _greeting(page: Page, places: Sequence[str]) -> str:
+    return page.pick(FRAMES["greeting"])
+
+
+def _short(page: Page, places: Sequence[str]) -> str:
+    said = page.say("short")
+    return f"{said} {page.say('short-more')}" if page.roll(2) else said
+
+
+def _definition(page: Page, places: Sequence[str]) -> str:
+    return _paragraph(page, "claim", "mechanism", "example", page.pick(("caveat", "recommendation")))
+
+
+def _explain(page: Page, places: Sequence[str]) -> str:
+    first = _paragraph(page, "explain-open", "claim", "mechanism")
+    second = _paragraph(page, "transition", "mechanism", "example", "caveat")
+    third = _paragraph(page, "example", "recommendation", "summary", *(("question",) if page.roll(2) else ()))
+    return f"{first}\n\n{second}\n\n{third}"
+
+
+def _why(page: Page, places: Sequence[str]) -> str:
+    opening = "why-event" if page.ask.task else "why-open"
+    cause = _paragraph(page, opening, "reason", "reason")
+    mechanism = _paragraph(page, "mechanism", "example")
+    consequence = _paragraph(page, "consequence", "recommendation", "summary")
+    return f"**The cause.** {cause}\n\n**How it works.** {mechanism}\n\n**What follows.** {consequence}"
+
+
+def _compare(page: Page, places: Sequence[str]) -> str:
+    points = []
+    for _ in range(3):
+        page.fresh("aspect")
+        label, _, point = page.say("compare-point").partition(": ")
+        points.append(f"- **{label}**: {capital(point)}")
+    close = page.say("compare-close")
+    opening = f"{page.say('compare-open')} {page.say('compare-then')}"
+    return f"{opening}\n\n" + "\n".join(points) + f"\n\n{close}"
+
+
+def _proscons(page: Page, places: Sequence[str]) -> str:
+    pros = "\n".join(f"- {page.of_subject(page.pick(page.domain.lists['pro']))}" for _ in range(3))
+    cons = "\n".join(f"- {page.of_subject(page.pick(page.domain.lists['con']))}" for _ in range(3))
+    opening, closing = _paragraph(page, "pros-open", "pros-then"), _paragraph(page, "pros-close", "recommendation")
+    return f"{opening}\n\n**Pros**\n\n{pros}\n\n**Cons**\n\n{cons}\n\n{closing}"
+
+
+_TECHNICAL = frozenset(("software", "data", "web", "operations"))
+_SETTING_UP = frozenset(("set", "install", "configure", "create", "deploy", "enable", "add", "initialize", "start"))
+
+
+def _steps(page: Page, places: Sequence[str]) -> str:
+    steps = page.domain.steps
+    verb = page.slots["task"].split(" ", 1)[0].lower()
+    if page.domain.name in _TECHNICAL and verb in _SETTING_UP:
+        steps = tuple(tuple(line.split(": ", 1)) for line in FRAMES["steps-setup"])  # type: ignore[misc]
+    skip = page.roll(len(steps))  # five of the domain's six, in order
+    chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4]
+    lines = [f"{n}. **{label}**: {fill(sentence, page.slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
+    return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{page.say('steps-close')}"
+
+
+def _list(page: Page, places: Sequence[str]) -> str:
+    count = min(page.ask.count or 3 + page.roll(2), 5)
+    items = []
+    for _ in range(count):
+        page.fresh("aspect")
+        label, _, point = page.say("list-item").partition(": ")
+        items.append(f"- **{label}**: {point}")
+    return f"{page.say('list-open')}\n\n" + "\n".join(items) + f"\n\n{page.say('list-close')}"
+
+
+def _ideas(page: Page, places: Sequence[str]) -> str:
+    count = min(page.ask.count or 4 + page.roll(2), 8)
+    names = page.ask.task == "names"
+    items = [_name(page) if names else _idea(page) for _ in range(count)]
+    return f"{page.say('ideas-open')}\n\n" + "\n".join(f"- {i}" for i in items) + f"\n\n{page.say('ideas-close')}"
+
+
+def _idea(page: Page) -> str:
+    label, _, sentence = page.pick(FRAMES["idea"]).partition(": ")
+    return f"**{label}**: {fill(sentence, page.slots)}"
+
+
+def _name(page: Page) -> str:
+    first, second = page.pick(FRAMES["name-word"]), page.pick(FRAMES["name-word"])
+    head = capital(page.slots["head"])
+    name = f"{first} {head}" if page.roll(2) else f"The {first} {second}"
+    return f"**{name}**: {fill(page.pick(FRAMES['name-note']), page.slots)}"
+
+
+# --- verse -------------------------------------------------------------------------------------------------
+
+_VOWELS = re.compile(r"[aeiouy]+")
+
+
+def syllables(phrase: str) -> int:
+    """An estimate of `phrase`'s syllables: vowel groups, less a silent final e (used to fit a haiku's line)."""
+    total = 0
+    for word in re.findall(r"[a-z]+", phrase.lower()):
+        count = len(_VOWELS.findall(word))
+        if word.endswith("e") and not word.endswith(("le", "ee", "ye")) and count > 1:
+            count -= 1
+        if re.search(r"[aeiou](?:ia|io|ea)", word) or re.search(r"[^aeiou](?:ia|io)(?!n)", word):
+            count += 1
+        total += max(1, count)
+    return total
+
+
+def _haiku(page: Page, places: Sequence[str]) -> str:
+    subject = page.slots["subject"]
+    count = syllables(subject)
+    if count <= 4:
+        first = f"{capital(subject)} {page.pick(VERSE[f'haiku-tail-{5 - count}'])}" if count < 5 else capital(subject)
+    else:
+        first = capital(page.pick(VERSE["haiku-5"]))
+    said = set(first.lower().split())
+    middle = _unlike(page, VERSE["haiku-7"], said)
+    last = _unlike(page, VERSE["haiku-5"] + VERSE["haiku-end"], said | set(middle.split()))
+    return f"**{capital(subject)}**\n\n{first}\n{middle}\n{last}"
+
+
+_SMALL = frozenset(("a", "the", "and", "of", "on", "in", "i", "is", "at"))
+
+
+def _unlike(page: Page, lines: Sequence[str], said: set[str]) -> str:
+    """A line sharing no word (but small ones) with what the poem has said, if there is one."""
+    fresh = [line for line in lines if not (set(line.split()) - _SMALL) & said]
+    return page.pick(fresh or lines)
+
+
+def _limerick(page: Page, places: Sequence[str]) -> str:
+    one, two, five = (fill(line.strip(), page.slots) for line in page.pick(VERSE["limerick-a"]).split("|"))
+    three, four = (line.strip() for line in page.pick(VERSE["limerick-b"]).split("|"))
+    return "\n".join((one, two, three, four, five))
+
+
+def _poem(page: Page, places: Sequence[str]) -> str:
+    stanzas = []
+    for pool in ("poem-opening", "poem-middle", "poem-closing"):
+        lines = VERSE[pool]
+        start = 4 * page.roll(len(lines) // 4)
+        stanzas.append("\n".join(fill(line, page.slots) for line in lines[start : start + 4]))
+    return f"**{capital(page.slots['subject'])}**\n\n" + "\n\n".join(stanzas)
+
+
+# --- stories and letters -----------------------------------------------------------------------------------
+
+
+def _story(page: Page, places: Sequence[str]) -> str:
+    people = list(page.people) or ["Mara", "Tomas"]
+    hero = people[page.roll(len(people))]
+    friend = next((p for p in people[page.roll(len(people)) :] + people if p != hero), "Sam")
+    town = places[page.roll(len(places))] if places else "Port Ellis"
+    slots = Slots({**page.slots, "hero": hero, "friend": friend, "town": town}, page.domain.lists, page.dice)
+    parts = ("story-setting", "story-trouble", "story-attempt", "story-turn", "story-ending")
+    paragraphs = [fill(page.pick(LETTERS[part]), slots) for part in parts]
+    return f"**{_title(page)}**\n\n" + "\n\n".join(paragraphs)
+
+
+def _title(page: Page) -> str:
+    words = page.slots["subject"].split()
+    if words and words[0].lower() in ("a", "an", "the", "your", "my"):
+        words = words[1:]
+    return "The " + " ".join(capital(w) if w not in ("who", "to", "its", "a", "the", "of") else w for w in words)
+
+
+_PURPOSES = (
+    ("complaint", ("broken", "not working", "repair", "leak", "problem", "complain", "noise", "refund", "heater")),
+    ("request", ("day off", "leave", "asking", "request", "permission", "raise", "extension", "time off")),
+    ("invitation", ("invite", "inviting", "lunch", "dinner", "party", "join", "celebrat")),
+)
+
+
+def _email(page: Page, places: Sequence[str]) -> str:
+    ask = page.ask
+    about = page.slots["subject"]
+    text = f"{ask.source} {about} {ask.recipient}".lower()
+    purpose = next((p for p, cues in _PURPOSES if any(c in text for c in cues)), "other")
+    if purpose == "other" and ask.recipient in ("team", "friends", "everyone"):
+        purpose = "invitation"
+    people = list(page.people) or ["Alex Morgan", "Sam Lee"]
+    sender = people[page.roll(len(people))]
+    if ask.recipient in ("team", "friends", "everyone", "colleagues", "family"):
+        greeting = "Hi everyone,"
+    elif ask.register == "friendly":
+        greeting = f"Hi {people[page.roll(len(people))].split()[0]},"
+    else:
+        greeting = f"Dear {ask.recipient.capitalize() or 'Sir or Madam'},"
+    body = "\n\n".join(fill(line, {**page.slots, "about": about}) for line in LETTERS[f"letter-{purpose}"])
+    sign = "Best wishes," if ask.register == "friendly" else "Kind regards,"
+    return f"Subject: {capital(about)}\n\n{greeting}\n\n{body}\n\n{sign}\n{sender}"
+
+
+# --- edits of the user's own text --------------------------------------------------------------------------
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+_FACTUAL = re.compile(r"\d|\b(?:percent|agreed|decided|will|must|grew|fell|rose)\b", re.I)  # what a summary keeps
+
+
+def _summarize(page: Page, places: Sequence[str]) -> str:
+    said = [s.strip() for s in _SENTENCE.split(page.ask.source) if s.strip()]
+    keep = max(1, (len(said) + 1) // 2)
+    ranked = sorted(range(len(said)), key=lambda i: (i != 0, not _FACTUAL.search(said[i]), i))
+    chosen = [said[i] for i in sorted(ranked[:keep])]
+    return "In short: " + " ".join(chosen)
+
+
+def _fixed(text: str, table: Sequence[str]) -> str:
+    for line in table:
+        wrong, _, right = line.partition(" -> ")
+        text = re.sub(rf"\b{re.escape(wrong)}\b", right, text, flags=re.I)
+    sentences = [capital(s.strip()) for s in _SENTENCE.split(" ".join(text.split())) if s.strip()]
+    return " ".join(s if s[-1] in ".!?" else s + "." for s in sentences)
+
+
+def _rewrite(page: Page, places: Sequence[str]) -> str:
+    return f"Here is a clearer version:\n\n{_fixed(page.ask.source, FRAMES['rewrite'])}"
+
+
+_SUBJECTLESS = re.compile(r"^(?:cannot|can|will|would|need|want|have to|must|should|could|hope|think)\b|^going to\b")
+
+
+def _formal(page: Page, places: Sequence[str]) -> str:
+    """The user's message in a formal register: slang and contractions expanded, each clause a sentence with its
+    subject ("can't make it" → "I cannot make it"), no exclamation marks."""
+    text = _fixed(page.ask.source, FRAMES["formal"] + FRAMES["rewrite"])
+    clauses = [c.strip() for c in re.split(r"[,.!?;]+\s*", text) if c.strip()]
+    said = []
+    for clause in clauses:
+        clause = clause[:1].lower() + clause[1:] if not clause.startswith("I ") else clause
+        if clause.startswith("going to"):
+            clause = f"I am {clause}"
+        elif _SUBJECTLESS.match(clause):
+            clause = f"I {clause}"
+        said.append(capital(clause) + ".")
+    return "Here is a more formal version:\n\n" + " ".join(said)
+
+
+def _translate(page: Page, places: Sequence[str]) -> str:
+    phrase, language = page.ask.source, page.ask.language
+    return (
+        f'You asked for "{phrase}" in {language}. This emulator answers offline without a language model, so it '
+        f"does not translate text, and it will not invent {language} words that might be wrong. A dictionary or a "
+        f"translation service will give you the exact {language} wording."
+    )
+
+
+def _code(page: Page, places: Sequence[str]) -> str:
+    return ""  # answered by `prose.code_answer`, which knows the question's language
+
+
+WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
+    "greeting": _greeting,
+    "short": _short,
+    "definition": _definition,
+    "explain": _explain,
+    "why": _why,
+    "compare": _compare,
+    "proscons": _proscons,
+    "steps": _steps,
+    "list": _list,
+    "ideas": _ideas,
+    "haiku": _haiku,
+    "limerick": _limerick,
+    "poem": _poem,
+    "story": _story,
+    "email": _email,
+    "summarize": _summarize,
+    "rewrite": _rewrite,
+    "formal": _formal,
+    "translate": _translate,
+    "code": _code,
+}
+
+
+def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str = "") -> str:
+    """`count` sentences (one to four) of thinking about `ask`: what is asked, what the answer covers and in
+    what order; or, `after_tools`, what the tools returned and what that means for the answer."""
+    page = Page(ask, domain, dice)
+    subject = page.slots["subject"]
+    if after_tools:
+        said = [f"The tool results are in: {after_tools}.", f"Now I can answer the question about {subject}."]
+    elif ask.form == "greeting":
+        said = list(_GREETED)
+    else:
+        task = page.slots["task"]
+        recipient = f"their {ask.recipient}" if ask.recipient else "the reader"
+        what = _ASKED[ask.form].format(
+            subject=subject, other=ask.other, task=task, language=ask.language, recipient=recipient
+        )
+        what = what.replace(" to the reader", "")
+        said = [_theirs(what), _PLANS[ask.form]]
+        if ask.form not in _CREATIVE:
+            said.append(
+                fill("It is a question from {field}, so plain words and one idea at a time serve best.", page.slots)
+            )
+        said.append(_theirs(f"Before answering, I will check that every part stays about {subject}."))
+    return " ".join(said[: max(1, min(count, 4))])
+
+
+_GREETED = (
+    "The user is greeting me.",
+    "A short, friendly reply fits.",
+    "I will greet them back and ask what they need.",
+)
+_CREATIVE = frozenset(("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate"))
+_YOUR = re.compile(r"\byour\b|\byours\b|\byourself\b")
+
+
+def _theirs(text: str) -> str:
+    """The reasoning speaks of the user in the third person: "improve your sleep" → "improve their sleep"."""
+    return _YOUR.sub(lambda m: {"your": "their", "yours": "theirs", "yourself": "themselves"}[m.group()], text)
+
+
+_ASKED = {
+    "short": "The user asks a short factual question about {subject}.",
+    "definition": "The user asks what {subject} is.",
+    "explain": "The user wants an explanation of {subject}.",
+    "why": "The user asks why {task}.",
+    "compare": "The user wants {subject} and {other} compared.",
+    "proscons": "The user wants the pros and cons of {subject}.",
+    "steps": "The user wants to know how to {task}.",
+    "list": "The user asks for a list about {subject}.",
+    "ideas": "The user wants ideas for {subject}.",
+    "haiku": "The user wants a haiku about {subject}.",
+    "limerick": "The user wants a limerick about {subject}.",
+    "poem": "The user wants a short poem about {subject}.",
+    "story": "The user wants a short story about {subject}.",
+    "email": "The user wants a letter to {recipient} about {subject}.",
+    "summarize": "The user wants their text about {subject} summarized.",
+    "rewrite": "The user wants their text about {subject} rewritten more clearly.",
+    "formal": "The user wants their message about {subject} made formal.",
+    "translate": 'The user wants "{subject}" in {language}.',
+    "code": "The user wants code for {subject}.",
+}
+_PLANS = {
+    "short": "I will keep the answer to one or two sentences.",
+    "definition": "I will define it first, then say how it works, and close with an example.",
+    "explain": "I will go from what it is to how it works, then give an example and a caution.",
+    "why": "I should give the cause, then the mechanism, then what follows from it.",
+    "compare": "I will compare them point by point and end with a recommendation.",
+    "proscons": "I will list the pros first, then the cons, then give a short verdict.",
+    "steps": "I will give a few ordered steps, each with one clear action.",
+    "list": "I will give a few distinct points, each with a short explanation.",
+    "ideas": "I will offer a handful of distinct ideas built from the request.",
+    "haiku": "The form is three lines of five, seven and five syllables.",
+    "limerick": "The form is five lines that rhyme AABBA.",
+    "poem": "I will write three short stanzas that build to a close.",
+    "story": "I will set up a character and a place, give them a problem and resolve it.",
+    "email": "It needs a greeting, a clear body and a sign-off in the register asked.",
+    "summarize": "I will keep the sentences that carry the facts and drop the rest.",
+    "rewrite": "I will fix the grammar and keep the meaning.",
+    "formal": "I will expand the contractions, drop the slang and fix the casing.",
+    "translate": "I cannot translate offline, so I will say so plainly instead of guessing.",
+    "code": "I will write a small, runnable piece of code and say how to use it.",
+}
