@@ -31,16 +31,31 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES: dict[str, dict[str, object]] = {
+CASES: dict[str, dict[str, object] | list[dict[str, object]]] = {
     "haiku": {"model": "haiku", "messages": [{"role": "user", "content": "hi"}]},
     "haiku stream": {"model": "haiku", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
     "default": {"model": "m", "messages": [{"role": "user", "content": "Tell me about rate limits."}]},
     "default stream": {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Tell me more."}]},
 }
+# The default model's forms, one request each in turn: what a demo asks of it.
+MIX = (
+    "Write a short story about a lighthouse keeper.",
+    "Write a Python function that reverses a linked list.",
+    "Compare renting and buying a home.",
+    "How do I make a sourdough starter?",
+    "Hello there!",
+    "Write a haiku about autumn.",
+    "Write an email to my landlord about a broken heater.",
+    "Why does bread go stale?",
+    "What is a hash table?",
+    "What are the benefits of drinking water?",
+)
+CASES["default mix"] = [{"model": "m", "messages": [{"role": "user", "content": text}]} for text in MIX]
 
 
-def count(tree: Path, body: dict[str, object], requests: int) -> int:
-    """Instructions of one server run from `tree` that answered `requests` requests of `body`."""
+def count(tree: Path, body: dict[str, object] | list[dict[str, object]], requests: int) -> int:
+    """Instructions of one server run from `tree` that answered `requests` requests of `body` (of each body in
+    turn, for a list)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -56,7 +71,8 @@ def count(tree: Path, body: dict[str, object], requests: int) -> int:
         env = os.environ | {"PYTHONPATH": str(tree)}
         server = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            _drive(port, json.dumps(body).encode(), requests)
+            bodies = body if isinstance(body, list) else [body]
+            _drive(port, [json.dumps(b).encode() for b in bodies], requests)
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(timeout=120)
@@ -66,7 +82,7 @@ def count(tree: Path, body: dict[str, object], requests: int) -> int:
         return int(found[1].replace(",", ""))
 
 
-def _drive(port: int, body: bytes, requests: int) -> None:
+def _drive(port: int, bodies: list[bytes], requests: int) -> None:
     deadline = time.monotonic() + 120  # a server under valgrind starts in seconds
     while True:
         try:
@@ -79,8 +95,8 @@ def _drive(port: int, body: bytes, requests: int) -> None:
                 raise
             time.sleep(0.5)
     headers = {"content-type": "application/json", "authorization": "Bearer sk-bench"}
-    for _ in range(requests):
-        conn.request("POST", "/v1/chat/completions", body, headers)
+    for i in range(requests):
+        conn.request("POST", "/v1/chat/completions", bodies[i % len(bodies)], headers)
         answer = conn.getresponse()
         answer.read()
         if answer.status != 200:

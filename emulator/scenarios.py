@@ -21,7 +21,7 @@ import re2
 from emulator import faults, yamlfile
 from emulator.conversation import FINISH_REASONS, Fault, FinishReason, Prompt, Reply, Timing, Tool, ToolCall
 from emulator.default_model import generate
-from emulator.default_model.generate import TEXT_KINDS, FakerText, Writer
+from emulator.default_model.generate import DEFAULT_KINDS, TEXT_KINDS, DefaultText, FakerText, Writer
 from emulator.errors import InvalidRequest
 
 SCENARIO_HEADER = "x-emulator-scenario"
@@ -46,7 +46,7 @@ class ScenarioError(Exception):
 
 # --- the parsed form --------------------------------------------------------------------------------
 
-Text = str | FakerText
+Text = str | FakerText | DefaultText
 NO_TEXT: Text = ""
 
 
@@ -80,7 +80,9 @@ class ReplySpec:
         def fill(text: Text, part: str) -> str:
             if isinstance(text, str):
                 return text
-            assert writer is not None, "faker text needs a writer"
+            assert writer is not None, "generated text needs a writer"
+            if isinstance(text, DefaultText):
+                return writer.said(text, prompt, salt, part)
             return writer.text(text, root, salt, part)
 
         calls = []
@@ -402,6 +404,15 @@ def _text(value: Any, at: str) -> Text:
     if isinstance(value, str):
         return value
     counts = ("count", "sentences", "paragraphs", "words")
+    if isinstance(value, dict) and "default" in value and "faker" not in value:
+        data = _mapping(value, at, ("default", "count"), ("default",))
+        kind = data["default"]
+        if kind not in DEFAULT_KINDS:
+            raise _fail(f"{at}.default", f"one of {', '.join(DEFAULT_KINDS)}", kind)
+        count = data.get("count")
+        if count is not None and not (isinstance(count, int) and not isinstance(count, bool) and count > 0):
+            raise _fail(f"{at}.count", "a positive integer", count)
+        return DefaultText(kind, count)
     data = _mapping(value, at, ("faker", *counts), ("faker",))
     kind = data["faker"]
     if kind not in TEXT_KINDS:

@@ -267,3 +267,28 @@ def test_a_users_test_file_passes_with_the_installed_wheels_plugin(venv: Path, t
     assert "6 passed" in ran.stdout
     plugin = run([venv / "bin" / "python", "-c", "import emulator.pytest_plugin as p; print(p.__file__)"], tmp_path)
     assert Path(plugin.strip()).is_relative_to(venv)
+
+
+def test_the_wheel_carries_the_default_models_lexicon_and_the_installed_one_reads_it(
+    wheel: Path, venv: Path, tmp_path: Path
+) -> None:
+    """The grammar and lexicon are data files of the package (`[tool.setuptools.package-data]`): the wheel holds
+    each, and the installed emulator's default writes from them, not from the checkout's."""
+    lexicon = sorted((REPO / "emulator" / "default_model" / "lexicon").glob("*.txt"))
+    assert {f.name for f in lexicon} >= {"domains.txt", "frames.txt", "verse.txt", "letters.txt"}
+    with zipfile.ZipFile(wheel) as archive:
+        assert {f"emulator/default_model/lexicon/{f.name}" for f in lexicon} <= set(archive.namelist())
+    probe = (
+        "from emulator.default_model import lexicon; from pathlib import Path; import sys\n"
+        "where = Path(lexicon.__file__).parent / 'lexicon' / 'frames.txt'\n"
+        "assert where.is_file() and str(where).startswith(sys.prefix), where\n"
+        "print(len(lexicon.LEXICON.domains), lexicon.LEXICON.domain(['sourdough']).name)\n"
+    )
+    assert run([venv / "bin" / "python", "-c", probe], tmp_path) == f"{len(_sections(REPO))} food\n"
+    said = run([venv / "bin" / "python", "-m", "emulator.default_model", "Write a haiku about rain."], tmp_path)
+    assert "**Rain**" in said and said.count("\n") > 5
+
+
+def _sections(repo: Path) -> list[str]:
+    text = (repo / "emulator" / "default_model" / "lexicon" / "domains.txt").read_text()
+    return [line for line in text.splitlines() if line.startswith("[")]

@@ -45,6 +45,19 @@ class FakerText:
     count: int | None = None
 
 
+DefaultKind = Literal["answer", "reasoning", "paragraphs", "paragraph", "sentences", "sentence"]
+DEFAULT_KINDS: tuple[DefaultKind, ...] = ("answer", "reasoning", "paragraphs", "paragraph", "sentences", "sentence")
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultText:
+    """The default model's own text, for a scenario: its `answer` to the question, its `reasoning`, or `count`
+    paragraphs or sentences of plain prose about the question's subject."""
+
+    kind: DefaultKind = "paragraphs"
+    count: int | None = None
+
+
 # What the default model says, built once: the specs are the same for every request.
 THINKING = {effort: FakerText("sentences", n) for effort, n in THINKING_SENTENCES.items()}
 PARAGRAPH, SENTENCE = FakerText(), FakerText("sentence")
@@ -110,6 +123,17 @@ class Writer:
         else:
             return "\n\n".join(self._say(faces[5 * i : 5 * i + 5]) for i in range(paragraphs))
         return self._say(faces[:count] if count <= len(faces) else ids.draws(root, self.seed, *salt, count=count))
+
+    def said(self, spec: DefaultText, prompt: Prompt, *salt: object) -> str:
+        """The default model's text `spec` asks for, about `prompt`'s question; the same for the same
+        conversation and `salt`."""
+        asked = question.read(prompt.last_user_text)
+        dice = itertools.cycle(ids.draws(prompt.root, self.seed, "said", *salt, count=32))
+        if spec.kind == "answer":
+            return prose.answer(asked, prose.slots(asked), dice, self)
+        if spec.kind == "reasoning":
+            return prose.thinking(asked, prose.slots(asked), dice, spec.count or THINKING_SENTENCES[None])
+        return prose.passage(asked, dice, spec.kind, spec.count)
 
     def _say(self, faces: memoryview) -> str:
         return " ".join([self._sentences[face % POOL] for face in faces])

@@ -55,6 +55,11 @@ def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str
     return writer.reasoning(forms.read(q), domain(q), dice, count, after_tools)
 
 
+def passage(q: Question, dice: Dice, kind: str, count: int | None) -> str:
+    """Plain prose about `q`'s subject (see `writer.passage`)."""
+    return writer.passage(forms.read(q), domain(q), dice, kind, count)
+
+
 RESULT_INTROS = (
     "Here's what `{name}` returned: {quote}",
     "According to `{name}`: {quote}",

@@ -70,6 +70,27 @@ def write(ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = (), plac
     return WRITERS[ask.form](page, places)
 
 
+# What a passage of plain prose is made of, paragraph by paragraph: the sections of its sentences, in turn.
+PASSAGE = (
+    ("claim", "mechanism", "example"),
+    ("transition", "reason", "consequence"),
+    ("mechanism", "example", "caveat"),
+    ("recommendation", "summary"),
+)
+
+
+def passage(ask: Ask, domain: Domain, dice: Dice, kind: str, count: int | None) -> str:
+    """Plain prose about `ask`'s subject, for a scenario's `text: {default: …}`: `count` paragraphs, or
+    sentences, or one paragraph or sentence. Past what the frames hold without repeating, sentences repeat."""
+    page = Page(ask, domain, dice)
+    sections = [section for paragraph in PASSAGE for section in paragraph]
+    if kind in ("sentence", "sentences"):
+        n = 1 if kind == "sentence" else count or 3
+        return " ".join(page.say(sections[i % len(sections)]) for i in range(n))
+    n = 1 if kind == "paragraph" else count or 3
+    return "\n\n".join(_paragraph(page, *PASSAGE[i % len(PASSAGE)]) for i in range(n))
+
+
 def _paragraph(page: Page, *sections: str) -> str:
     return " ".join(page.say(s) for s in sections)
 
