@@ -75,7 +75,7 @@ def count(tree: Path, body: dict[str, object] | list[dict[str, object]], request
             _drive(port, [json.dumps(b).encode() for b in bodies], requests)
         finally:
             server.send_signal(signal.SIGINT)
-            server.wait(timeout=120)
+            server.wait(timeout=600)
         found = re.search(r"I\s+refs:\s+([\d,]+)", log.read_text())
         if found is None:
             raise RuntimeError(f"valgrind printed no count for {tree}:\n{log.read_text()[-2000:]}")
@@ -83,7 +83,7 @@ def count(tree: Path, body: dict[str, object] | list[dict[str, object]], request
 
 
 def _drive(port: int, bodies: list[bytes], requests: int) -> None:
-    deadline = time.monotonic() + 120  # a server under valgrind starts in seconds
+    deadline = time.monotonic() + 900  # a server under valgrind starts in seconds, minutes on a loaded machine
     while True:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)

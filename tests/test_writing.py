@@ -339,7 +339,7 @@ def read_panel(nlp: Any, name: str) -> tuple[int, list[str], list[str]]:
     return read, faulted, failures
 
 
-@pytest.mark.parametrize("name", ["first"])
+@pytest.mark.parametrize("name", ["first", "second"])
 def test_every_panel_answer_reads_as_english_in_its_form(nlp: Any, name: str) -> None:
     read, faulted, failures = read_panel(nlp, name)
     assert not failures, "\n".join(failures)
@@ -350,4 +350,4 @@ def test_the_same_question_gets_the_same_words_and_a_different_one_on_the_topic_
     assert answer("Why does bread go stale?") == answer("Why does bread go stale?")
     first = [s for s in sentences(answer("Why does bread go stale?")[0], "why") if len(s.split()) > 4]
     second = [s for s in sentences(answer("Why does bread go stale so fast?")[0], "why") if len(s.split()) > 4]
-    assert len(set(first) & set(second)) <= 2, "two questions on one topic, worded alike"
+    assert len(set(first) & set(second)) <= len(first) // 3, "two questions on one topic, worded alike"

@@ -144,7 +144,10 @@ def read(q: Question) -> Ask:
     for pattern in _COMPARE:
         m = pattern.match(text)
         if m and len(m["a"].split()) <= 6 and len(m["b"].split()) <= 6:
-            return Ask("compare", _np(m["a"]), other=_np(m["b"]))
+            first, second = _np(m["a"]), _np(m["b"])
+            if first.istitle() and " " not in first and second[:1].islower():  # "Tea vs coffee": "tea"
+                first = first.lower()
+            return Ask("compare", first, other=second)
     m = _PROSCONS.match(text)
     if m:
         return Ask("proscons", _np(m["s"]))
@@ -159,7 +162,7 @@ def read(q: Question) -> Ask:
         subject = _why_subject(m["s"] if m else text, q)
         return Ask("why", subject, task=_event(text, m["s"] if m else text, subject))
     if low.startswith(_SHORT_OPENINGS) or low.startswith("summarize"):
-        return Ask("short", _named(q) or _topic(q, whole=True))
+        return Ask("short", _named(q) or _plain(_topic(q, whole=True)))
     m = _DEFINE.match(text)
     if m and not low.startswith("explain"):
         phrase = _np(m["s"])
@@ -240,6 +243,17 @@ def _topic(q: Question, whole: bool = False) -> str:
     return topic
 
 
+def _plain(topic: str) -> str:
+    """A short question's topic as a reader would name it: no code marks, no closing participle ("first iPhone
+    released" → "the first iPhone")."""
+    words = topic.replace("`", "").split()
+    if len(words) > 1 and words[-1].endswith("ed") and words[-1].islower():
+        words = words[:-1]
+    if words and words[0].lower() in ("first", "last", "largest", "biggest", "oldest", "tallest", "best"):
+        words = ["the", *words]
+    return " ".join(words)
+
+
 def _why_subject(rest: str, q: Question) -> str:
     """Why's subject: what comes before the first verb ("my Docker builds take…" → "your Docker builds"), or the
     first run of salient words, with its determiner, less a trailing adjective when the question asks why
@@ -253,6 +267,10 @@ def _why_subject(rest: str, q: Question) -> str:
     for i, word in enumerate(words[1:6], 1):
         if doing and word.islower() and (word in VERBS or word in _MORE_VERBS):
             return flip(" ".join(words[:i]))
+    if doing and len(words) >= 2:  # "cats purr", "my battery drain so fast": the verb ends the words before "so"
+        cut = next((i for i, w in enumerate(words) if w.lower() in _PREPOSITIONS or w.lower() in _ADVERBS), len(words))
+        if cut >= 2:
+            return flip(" ".join(words[: cut - 1]))
     first = q.topics[0] if q.topics else q.topic
     words = first.split()
     if q.text.lower().startswith(("why is", "why are", "why was", "why were")) and len(words) > 1:
@@ -263,6 +281,9 @@ def _why_subject(rest: str, q: Question) -> str:
 
 
 _PREPOSITIONS = frozenset(["on", "in", "at", "for", "with", "after", "when", "of", "from", "to", "by", "during"])
+_ADVERBS = frozenset(
+    ["so", "too", "very", "quickly", "slowly", "fast", "often", "always", "never", "sometimes", "suddenly", "easily"]
+)
 _AUX = re.compile(r"why\s+(is|are|was|were|do|does|did)\b", _I)
 
 

@@ -155,7 +155,7 @@ def _learn(part: str) -> Word:
         role = _LANGUAGE if language[0] else role
         number = -1
         if role is None and "0" <= token[0] <= "9":  # a number, if a whole and human-sized one
-            role, number = _NUMBER, int(token) if token.isdigit() and len(token) < 10 else -1
+            role, number = _NUMBER, int(token) if token.isdecimal() and len(token) < 10 else -1
         if "'" in token and low.endswith("'s"):
             token, low = token[:-2], low[:-2]
         shown = token
@@ -247,7 +247,7 @@ def _length(topic: str) -> int:
 def _count(clause: str) -> int:
     """How many items a list's clause asks for: "five uses of Redis" → 5, "the 3 best" → 3; else 0."""
     for word in clause.lower().split()[:2]:
-        if word in NUMBER_WORDS or word.isdigit():
+        if word in NUMBER_WORDS or word.isdecimal():
             return NUMBER_WORDS.get(word) or int(word)
     return 0
 

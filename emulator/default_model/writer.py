@@ -118,9 +118,9 @@ def _explain(page: Page, places: Sequence[str]) -> str:
 def _why(page: Page, places: Sequence[str]) -> str:
     opening = "why-event" if page.ask.task else "why-open"
     cause = _paragraph(page, opening, "reason", "reason")
-    mechanism = _paragraph(page, "mechanism", "example")
+    mechanism = _paragraph(page, "mechanism", "example", "mechanism")
     consequence = _paragraph(page, "consequence", "recommendation", "summary")
-    return f"**The cause.** {cause}\n\n**How it works.** {mechanism}\n\n**What follows.** {consequence}"
+    return f"**The cause**\n\n{cause}\n\n**How it works**\n\n{mechanism}\n\n**What follows**\n\n{consequence}"
 
 
 def _compare(page: Page, places: Sequence[str]) -> str:
@@ -142,6 +142,7 @@ def _proscons(page: Page, places: Sequence[str]) -> str:
 
 
 _TECHNICAL = frozenset(("software", "data", "web", "operations"))
+_LEARNING = frozenset(("learn", "study", "practice", "practise", "master", "memorize", "understand", "speak", "read"))
 _SETTING_UP = frozenset(("set", "install", "configure", "create", "deploy", "enable", "add", "initialize", "start"))
 
 
@@ -150,6 +151,8 @@ def _steps(page: Page, places: Sequence[str]) -> str:
     verb = page.slots["task"].split(" ", 1)[0].lower()
     if page.domain.name in _TECHNICAL and verb in _SETTING_UP:
         steps = tuple(tuple(line.split(": ", 1)) for line in FRAMES["steps-setup"])  # type: ignore[misc]
+    elif verb in _LEARNING:
+        steps = tuple(tuple(line.split(": ", 1)) for line in FRAMES["steps-learn"])  # type: ignore[misc]
     skip = page.roll(len(steps))  # five of the domain's six, in order
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4]
     lines = [f"{n}. **{label}**: {fill(sentence, page.slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
@@ -387,7 +390,7 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
         what = _ASKED[ask.form].format(
             subject=subject, other=ask.other, task=task, language=ask.language, recipient=recipient
         )
-        what = what.replace(" to the reader", "")
+        what = what.replace(" to the reader", "").replace("why work on ", "why ")
         said = [_theirs(what), _PLANS[ask.form]]
         if ask.form not in _CREATIVE:
             said.append(
