@@ -7,6 +7,7 @@ translation. The question's reading (`question.read`) decides greetings, steps, 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 
@@ -117,8 +118,10 @@ _DETERMINERS = frozenset(
 _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
 
 
+@functools.lru_cache(maxsize=1024)
 def read(q: Question) -> Ask:
-    """The form `q` asks for and what it is about (see `Ask`)."""
+    """The form `q` asks for and what it is about (see `Ask`); cached, since the answer and its reasoning both
+    read it, and an agent loop asks the same question again."""
     text = q.text.strip()
     low = text.lower()
     if q.kind == "greeting":

@@ -60,21 +60,27 @@ class Lexicon:
     domains: tuple[Domain, ...]
     verse: Sections
     letters: Sections
+    cued: Mapping[str, tuple[int, ...]]  # a cue word → the domains it cues, by index
 
     def domain(self, words: Iterable[str]) -> Domain:
-        """The domain whose cues `words` (lower case, singular) use most; the last (everyday life) if none."""
-        said = list(words)
-        best, most = self.domains[-1], 0
-        for domain in self.domains:
-            hits = sum(w in domain.cues for w in said)
-            if hits > most:
-                best, most = domain, hits
-        return best
+        """The domain whose cues `words` (lower case, singular) use most (the first listed of equals); the last
+        (everyday life) if none."""
+        hits = [0] * len(self.domains)
+        for word in words:
+            for i in self.cued.get(word, ()):
+                hits[i] += 1
+        most = max(hits)
+        return self.domains[hits.index(most)] if most else self.domains[-1]
 
 
 def load() -> Lexicon:
     domains = tuple(_domain(name, lines) for name, lines in sections("domains").items())
-    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"))
+    cued: dict[str, list[int]] = {}
+    for i, domain in enumerate(domains):
+        for cue in domain.cues:
+            cued.setdefault(cue, []).append(i)
+    cues = {cue: tuple(indexes) for cue, indexes in cued.items()}
+    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"), cues)
 
 
 LEXICON = load()

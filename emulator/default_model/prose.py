@@ -8,6 +8,7 @@ the same answer. Code is answered here (`code_answer`), in the language the ques
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
@@ -32,6 +33,7 @@ def _pick(dice: Dice, options: Sequence[str]) -> str:
     return options[next(dice) % len(options)]
 
 
+@functools.lru_cache(maxsize=1024)
 def domain(q: Question) -> Domain:
     """The domain the question's words pick (lexicon/domains.txt)."""
     if q.language[0]:  # a programming language named: "Why is my Go map iteration order random?"
