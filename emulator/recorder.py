@@ -79,7 +79,8 @@ def _kept(headers: Iterable[tuple[str, str]], secrets: set[str]) -> dict[str, li
 class Recorder:
     """An ASGI app: forwards every `/v1/…` request to `upstream` (any profile prefix before `/v1/`
     dropped), streams the answer back as it arrives, and appends each complete interaction to the
-    cassette at `out`, saved atomically under one lock; `mode` is one of `MODES`."""
+    cassette at `out` (under the cassette's lock, so other recorders may write it too: `recordings.tape`);
+    `mode` is one of `MODES`."""
 
     def __init__(
         self,

@@ -65,12 +65,17 @@ def _read(file: Path, document: Any) -> list[Recording]:
 def document_of(file: Path) -> Any:
     """A cassette file's document, checked. A last interaction cut short (a recorder killed mid-write: the
     text does not parse, or only its last item is incomplete) is left out with a warning, the rest read."""
+    return read_document(file)[0]
+
+
+def read_document(file: Path) -> tuple[Any, bool]:
+    """`document_of`, and whether the file was read whole (False: a last interaction cut short was left out)."""
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CassetteError(f"{file}: not a readable file: {exc}") from None
     try:
-        return _checked(file, text)
+        return _checked(file, text), True
     except CassetteError as whole:
         cut = text.rfind("\n- ")
         if cut < 0 or not appendable(text[: cut + 1]) or not _cut_short(whole, text):
@@ -80,7 +85,7 @@ def document_of(file: Path) -> Any:
         except CassetteError:
             raise whole from None
         _log.warning("%s: its last interaction is incomplete (cut short while written): left out", file)
-        return document
+        return document, False
 
 
 def _checked(file: Path, text: str) -> Any:
