@@ -136,6 +136,9 @@ class Recorder:
             if not message.get("more_body"):
                 break
         method = scope["method"]
+        if scope["path"] == "/health" and method in ("GET", "HEAD"):
+            await self._health(send)
+            return
         query = f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else ""
         normal = posixpath.normpath(scope["path"])  # `/v1/../_emulator/…` is not an API path
         if "/v1/" not in normal or ".." in scope["path"].split("/"):
@@ -153,6 +156,21 @@ class Recorder:
                 return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         await self._forward(scope, receive, send, method, path, headers, body)
+
+    async def _health(self, send: Any) -> None:
+        """`GET /health`, as `serve` answers it, so that a wait loop or a container's health check works the
+        same on either: this one says it is a recorder, what it forwards to and what it records into."""
+        body = encode(
+            {
+                "status": "ok",
+                "role": "recorder",
+                "upstream": _without_credentials(self.upstream),
+                "cassette": str(self.out),
+                "mode": self.mode,
+                "recordings": len(self.library),
+            }
+        )
+        await wire.whole(body)({}, None, send)  # (the server drops the body of an answer to HEAD)
 
     async def _forward(
         self, scope: Mapping[str, Any], receive: Any, send: Any, method: str, path: str, headers: Any, body: bytes
@@ -212,6 +230,14 @@ class Recorder:
     def _save(self, request: tuple[str, str, str, dict[str, str]], response: dict[str, Any], pacing: Any) -> None:
         with self.lock:
             self.library.add(self.tape.add(*request, response, pacing, replace=self.mode == "all"))
+
+
+def _without_credentials(url: str) -> str:
+    """A URL without the user and password it may carry (`https://user:key@host`): `/health` is open to all."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 def _client() -> httpx.AsyncClient:

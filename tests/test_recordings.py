@@ -33,7 +33,7 @@ from emulator import recorder, recordings
 from emulator.app import Settings
 from emulator.cli import main as cli_main
 from emulator.limits import Limits
-from tests.conftest import FROZEN, SCENARIOS, Server, serve, serve_app
+from tests.conftest import FROZEN, SCENARIOS, Server, launch, serve, serve_app
 
 REPO = Path(__file__).parent.parent
 SECRET = "sk-proj-" + "Zq7" * 12  # a key-shaped value the cassette must never hold
@@ -614,6 +614,34 @@ def test_none_only_replays_and_never_writes(through: Callable[[str], Through]) -
     with pytest.raises(openai.NotFoundError, match="none are loaded"):
         recorder.ask("one")
     assert not recorder.recorder.out.exists()
+
+
+def test_the_recorder_answers_health_saying_what_it_is(tmp_path: Path) -> None:
+    """`until curl -sf …/health` never ended against `emulator record` (a 404: it forwards /v1/ paths only), and
+    the image's HEALTHCHECK marked compose's `record` service unhealthy."""
+    cassette = tmp_path / "health.yaml"
+    upstream = "http://someone:sk-in-the-url@127.0.0.1:9/base"  # nothing there: /health asks nothing of it
+    command = [sys.executable, "-m", "emulator", "record", "--upstream", upstream, "--out", str(cassette)]
+    process, port = launch([*command, "--port", "0", "--no-access-log"], tmp_path)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as answer:
+            assert answer.status == 200 and answer.headers["content-type"] == "application/json"
+            health = json.loads(answer.read())
+        head = urllib.request.Request(f"http://127.0.0.1:{port}/health", method="HEAD")
+        with urllib.request.urlopen(head, timeout=10) as answer:
+            assert answer.status == 200 and answer.read() == b""
+    finally:
+        process.kill()
+        process.communicate(timeout=10)
+    assert health == {
+        "status": "ok",
+        "role": "recorder",
+        "upstream": "http://127.0.0.1:9/base",  # its credentials left out: /health is open to all
+        "cassette": str(cassette),
+        "mode": "new_episodes",
+        "recordings": 0,
+    }
+    assert not cassette.exists()
 
 
 def test_a_profile_prefix_is_not_forwarded(through: Callable[[str], Through], make_server: Any) -> None:
