@@ -27,16 +27,12 @@ import httpx
 from emulator import player, wire
 from emulator.dialects import anthropic_messages
 from emulator.errors import EmulatorError, NotFound, PayloadTooLarge, openai_body
-from emulator.recordings import Library, Scrubber, Tape, allowed, api_path, miss, script
+from emulator.recordings import Library, Scrubber, Tape, allowed, api_path, miss, redact, script
 from emulator.sse import encode
 
-KEY_HEADERS = ("authorization", "x-api-key", "api-key")
-KEY_PARAMETERS = ("key", "api_key", "api-key", "apikey", "access_token", "token")  # in a query string
 MAX_BODY = 32 * 1024 * 1024  # bytes of a request body the recorder forwards (the server's own limit)
 # The recorder's server adds no `date` or `server` header of its own: the upstream's pass through, once.
 SERVER_OPTIONS = {"lifespan": "on", "server_header": False, "date_header": False}
-KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-REDACTED = "REDACTED"
 _log = logging.getLogger("emulator.recorder")
 # Not forwarded either way: hop-by-hop, or recomputed by the side that sends.
 _HOP = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "accept-encoding"})
@@ -50,29 +46,11 @@ MODES = {
 }
 
 
-def _scrub(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    return text
-
-
-def _secrets(headers: Mapping[str, str], query: str = "") -> set[str]:
-    """The client's own key values (in its headers, after a scheme in any case, and in the query string),
-    and the keys in the recorder's environment."""
-    found = {os.environ.get(v, "") for v in KEY_VARIABLES}
-    for name in KEY_HEADERS:
-        value = headers.get(name, "")
-        scheme, _, rest = value.partition(" ")
-        found |= {value, rest.strip() if scheme.lower() in ("bearer", "basic", "token") else value.strip()}
-    found |= {value for name, value in urllib.parse.parse_qsl(query) if name.lower() in KEY_PARAMETERS}
-    return {s for s in found if len(s) >= 4}
-
-
-def _kept(headers: Iterable[tuple[str, str]], secrets: set[str]) -> dict[str, list[str]]:
+def _kept(headers: Iterable[tuple[str, str]], secrets: frozenset[str]) -> dict[str, list[str]]:
     kept: dict[str, list[str]] = {}
     for name, value in headers:
         if allowed(name):
-            kept.setdefault(name.lower(), []).append(_scrub(value, secrets))
+            kept.setdefault(name.lower(), []).append(redact.text(value, secrets))
     return kept
 
 
@@ -206,17 +184,21 @@ class Recorder:
             return
         finally:
             await response.aclose()
-        secrets = _secrets({k.lower(): v for k, v in headers}, path.partition("?")[2])
+        # What the client sent as credentials (and the cookies the upstream gave it) go nowhere on disk.
+        environ = [os.environ.get(name, "") for name in redact.KEY_VARIABLES]
+        sent = [*headers, *(("set-cookie", v) for v in response.headers.get_list("set-cookie"))]
+        secrets = redact.secrets(sent, path.partition("?")[2], environ)
         request = (
             method,
-            _scrub(self.upstream + path, secrets),
-            _scrub(self.scrubber.body(body).decode("utf-8", "replace"), secrets),
+            redact.text(self.upstream + path, secrets),
+            redact.body(self.scrubber.body(body).decode("utf-8", "replace"), secrets, _type(headers)),
             {k: v[0] for k, v in _kept(headers, secrets).items()},
         )
+        answered = b"".join(chunks).decode("utf-8", "replace")
         recorded = {
             "status": {"code": response.status_code, "message": response.reason_phrase},
             "headers": _kept(response.headers.multi_items(), secrets),
-            "body": {"string": _scrub(b"".join(chunks).decode("utf-8", "replace"), secrets)},
+            "body": {"string": redact.body(answered, secrets, response.headers.get("content-type", ""))},
         }
         marks = [arrived, *events]
         pacing = {
@@ -230,6 +212,11 @@ class Recorder:
     def _save(self, request: tuple[str, str, str, dict[str, str]], response: dict[str, Any], pacing: Any) -> None:
         with self.lock:
             self.library.add(self.tape.add(*request, response, pacing, replace=self.mode == "all"))
+
+
+def _type(headers: Iterable[tuple[str, str]]) -> str:
+    """The content type among headers as sent."""
+    return next((v for k, v in headers if k.lower() == "content-type"), "")
 
 
 def _without_credentials(url: str) -> str:

@@ -735,6 +735,77 @@ def test_the_recorder_keeps_no_cookies_and_scrubs_every_form_of_the_key(
     assert stat.S_IMODE(cassette.stat().st_mode) == 0o600  # prompts and answers: readable by their owner only
 
 
+# What a client may send as secrets, each where a client sends it, and what it sends that is no secret.
+COOKIES = "session_id=s3ss10nV4lueZ; auth=k9x2; consent=true; theme=dark; tracking=abcdef0123456789"
+SENT_SECRETS = ("s3ss10nV4lueZ", "k9x2", "abcdef0123456789", "AIzaQueryKey0123", "second-key-val", "goog-header-k3y")
+
+
+def echoing_everything() -> Any:
+    """An upstream that answers with everything it was sent (cookies, query, headers, body) in JSON strings,
+    beside JSON words and numbers, whole or as a stream of events, and sets a session cookie."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response, StreamingResponse
+    from starlette.routing import Route
+
+    async def answer(request: Request) -> Response:
+        sent = (await request.body()).decode()
+        echo: dict[str, Any] = {"cookie": request.headers.get("cookie", ""), "query": str(request.query_params)}
+        echo["body"] = sent
+        echo |= {"headers": dict(request.headers), "consent": True, "count": 12345678}
+        cookie = {"set-cookie": "upstream_sid=UpstreamSession42; Path=/; HttpOnly"}
+        if json.loads(sent).get("stream"):
+
+            async def events() -> Any:
+                for i in range(3):
+                    yield f"data: {json.dumps(echo | {'i': i})}\n\n"
+                yield "data: [DONE]\n\n"
+
+            return StreamingResponse(events(), media_type="text/event-stream", headers=cookie)
+        return Response(json.dumps(echo), media_type="application/json", headers=cookie)
+
+    return Starlette(routes=[Route("/{path:path}", answer, methods=["POST"])])
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_no_secret_a_client_sent_reaches_disk_and_short_values_leave_json_whole(tmp_path: Path, stream: bool) -> None:
+    """A cookie value echoed in the upstream's answer was written to the cassette. Every secret value a client
+    sent is redacted wherever it appears (request, response, headers, bodies, streamed or not); a short cookie
+    value that is also a JSON word (`consent=true`) is none, and inside JSON only strings are ever touched."""
+    cassette = tmp_path / "secrets.yaml"
+    for upstream in serve_app(echoing_everything()):
+        for proxy in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), **recorder.SERVER_OPTIONS):
+            with httpx2.Client(base_url=proxy.base_url, timeout=10) as client:
+                asked = {"model": "m", "stream": stream, "messages": [{"role": "user", "content": "hi true 1"}]}
+                answer = client.post(
+                    "/v1/chat/completions?key=AIzaQueryKey0123&api_key=second-key-val",
+                    json=asked,
+                    headers={
+                        "cookie": COOKIES,
+                        "x-goog-api-key": "goog-header-k3y",
+                        "authorization": f"Bearer {SECRET}",
+                    },
+                )
+                assert "s3ss10nV4lueZ" in answer.text  # the client sees what the upstream sent, as it sent it
+    text = cassette.read_text()
+    for secret in (*SENT_SECRETS, SECRET, "UpstreamSession42"):
+        assert secret not in text
+    assert "REDACTED" in text
+    (recorded,) = recordings.read(cassette)
+    assert json.loads(recorded.request) == asked  # nothing in the request body was a secret
+    if stream:
+        lines = [line[6:] for line in recorded.body.decode().split("\n") if line.startswith("data: {")]
+        assert len(lines) == 3
+        echoed = [json.loads(line) for line in lines][-1]  # each event still JSON
+    else:
+        echoed = json.loads(recorded.body)
+    assert echoed["consent"] is True and echoed["count"] == 12345678  # JSON words and numbers untouched
+    assert "consent=true; theme=dark" in echoed["cookie"] and "session_id=REDACTED" in echoed["cookie"]
+    assert echoed["query"] == "key=REDACTED&api_key=REDACTED"
+    assert json.loads(echoed["body"]) == asked
+    assert len(recordings.load([cassette])) == 1
+
+
 def test_the_recorder_refuses_paths_outside_the_api_and_oversized_bodies(
     echoing: tuple[Server, Path, list[str]],
 ) -> None:

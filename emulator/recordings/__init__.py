@@ -12,13 +12,15 @@ One job a module, all pure but for reading and writing cassette files:
 - `tape`: the cassette being recorded into, appended to as each answer ends;
 - `library`: the recordings in service, by request, by conversation and by agent session;
 - `nearest`: the nearest recording to a miss and where it differs;
-- `replay`: a recorded answer played back, its pacing, a replay-only miss.
+- `replay`: a recorded answer played back, its pacing, a replay-only miss;
+- `redact`: the secrets a client sent, and their redaction from what a recorder writes.
 
 The recording proxy that feeds a `Tape` is `emulator.recorder` (the I/O floor, the home of httpx).
 """
 
 from __future__ import annotations
 
+from emulator.recordings import redact
 from emulator.recordings.cassette import CassetteError, is_cassette_file, load, read
 from emulator.recordings.library import Library, Reader
 from emulator.recordings.matching import VOLATILE_FIELDS, api_path, match_key
@@ -54,6 +56,7 @@ __all__ = [
     "miss",
     "pace",
     "read",
+    "redact",
     "scrub_spec",
     "script",
 ]
