@@ -321,6 +321,19 @@ def test_a_recording_streams_as_the_upstream_sends(chain: Chain) -> None:
     assert at[1] - at[0] > 0.2
 
 
+def test_the_cassette_code_is_a_package_of_small_modules() -> None:
+    """`recordings.py` had grown to 796 lines holding six jobs; now one job a module, none over 400 lines, and
+    vcrpy imported by one of them alone."""
+    package = REPO / "emulator" / "recordings"
+    modules = sorted(package.glob("*.py"))
+    assert not (REPO / "emulator" / "recordings.py").exists() and len(modules) >= 8
+    for module in modules:
+        text = module.read_text(encoding="utf-8")
+        assert len(text.splitlines()) <= 400, module.name
+        imports_vcr = re.search(r"^(from vcr[ .]|import vcr\b)", text, re.MULTILINE) is not None
+        assert imports_vcr == (module.name == "vcr_format.py"), module.name
+
+
 def test_only_allowed_headers_are_kept() -> None:
     assert recordings.allowed("X-Stainless-Retry-Count") and recordings.allowed("anthropic-ratelimit-tokens-limit")
     for name in ("authorization", "x-api-key", "cookie", "set-cookie", "openai-organization", "openai-project"):
