@@ -83,8 +83,15 @@ def _audible() -> None:
     _log.setLevel(logging.INFO)
     if not logging.getLogger().handlers and not _log.handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s:     %(message)s"))  # as uvicorn's lines look
+        handler.setFormatter(_AsUvicorn())
         _log.addHandler(handler)
+
+
+class _AsUvicorn(logging.Formatter):
+    """`INFO:     message`, as uvicorn's own lines look beside them."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname + ':':<10}{record.getMessage()}"
 
 
 class _Watcher:
@@ -151,14 +158,14 @@ class _Watcher:
         gone = tuple(p for p in self.paths if not p.exists())
         if gone:
             if gone != self.gone:
-                missing = ", ".join(map(str, gone))
+                missing = ", ".join(map(_shown, gone))
                 _log.warning("%s: gone; still serving the last good set until it is back: %s", missing, self._served())
             self.gone = gone
             return
         now = _fingerprint(self.paths)
         if now == self.seen and not self.gone:
             return
-        changed = sorted({f for f, *_ in set(now) ^ set(self.seen)}) or [str(p) for p in self.gone]
+        changed = sorted({_shown(f) for f, *_ in set(now) ^ set(self.seen)}) or [_shown(p) for p in self.gone]
         self.gone, self.seen = (), now
         problems = self.state.reload()
         for problem in problems:
@@ -175,6 +182,14 @@ class _Watcher:
             count = len(self.state.library) if self.state.library is not None else 0
             text += f", {_many(count, 'recording')} from {', '.join(map(str, settings.recordings))}"
         return text
+
+
+def _shown(path: str | Path) -> str:
+    """A path as the command line most likely gave it: from the working directory when it is under it."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def _many(count: int, noun: str) -> str:
