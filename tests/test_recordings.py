@@ -551,6 +551,15 @@ def test_a_killed_recorder_keeps_what_it_captured(tmp_path: Path, make_server: C
 # --- record modes, profile prefixes, upstream failures -------------------------------------------------
 
 
+def ask(server: Server, text: str, prefix: str = "") -> tuple[str, str]:
+    """Who answered (`x-emulator-source`: the upstream's scenario, or a recording) and what."""
+    with openai.OpenAI(base_url=f"{server.base_url}{prefix}/v1", api_key=SECRET, max_retries=0, timeout=10) as client:
+        raw = client.chat.completions.with_raw_response.create(
+            model="plain-text", messages=[{"role": "user", "content": text}]
+        )
+    return raw.headers["x-emulator-source"], raw.parse().choices[0].message.content or ""
+
+
 class Through:
     """A recorder in `mode` in front of `upstream_url`, writing `cassette`; replays at full speed."""
 
@@ -560,13 +569,7 @@ class Through:
         self.server = next(self._running)
 
     def ask(self, text: str, prefix: str = "") -> tuple[str, str]:
-        """Who answered (`x-emulator-source`: the upstream's scenario, or a recording) and what."""
-        base = f"{self.server.base_url}{prefix}/v1"
-        with openai.OpenAI(base_url=base, api_key=SECRET, max_retries=0, timeout=10) as client:
-            raw = client.chat.completions.with_raw_response.create(
-                model="plain-text", messages=[{"role": "user", "content": text}]
-            )
-        return raw.headers["x-emulator-source"], raw.parse().choices[0].message.content or ""
+        return ask(self.server, text, prefix)
 
     def close(self) -> None:
         next(self._running, None)
@@ -609,6 +612,37 @@ def test_all_records_every_request_and_a_new_recording_replaces_the_old(through:
     held = recordings.load([recorder.recorder.out])
     assert len(held) == 2  # "one" re-recorded replaced the first match it had (the duplicate stays unmatched)
     assert len(Cassette.load(path=str(recorder.recorder.out), record_mode="none")) == 3
+
+
+def test_two_recorder_processes_on_one_cassette_lose_nothing(
+    tmp_path: Path, make_server: Callable[[Settings], Server]
+) -> None:
+    """Two `emulator record --mode all --out same.yaml`: A appended a new interaction, then B re-recorded one it
+    had loaded at start and rewrote the whole file from its stale copy; A's was gone (10 on disk, not 11)."""
+    upstream = make_server(Settings(scenarios=(SCENARIOS,)))
+    cassette = tmp_path / "same.yaml"
+    command = [sys.executable, "-m", "emulator", "record", "--upstream", upstream.base_url, "--out", str(cassette)]
+    command += ["--mode", "all", "--port", "0", "--no-access-log"]
+    started: list[subprocess.Popen[str]] = []
+
+    def recorder_process() -> Server:
+        process, port = launch(command, tmp_path)
+        started.append(process)
+        return Server(f"http://127.0.0.1:{port}", "127.0.0.1", port)
+
+    try:
+        a = recorder_process()
+        for i in range(10):
+            ask(a, f"question {i}")
+        b = recorder_process()  # loads the ten
+        ask(a, "question 10")  # appended by A
+        ask(b, "question 3")  # re-recorded by B
+    finally:
+        for process in started:
+            process.kill()
+            process.communicate(timeout=10)
+    held = [json.loads(r.request)["messages"][0]["content"] for r in recordings.read(cassette)]
+    assert sorted(held) == sorted(f"question {i}" for i in range(11))  # 11, each once: the re-recording replaced
 
 
 def test_once_records_a_new_cassette_then_only_replays_it(through: Callable[[str], Through]) -> None:

@@ -1,7 +1,7 @@
 """Cassettes and replay: read vcrpy cassettes into `Recording`s, match a request to one (by its body, or
 as the same conversation in any dialect), and play it back at the recorded pace.
 
-One job a module, all pure but for reading and writing cassette files:
+One job a module, all pure but for reading, writing and locking cassette files:
 
 - `scrub`: the replacements applied to request bodies before matching and writing;
 - `matching`: what matching compares of a request (`match_key`, `api_path`);
@@ -10,6 +10,7 @@ One job a module, all pure but for reading and writing cassette files:
 - `shape`: what a cassette must look like, every mistake with its key path;
 - `cassette`: cassette files read and checked, `load` into a `Library`;
 - `tape`: the cassette being recorded into, appended to as each answer ends;
+- `locking`: the advisory lock every writer of one cassette takes, on a sidecar file;
 - `library`: the recordings in service, by request, by conversation and by agent session;
 - `nearest`: the nearest recording to a miss and where it differs;
 - `replay`: a recorded answer played back, its pacing, a replay-only miss;
