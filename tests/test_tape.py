@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from emulator import recordings
 from emulator.recordings import locking
 
@@ -143,3 +145,16 @@ def test_an_append_after_a_recorder_killed_mid_write_keeps_the_file_readable(tmp
         f.write(whole[whole.index("\n- ") + 1 :][:90])
     tape.add(*interaction("after the cut", "mine"))
     assert on_disk(cassette) == [*((f"seed {i}", "original") for i in range(3)), ("after the cut", "mine")]
+
+
+def test_a_cassette_where_no_lock_file_can_be_made_is_opened_for_replay_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cassette in a read-only checkout: a recorder that replays it takes no lock, one that writes must."""
+    seeded(tmp_path / "held.yaml", 2)
+    monkeypatch.setattr(locking, "sidecar", lambda cassette: Path("/proc/no-such-folder/held.yaml.lock"))
+    tape = recordings.Tape(tmp_path / "held.yaml")
+    assert tape.loaded == 2
+    with pytest.raises(OSError):
+        tape.add(*interaction("new", "refused"))
+    assert len(on_disk(tmp_path / "held.yaml")) == 2

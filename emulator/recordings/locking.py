@@ -18,11 +18,18 @@ def sidecar(cassette: Path) -> Path:
 
 
 @contextmanager
-def locked(cassette: Path) -> Iterator[None]:
+def locked(cassette: Path, reading: bool = False) -> Iterator[None]:
     """Hold the cassette's lock (waiting for it) for the block: every writer of the cassette takes it across
-    reading what is on disk, merging and writing. Advisory: a process that does not ask is not stopped."""
-    cassette.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(sidecar(cassette), os.O_RDWR | os.O_CREAT, 0o600)
+    reading what is on disk, merging and writing. Advisory: a process that does not ask is not stopped.
+    `reading`: only reading, so where no lock file can be made (a read-only folder), read without one."""
+    try:
+        cassette.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(sidecar(cassette), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        if not reading:
+            raise
+        yield
+        return
     try:
         _lock(fd)
         try:

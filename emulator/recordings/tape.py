@@ -42,7 +42,7 @@ class Tape:
         self._count = 0  # interactions in the file then
         self.items: list[dict[str, Any]] = []  # as stored: request, response, emulator_pacing
         if path.exists():  # (a recorder that only replays creates nothing)
-            with locked(path):
+            with locked(path, reading=True):  # (a rewrite, if one is due, fails there as it would anyway)
                 self.items = self._read_in()
         self.loaded = len(self.items)  # interactions that were in the file when it was opened
         # Those this session may replace: what it loaded and has not re-recorded yet. Never what another
