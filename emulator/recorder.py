@@ -27,16 +27,12 @@ import httpx
 from emulator import player, wire
 from emulator.dialects import anthropic_messages
 from emulator.errors import EmulatorError, NotFound, PayloadTooLarge, openai_body
-from emulator.recordings import Library, Scrubber, Tape, allowed, api_path, miss, script
+from emulator.recordings import Library, Scrubber, Tape, allowed, api_path, miss, redact, script
 from emulator.sse import encode
 
-KEY_HEADERS = ("authorization", "x-api-key", "api-key")
-KEY_PARAMETERS = ("key", "api_key", "api-key", "apikey", "access_token", "token")  # in a query string
 MAX_BODY = 32 * 1024 * 1024  # bytes of a request body the recorder forwards (the server's own limit)
 # The recorder's server adds no `date` or `server` header of its own: the upstream's pass through, once.
 SERVER_OPTIONS = {"lifespan": "on", "server_header": False, "date_header": False}
-KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-REDACTED = "REDACTED"
 _log = logging.getLogger("emulator.recorder")
 # Not forwarded either way: hop-by-hop, or recomputed by the side that sends.
 _HOP = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "accept-encoding"})
@@ -50,36 +46,19 @@ MODES = {
 }
 
 
-def _scrub(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    return text
-
-
-def _secrets(headers: Mapping[str, str], query: str = "") -> set[str]:
-    """The client's own key values (in its headers, after a scheme in any case, and in the query string),
-    and the keys in the recorder's environment."""
-    found = {os.environ.get(v, "") for v in KEY_VARIABLES}
-    for name in KEY_HEADERS:
-        value = headers.get(name, "")
-        scheme, _, rest = value.partition(" ")
-        found |= {value, rest.strip() if scheme.lower() in ("bearer", "basic", "token") else value.strip()}
-    found |= {value for name, value in urllib.parse.parse_qsl(query) if name.lower() in KEY_PARAMETERS}
-    return {s for s in found if len(s) >= 4}
-
-
-def _kept(headers: Iterable[tuple[str, str]], secrets: set[str]) -> dict[str, list[str]]:
+def _kept(headers: Iterable[tuple[str, str]], secrets: frozenset[str]) -> dict[str, list[str]]:
     kept: dict[str, list[str]] = {}
     for name, value in headers:
         if allowed(name):
-            kept.setdefault(name.lower(), []).append(_scrub(value, secrets))
+            kept.setdefault(name.lower(), []).append(redact.text(value, secrets))
     return kept
 
 
 class Recorder:
     """An ASGI app: forwards every `/v1/…` request to `upstream` (any profile prefix before `/v1/`
     dropped), streams the answer back as it arrives, and appends each complete interaction to the
-    cassette at `out`, saved atomically under one lock; `mode` is one of `MODES`."""
+    cassette at `out` (under the cassette's lock, so other recorders may write it too: `recordings.tape`);
+    `mode` is one of `MODES`."""
 
     def __init__(
         self,
@@ -135,6 +114,9 @@ class Recorder:
             if not message.get("more_body"):
                 break
         method = scope["method"]
+        if scope["path"] == "/health" and method in ("GET", "HEAD"):
+            await self._health(send)
+            return
         query = f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else ""
         normal = posixpath.normpath(scope["path"])  # `/v1/../_emulator/…` is not an API path
         if "/v1/" not in normal or ".." in scope["path"].split("/"):
@@ -152,6 +134,21 @@ class Recorder:
                 return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         await self._forward(scope, receive, send, method, path, headers, body)
+
+    async def _health(self, send: Any) -> None:
+        """`GET /health`, as `serve` answers it, so that a wait loop or a container's health check works the
+        same on either: this one says it is a recorder, what it forwards to and what it records into."""
+        body = encode(
+            {
+                "status": "ok",
+                "role": "recorder",
+                "upstream": _without_credentials(self.upstream),
+                "cassette": str(self.out),
+                "mode": self.mode,
+                "recordings": len(self.library),
+            }
+        )
+        await wire.whole(body)({}, None, send)  # (the server drops the body of an answer to HEAD)
 
     async def _forward(
         self, scope: Mapping[str, Any], receive: Any, send: Any, method: str, path: str, headers: Any, body: bytes
@@ -187,17 +184,21 @@ class Recorder:
             return
         finally:
             await response.aclose()
-        secrets = _secrets({k.lower(): v for k, v in headers}, path.partition("?")[2])
+        # What the client sent as credentials (and the cookies the upstream gave it) go nowhere on disk.
+        environ = [os.environ.get(name, "") for name in redact.KEY_VARIABLES]
+        sent = [*headers, *(("set-cookie", v) for v in response.headers.get_list("set-cookie"))]
+        secrets = redact.secrets(sent, path.partition("?")[2], environ)
         request = (
             method,
-            _scrub(self.upstream + path, secrets),
-            _scrub(self.scrubber.body(body).decode("utf-8", "replace"), secrets),
+            redact.text(self.upstream + path, secrets),
+            redact.body(self.scrubber.body(body).decode("utf-8", "replace"), secrets, _type(headers)),
             {k: v[0] for k, v in _kept(headers, secrets).items()},
         )
+        answered = b"".join(chunks).decode("utf-8", "replace")
         recorded = {
             "status": {"code": response.status_code, "message": response.reason_phrase},
             "headers": _kept(response.headers.multi_items(), secrets),
-            "body": {"string": _scrub(b"".join(chunks).decode("utf-8", "replace"), secrets)},
+            "body": {"string": redact.body(answered, secrets, response.headers.get("content-type", ""))},
         }
         marks = [arrived, *events]
         pacing = {
@@ -211,6 +212,19 @@ class Recorder:
     def _save(self, request: tuple[str, str, str, dict[str, str]], response: dict[str, Any], pacing: Any) -> None:
         with self.lock:
             self.library.add(self.tape.add(*request, response, pacing, replace=self.mode == "all"))
+
+
+def _type(headers: Iterable[tuple[str, str]]) -> str:
+    """The content type among headers as sent."""
+    return next((v for k, v in headers if k.lower() == "content-type"), "")
+
+
+def _without_credentials(url: str) -> str:
+    """A URL without the user and password it may carry (`https://user:key@host`): `/health` is open to all."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 def _client() -> httpx.AsyncClient:

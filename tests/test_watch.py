@@ -1,26 +1,32 @@
-"""`--watch`: a scenario file edited, broken or removed while the server runs."""
+"""`--watch`: scenario files and cassettes edited, saved the way editors save, broken, removed, and their
+folder deleted and made again, while the server runs."""
 
 from __future__ import annotations
 
+import logging
+import shutil
+import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from emulator import watch
+from emulator import recordings, watch
 from emulator.app import Settings, create_app
 from tests.conftest import Server, serve_app
 
-
-def scenario(text: str) -> str:
-    return f"scenarios: [{{name: watched, match: {{last_user: ping}}, reply: {{text: {text}}}}}]\n"
+Watched = tuple[Server, pytest.LogCaptureFixture]
 
 
-def answered(server: Server) -> str:
+def scenario(text: str, name: str = "watched", question: str = "ping") -> str:
+    return f"scenarios: [{{name: {name}, match: {{last_user: {question}}}, reply: {{text: {text}}}}}]\n"
+
+
+def answered(server: Server, question: str = "ping") -> str:
     with server.openai() as client:
         raw = client.chat.completions.with_raw_response.create(
-            model="m", messages=[{"role": "user", "content": "ping"}]
+            model="m", messages=[{"role": "user", "content": question}]
         )
     return f"{raw.headers['x-emulator-source']}: {raw.parse().choices[0].message.content}"
 
@@ -34,29 +40,157 @@ def eventually(check: Callable[[], bool], seconds: float = 15) -> bool:
     return True
 
 
-def test_a_watched_file_takes_effect_keeps_its_last_good_version_and_goes(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+@pytest.fixture
+def watching(caplog: pytest.LogCaptureFixture) -> Iterator[Callable[[Settings], Server]]:
+    """A server over `settings`, watched; its log lines captured from the start."""
+    stops, running = [], []
+
+    def start(settings: Settings) -> Server:
+        app = create_app(settings)
+        stops.append(watch.start(app.state.emulator, debounce_ms=50))
+        running.append(serve_app(app))
+        time.sleep(0.3)  # the watcher is set up
+        return next(running[-1])
+
+    with caplog.at_level(logging.INFO, logger="emulator.watch"):
+        yield start
+    for stop in stops:
+        stop.set()
+    for server in running:
+        next(server, None)
+
+
+def lines(caplog: pytest.LogCaptureFixture, start: int = 0) -> list[str]:
+    return [r.getMessage() for r in caplog.records[start:] if r.name == "emulator.watch"]
+
+
+def test_a_watched_file_saved_by_sed_i_is_seen_every_time_with_its_line(
+    tmp_path: Path, watching: Callable[[Settings], Server], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The README's `emulator serve --scenarios scenarios/refunds.yaml --watch`: the first `sed -i` was seen, the
+    second never (it writes a new file and renames it over the old; the watch followed the old one), and a
+    successful reload logged nothing."""
+    file = tmp_path / "refunds.yaml"
+    file.write_text(scenario("first"))
+    server = watching(Settings(scenarios=(file,)))
+    for word in ("second", "third", "fourth"):
+        before = len(caplog.records)
+        subprocess.run(["sed", "-i", f"s/text: [a-z]*/text: {word}/", str(file)], check=True)
+        started = time.monotonic()
+        assert eventually(lambda w=word: answered(server) == f"watched: {w}", seconds=10)  # type: ignore[misc]
+        assert time.monotonic() - started < 2
+        assert eventually(lambda b=before: bool(lines(caplog, b)))  # type: ignore[misc]
+        (line,) = lines(caplog, before)
+        assert line == f"reloaded after changes to {file}: serving 1 scenario from {file}"
+    before = len(caplog.records)
+    file.write_text(scenario("typo").replace("reply:", "repyl:"))  # a typo: refused, named, the last good kept
+    assert eventually(lambda: any(line.startswith("reloaded") for line in lines(caplog, before)))
+    *refused, served = lines(caplog, before)
+    assert refused and all(line.startswith(f"refused {file}: scenarios[0]") for line in refused)
+    assert any("repyl" in line for line in refused)
+    assert served.endswith(f"serving 1 scenario from {file}; 1 file refused, as last good")
+    assert answered(server) == "watched: fourth"
+
+
+def test_a_watched_folder_deleted_and_made_again_keeps_serving_then_serves_the_new_files(
+    tmp_path: Path, watching: Callable[[Settings], Server], caplog: pytest.LogCaptureFixture
+) -> None:
+    """What `git checkout` or a cache restore does: the server kept running with 0 scenarios and ignored the
+    recreated files until restarted, while its log said it "kept the last good version"."""
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(scenario("first"))
+    server = watching(Settings(scenarios=(folder,)))
+    served = "watched: first"
+    for round_ in ("second", "third"):
+        before = len(caplog.records)
+        shutil.rmtree(folder)
+        assert eventually(lambda b=before: any("gone" in line for line in lines(caplog, b)))  # type: ignore[misc]
+        (gone,) = lines(caplog, before)
+        assert gone == f"{folder}: gone; still serving the last good set until it is back: 1 scenario from {folder}"
+        assert answered(server) == served  # truly still served
+        folder.mkdir()
+        (folder / "b.yaml").write_text(scenario(round_, name=f"new-{round_}"))
+        assert eventually(lambda r=round_: answered(server) == f"new-{r}: {r}", seconds=5)  # type: ignore[misc]
+        assert any(line.endswith(f"serving 1 scenario from {folder}") for line in lines(caplog, before))
+        served = f"new-{round_}: {round_}"
+
+
+def test_a_watched_file_whose_folder_goes_and_comes_back_is_followed(
+    tmp_path: Path, watching: Callable[[Settings], Server]
+) -> None:
+    folder = tmp_path / "deep" / "er"
+    folder.mkdir(parents=True)
+    file = folder / "one.yaml"
+    file.write_text(scenario("first"))
+    server = watching(Settings(scenarios=(file,)))
+    shutil.rmtree(tmp_path / "deep")
+    time.sleep(0.5)
+    assert answered(server) == "watched: first"
+    folder.mkdir(parents=True)  # its parent polled from the nearest folder still there, until it is back
+    file.write_text(scenario("again"))
+    assert eventually(lambda: answered(server) == "watched: again", seconds=5)
+    file.write_text(scenario("then"))  # and watched by notification again
+    assert eventually(lambda: answered(server) == "watched: then", seconds=5)
+
+
+def test_a_watched_folder_takes_effect_keeps_a_broken_files_last_good_version_and_removals(
+    tmp_path: Path, watching: Callable[[Settings], Server], caplog: pytest.LogCaptureFixture
 ) -> None:
     folder = tmp_path / "scenarios"
     folder.mkdir()
     (folder / "a.yaml").write_text(scenario("first"))
-    app = create_app(Settings(scenarios=(folder,)))
-    stop = watch.start(app.state.emulator, debounce_ms=50)
-    running = serve_app(app)
-    server = next(running)
-    try:
-        assert answered(server) == "watched: first"
-        time.sleep(0.3)  # the watcher is set up
-        (folder / "a.yaml").write_text(scenario("second"))
-        assert eventually(lambda: answered(server) == "watched: second")
-        with caplog.at_level("WARNING", logger="emulator.watch"):
-            (folder / "a.yaml").write_text(scenario("third") + "  - {name: broken}\n")
-            assert eventually(lambda: "kept the last good version" in caplog.text)
-        assert answered(server) == "watched: second"  # the broken file's last good version serves
-        (folder / "b.yaml").write_text(scenario("from b").replace("watched", "other").replace("ping", "pong"))
-        (folder / "a.yaml").unlink()
-        assert eventually(lambda: answered(server).startswith("default"))
-        assert caplog.text.count("kept the last good version") == 1  # each error logged once
-    finally:
-        stop.set()
-        next(running, None)
+    server = watching(Settings(scenarios=(folder,)))
+    assert answered(server) == "watched: first"
+    (folder / "a.yaml").write_text(scenario("second"))
+    assert eventually(lambda: answered(server) == "watched: second")
+    (folder / "a.yaml").write_text(scenario("third") + "  - {name: broken}\n")
+    assert eventually(lambda: any(line.startswith(f"refused {folder / 'a.yaml'}") for line in lines(caplog)))
+    assert answered(server) == "watched: second"  # the broken file's last good version serves
+    (folder / "b.yaml").write_text(scenario("from b", name="other", question="pong"))
+    (folder / "a.yaml").unlink()
+    assert eventually(lambda: answered(server).startswith("default"))
+    assert answered(server, "pong") == "other: from b"
+    (folder / "notes.txt").write_text("not YAML: not read, not reloaded")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "c.yaml").write_text(scenario("deeper"))  # a folder's loader reads no deeper
+    time.sleep(0.6)
+    assert not any("notes.txt" in line or "sub" in line for line in lines(caplog))
+
+
+def test_a_watched_cassette_folder_says_how_many_recordings(
+    tmp_path: Path, watching: Callable[[Settings], Server], caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    scenarios = tmp_path / "s.yaml"
+    scenarios.write_text(scenario("x"))
+    watching(Settings(scenarios=(scenarios,), recordings=(folder,)))
+    tape = recordings.Tape(folder / "new.yaml")  # as a recorder writes it: appends, then its lock file beside
+    tape.add("POST", "http://up/v1/chat/completions", '{"model": "m"}', {}, _answer(), {})
+    tape.add("POST", "http://up/v1/chat/completions", '{"model": "n"}', {}, _answer(), {})
+    expected = f"serving 1 scenario from {scenarios}, 2 recordings from {folder}"
+    assert eventually(lambda: any(line.endswith(expected) for line in lines(caplog)))
+    before = len(caplog.records)
+    (folder / "new.yaml").write_text("interactions: [{request: {}}]\n")
+    assert eventually(lambda: any(line.startswith("reloaded") for line in lines(caplog, before)))
+    assert lines(caplog, before)[0].startswith(f"refused {folder / 'new.yaml'}: interactions[0].request.method")
+    assert lines(caplog, before)[-1].endswith(f"{expected}; 1 file refused, as last good")
+
+
+def _answer() -> dict[str, object]:
+    return {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}}
+
+
+def test_each_path_is_watched_from_where_it_lives() -> None:
+    here = Path(__file__).parent
+    assert watch.spot(here) == watch.Spot(here, recursive=True, polled=False)
+    assert watch.spot(here / "test_watch.py") == watch.Spot(here, recursive=False, polled=False)  # never its tree
+    assert watch.spot(here / "gone" / "x.yaml") == watch.Spot(here, recursive=False, polled=True)
+    assert watch.spot(here / "gone" / "deeper" / "x.yaml") == watch.Spot(here, recursive=False, polled=True)
+    file = Path("/srv/s/refunds.yaml")
+    assert watch.relevant(file, file) and watch.relevant(Path("/srv/s"), file) and watch.relevant(Path("/srv"), file)
+    assert not watch.relevant(Path("/srv/s/.refunds.yaml.swp"), file) and not watch.relevant(Path("/srv/s/x"), file)
+    folder = Path("/srv/s")
+    assert watch.relevant(Path("/srv/s/a.yml"), folder) and not watch.relevant(Path("/srv/s/a.yaml.lock"), folder)
+    assert not watch.relevant(Path("/srv/s/sub/a.yaml"), folder)
