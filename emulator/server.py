@@ -73,6 +73,10 @@ class Config(uvicorn.Config):
         access = logging.getLogger("uvicorn.access")
         if not any(isinstance(f, Redacted) for f in access.filters):
             access.addFilter(Redacted())
+        ours, theirs = logging.getLogger("emulator"), logging.getLogger("uvicorn.error")
+        if not ours.handlers and theirs.handlers:  # the emulator's own lines (the state store's outages) as uvicorn's
+            ours.handlers, ours.propagate = list(theirs.handlers), False
+            ours.setLevel(logging.INFO)
 
 
 # A query parameter that carries a secret, by its name: the admin token (`?token=`, the documented way to open the
