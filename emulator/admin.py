@@ -142,7 +142,9 @@ def _page_routes(state: State, guarded: Callable[[Handler], Handler]) -> list[Ro
     """Health (open to all), the inspector page and `/metrics`."""
 
     async def health(request: Request) -> Whole:
-        return whole(encode({"status": "ok", "scenarios": len(state.book.scenarios)}))
+        # 200 whatever the shared state does: the emulator itself is up, and an orchestrator should not restart it
+        # for Redis's sake; the body says how the store is.
+        return whole(encode({"status": "ok", "scenarios": len(state.book.scenarios), "state": await state.health()}))
 
     async def page(request: Request) -> Whole:
         return whole(inspector.PAGE, {"cache-control": "no-store"}, content_type=b"text/html; charset=utf-8")

@@ -21,7 +21,7 @@ from emulator import admin, memory, models, pipeline, player, profiles
 from emulator.answer import TEST_ID
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.error_answer import dialect_for, error_answer
-from emulator.errors import MethodNotAllowed, NotFound
+from emulator.errors import MethodNotAllowed, NotFound, StateUnavailable
 from emulator.journal import at_once
 from emulator.pipeline import Endpoint
 from emulator.server import ARRIVED
@@ -66,7 +66,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             ]
     routes += admin.routes(state)
     answering = {route.path: route.endpoint.app for route in routes if isinstance(route.endpoint, _Endpoint)}
-    app = _App(answering, routes=routes, exception_handlers={HTTPException: _http_error})
+    handlers = {HTTPException: _http_error, StateUnavailable: _unavailable}
+    app = _App(answering, routes=routes, exception_handlers=handlers)
     app.state.emulator = state
     return app
 
@@ -78,7 +79,10 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         arrived = time.perf_counter()
-        answer = await run(state, endpoint, scope, receive)
+        try:
+            answer = await run(state, endpoint, scope, receive)
+        except StateUnavailable as error:  # the shared state failed, even to journal the refusal: a 503, unjournalled
+            answer = error_answer(endpoint.dialect, error, profile=endpoint.profile)
         arrived = scope.get("extensions", {}).get(ARRIVED, arrived)  # the whole request was in (`server.py`)
         if isinstance(answer, Script):
             await player.deliver(answer, scope, receive, send, state, arrived, labels)
@@ -112,6 +116,14 @@ async def _http_error(request: Request, exc: Exception) -> Whole:
     if exc.status_code == 405:
         return error_answer(dialect, MethodNotAllowed(f"Method {method} is not allowed for {path}."), profile=profile)
     return error_answer(dialect, NotFound(f"Invalid URL ({method} {path}).", code="unknown_url"), profile=profile)
+
+
+async def _unavailable(request: Request, exc: Exception) -> Whole:
+    """The shared state failed under an admin route or a stored response's: a 503 in the client's shape, and no
+    traceback (the outage is logged once, by the store)."""
+    assert isinstance(exc, StateUnavailable)
+    path = request.url.path
+    return error_answer(dialect_for(path, request.headers), exc, profile=profiles.PROFILES.get(path.split("/")[1]))
 
 
 class _App(Starlette):

@@ -6,7 +6,8 @@ EmulatorError
  ├─ NotFound            404  no such path, model or scenario
  ├─ MethodNotAllowed    405
  ├─ PayloadTooLarge     413
- └─ InternalError       500  a bug of ours, never a traceback on the wire
+ ├─ InternalError       500  a bug of ours, never a traceback on the wire
+ └─ StateUnavailable    503  the shared state store (`--state`) failed: the emulator's own fault, retryable
 """
 
 from __future__ import annotations
@@ -65,6 +66,20 @@ class PayloadTooLarge(EmulatorError):
 class InternalError(EmulatorError):
     status = 500
     kind = "server_error"
+
+
+class StateUnavailable(EmulatorError):
+    """The store of what requests share (Redis, `--state`) refused, timed out or is full: a 503 the client may
+    retry, in its dialect's shape, rather than an answer made without the shared counts and journal."""
+
+    status = 503
+    kind = "service_unavailable_error"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            f"The emulator's shared state is unreachable ({reason}); please try again shortly.",
+            code="state_unavailable",
+        )
 
 
 # OpenAI's `error.type` and `error.code` by status, for errors a scenario scripts (wire-formats.md §4.1).

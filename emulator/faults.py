@@ -288,14 +288,16 @@ def _break(steps: list[Step], fault: Fault, malformed: bytes) -> list[Step]:
     kind = fault.kind
     if kind in ("slice", "drip"):
         pieces: list[Step] = []
+        # One pause for every gap, not one each: a one-byte drip of a story is 30,000 of them a stream.
+        gap = Pause(fault.ms / 1000) if kind == "drip" and fault.ms else None
         for step in steps:
             if not isinstance(step, bytes):
                 pieces.append(step)
                 continue
             for at in range(0, len(step), fault.size):
                 pieces.append(step[at : at + fault.size])
-                if kind == "drip" and fault.ms:
-                    pieces.append(Pause(fault.ms / 1000))
+                if gap is not None:
+                    pieces.append(gap)
         return pieces
     if kind == "truncate" and fault.after_bytes is not None:
         return [*_first_bytes(steps, fault.after_bytes), Hangup()]

@@ -11,6 +11,7 @@ import time
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import islice
 from typing import Any, NamedTuple
 
 from emulator.conversation import Usage
@@ -147,9 +148,13 @@ def at_once(status: int, headers: Sequence[tuple[bytes, bytes]], body: bytes, to
 _tuple = tuple.__new__
 
 
-def written(steps: Sequence[object]) -> tuple[bytes, ...]:
-    """The writes among a script's `steps`, as a tuple (see `Delivered`)."""
-    return tuple(step for step in steps if isinstance(step, bytes))
+def written(steps: Sequence[object], count: int | None = None) -> tuple[bytes, ...]:
+    """The first `count` writes among a script's `steps` (None: all), as a tuple (see `Delivered`). Read only as
+    far as they go: a drip-faulted stream's script is a write and a pause per byte of the answer (61,000 steps
+    for a story), and a client that left after a few hundred of them cost 4 ms to read through, one stream
+    after another, so that 200 leaving kept the server busy for a second."""
+    found = (step for step in steps if isinstance(step, bytes))
+    return tuple(found if count is None else islice(found, count))
 
 
 # What the journal stores: plain tuples, each entry's fields in `Entry`'s order (its request headers as name and

@@ -69,8 +69,8 @@ class Sent:
         status = script.status if script.started else None
         ttft = self.times[0] - arrived if writes else None
         took = time.perf_counter() - arrived
-        steps = written(script.steps)
-        size = sum(map(len, steps[:writes]))
+        steps = written(script.steps, writes)
+        size = sum(map(len, steps))
         times, marks, headers = tuple(self.times), tuple(self.marks), tuple(script.headers)  # see `Delivered`
         return Delivered(status, headers, steps, writes, size, ttft, took, times, arrived, marks)
 

@@ -25,6 +25,7 @@ import contextlib
 import gc
 import logging
 import os
+import re
 import signal
 import socket
 import time
@@ -69,6 +70,29 @@ class Config(uvicorn.Config):
         defaults: dict[str, Any] = {"http": PROTOCOL, "timeout_keep_alive": rules.keep_alive}
         super().__init__(app, **(defaults | {"timeout_graceful_shutdown": rules.shutdown_grace} | options))
         self.rules = rules
+        access = logging.getLogger("uvicorn.access")
+        if not any(isinstance(f, Redacted) for f in access.filters):
+            access.addFilter(Redacted())
+        ours, theirs = logging.getLogger("emulator"), logging.getLogger("uvicorn.error")
+        if not ours.handlers and theirs.handlers:  # the emulator's own lines (the state store's outages) as uvicorn's
+            ours.handlers, ours.propagate = list(theirs.handlers), False
+            ours.setLevel(logging.INFO)
+
+
+# A query parameter that carries a secret, by its name: the admin token (`?token=`, the documented way to open the
+# inspector beyond loopback), an API key as some clients send it (`?key=`, `?api_key=`), and their kin.
+SECRET_PARAMETER = re.compile(r"(?i)([?&](?:[a-z0-9_.-]*[_.-])?(?:token|key|api_key|apikey|secret|password)=)[^&#\s]*")
+
+
+class Redacted(logging.Filter):
+    """The access log with the values of secret query parameters replaced by `***`: uvicorn logs the path with
+    its query string as the client sent it, `?token=…` included."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) > 2 and isinstance(args[2], str) and "=" in args[2]:
+            record.args = (*args[:2], SECRET_PARAMETER.sub(r"\1***", args[2]), *args[3:])
+        return True
 
 
 class _Faultable:

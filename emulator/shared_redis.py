@@ -27,6 +27,8 @@ again), stored values with the store's time to live, a cache key's blocks with t
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import platform
 import re
@@ -38,10 +40,13 @@ from typing import Any
 
 import redis
 import redis.asyncio
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from emulator import journal, limits, metrics, profiles, scenarios
 from emulator.answer import CallKey
 from emulator.conversation import Prompt
+from emulator.errors import StateUnavailable
 from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.journal import Delivered, Entry, Note
 from emulator.sse import encode, loads
@@ -52,7 +57,16 @@ from emulator.wire import Headers
 PREFIX = "emulator"
 IDLE = 86_400  # seconds a counter or a bucket is kept unused: a bucket left that long is full again
 SCHEMES = ("redis", "rediss", "unix")
-KEPT_ACROSS_RESET = ("journal:next", "journal:dropped", "posted:version", "metrics")  # ids and versions go on
+# Ids, versions and the metrics go on across a reset.
+KEPT_ACROSS_RESET = ("journal:next", "journal:dropped", "posted:version", "metrics", "metrics:sequence")
+# Seconds a command may take before the store counts as unreachable (a paused Redis never answers), unless the URL
+# says otherwise (`?socket_timeout=`): long enough for a whole journal read, short beside a client's timeout.
+TIMEOUT = 2.0
+CONNECT_TIMEOUT = 1.0
+HEALTH_TIMEOUT = 0.5  # `/health` answers within this, whatever the store does
+# What a store that is down or full answers, besides a connection refused or a timeout: its refusals in words.
+REFUSALS = ("OOM", "MISCONF", "LOADING", "BUSY", "READONLY", "MASTERDOWN", "EXECABORT", "TRYAGAIN")
+_log = logging.getLogger("emulator.state")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +104,127 @@ def _unsplit(parts: urllib.parse.SplitResult) -> str:
 
 class Unreachable(ConnectionError):
     """The Redis that `--state` names does not answer."""
+
+
+class Outage:
+    """Whether the store is failing, since when, and how many operations met it so: the log says so once when an
+    outage begins and once when it ends, with the count, never a traceback per request. While it lasts, one
+    command at a time tries the store (the probe) and the others fail at once, so that a paused Redis does not
+    hold every request for the timeout. It ends at the first success a `QUIET` second after the last failure: a
+    full Redis still answers reads, and a read between two refused writes is no recovery."""
+
+    QUIET = 1.0
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        self.since: float | None = None  # when the outage began (`time.monotonic`); None: the store answers
+        self.last = 0.0  # the last failure the store itself gave
+        self.failed = 0  # operations that failed since it began
+        self.reason = ""
+        self.probing = False
+
+    @property
+    def down(self) -> bool:
+        return self.since is not None
+
+    def admit(self) -> bool:
+        """Let a command try the store: whether it is the probe of an outage; `StateUnavailable` at once when
+        another command is probing."""
+        if self.since is None:
+            return False
+        if self.probing:
+            self.failed += 1
+            raise StateUnavailable(self.reason)
+        self.probing = True
+        return True
+
+    def failure(self, exc: BaseException) -> StateUnavailable:
+        """Count a failure the store gave; the error to answer with."""
+        now = time.monotonic()
+        self.reason = _reason(exc)
+        if self.since is None:
+            self.since, self.failed = now, 0
+            _log.warning(
+                "the state store %s is unreachable (%s): answering 503 until it is back",
+                self.shown,
+                self.reason,
+            )
+        self.last = now
+        self.failed += 1
+        return StateUnavailable(self.reason)
+
+    def success(self) -> None:
+        if self.since is not None and time.monotonic() - self.last >= self.QUIET:
+            took, failed = time.monotonic() - self.since, self.failed
+            self.since = None
+            _log.warning(
+                "the state store %s is back after %.1f s; %d state operations failed meanwhile",
+                self.shown,
+                took,
+                failed,
+            )
+
+
+def _reason(exc: BaseException) -> str:
+    """A store's failure in a few words: its class and its message, on one line."""
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+_REFUSED = (redis.exceptions.OutOfMemoryError, redis.exceptions.ReadOnlyError, redis.exceptions.TryAgainError)
+
+
+def _outage(exc: BaseException) -> bool:
+    """Whether a command's failure is the store's (down, paused, full, loading) rather than a bug of ours."""
+    if isinstance(exc, redis.exceptions.NoScriptError):  # not loaded yet: redis-py loads it and tries again
+        return False
+    if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError, *_REFUSED)):
+        return True
+    # A pipeline names the command first: "Command # 1 (HINCRBY …) of pipeline caused error: OOM command not …".
+    said = str(exc).rpartition("caused error: ")[2].lstrip()
+    return isinstance(exc, redis.ResponseError) and said.startswith(REFUSALS)
+
+
+class _Store(redis.asyncio.Redis):
+    """redis-py's client, each command (and each pipeline) through the `Outage`: a failure of the store raises
+    `StateUnavailable`, whatever state method sent it."""
+
+    outage: Outage
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        return await _guarded(self.outage, super().execute_command(*args, **options))  # type: ignore[no-untyped-call]
+
+    def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Any:
+        pipe = _Pipeline(self.connection_pool, self.response_callbacks, transaction, shard_hint)
+        pipe.outage = self.outage
+        return pipe
+
+
+class _Pipeline(redis.asyncio.client.Pipeline):
+    outage: Outage
+
+    async def execute(self, raise_on_error: bool = True) -> Any:
+        return await _guarded(self.outage, super().execute(raise_on_error))
+
+
+async def _guarded(outage: Outage, command: Any) -> Any:
+    """Await a command through `outage`."""
+    try:
+        probe = outage.admit()
+    except StateUnavailable:
+        command.close()  # never awaited: the store is not asked
+        raise
+    try:
+        result = await command
+    except Exception as exc:
+        if _outage(exc):
+            raise outage.failure(exc) from None
+        raise
+    finally:
+        if probe:
+            outage.probing = False
+    outage.success()
+    return result
 
 
 # --- the scripts: each runs atomically in Redis ------------------------------------------------------------
@@ -257,7 +392,20 @@ if removed > 0 then redis.call('INCR', KEYS[2]) end
 return removed
 """
 
+# KEYS: the workers' counts (hash: worker -> JSON), the sequence number of each one's last publication. ARGV: the
+# worker, this publication's number, its counts. A worker's counts are kept only if they are newer than those
+# held: two publications in flight at once, on two connections, could land in either order, and the older one
+# last left `/metrics` a request or two short for good (665 of 666).
+PUBLISH = """
+local held = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
+if tonumber(ARGV[2]) <= held then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
 SCRIPTS = {
+    "publish": PUBLISH,
     "buckets": BUCKETS,
     "cache": CACHE,
     "journal": JOURNAL,
@@ -286,6 +434,8 @@ class SharedState(State):
         self._version: bytes | None = None  # of the posted scenarios this process holds
         self._parsed: dict[bytes, tuple[bytes, scenarios.Scenario]] = {}  # field -> (its stamp, the scenario)
         self._open: dict[int, Entry] = {}  # journal entries opened here and not yet delivered
+        self.outage = Outage(self.address.shown)
+        self._published = 0  # this process's publications of its counts, numbered
         self._buckets = limits.sizes(settings.limits)
         # The buckets as the script takes them: size, rate and whether it counts tokens, for each.
         self._plan = [
@@ -297,7 +447,12 @@ class SharedState(State):
     def _client(self) -> Any:
         """This process's client: made on first use, and again in a process forked after that."""
         if self._redis is None or self._pid != os.getpid():
-            self._redis = redis.asyncio.Redis.from_url(self.address.connect)
+            options: dict[str, Any] = {"socket_timeout": TIMEOUT, "socket_connect_timeout": CONNECT_TIMEOUT}
+            # One try more for a connection found closed (Redis restarted since it was pooled), none for a timeout,
+            # and no backoff: the caller answers 503 at once rather than wait seconds for the store.
+            retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
+            self._redis = _Store.from_url(self.address.connect, retry=retry, **options)  # the URL's options win
+            self._redis.outage = self.outage
             self._pid = os.getpid()
             self.worker = f"{platform.node()}:{self._pid}"
             self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
@@ -389,19 +544,33 @@ class SharedState(State):
             self._open[entry] = held._replace(ended=ended)
             return
         client = self._client()
-        raw = await client.hget(self._key("journal:entries"), str(entry))
-        if raw is not None:
-            planned, view = loads(raw)
-            await client.hset(self._key("journal:entries"), str(entry), encode([planned, view | {"ended": ended}]))
+        try:
+            raw = await client.hget(self._key("journal:entries"), str(entry))
+            if raw is not None:
+                planned, view = loads(raw)
+                await client.hset(self._key("journal:entries"), str(entry), encode([planned, view | {"ended": ended}]))
+        except StateUnavailable:
+            pass  # the answer went out; the outage is logged and counted
 
     async def done(self, entry: int | None, delivered: Delivered, endpoint: str, profile: str) -> None:
+        """As `State.done`; the store failing here is counted in its outage, never raised: the answer went out."""
         held = self._open.pop(entry, None) if entry is not None else None
         self.meter.count(endpoint, profile, delivered, held and (held.source, held.kind, held.usage))
-        async with self._client().pipeline(transaction=False) as pipe:
-            if held is not None:
-                await self._journalled(held, delivered, pipe)
-            pipe.hset(self._key("metrics"), self.worker, encode(metrics.snapshot(self.meter)))
-            await pipe.execute()
+        try:
+            async with self._client().pipeline(transaction=False) as pipe:
+                if held is not None:
+                    await self._journalled(held, delivered, pipe)
+                await self._publish(pipe)
+                await pipe.execute()
+        except StateUnavailable:
+            pass
+
+    def _publish(self, client: Any = None) -> Any:
+        """Publish this worker's counts as they stand, numbered, so that an older publication landing later
+        does not replace them (`PUBLISH`); awaited."""
+        self._published += 1
+        args = [self.worker, self._published, encode(metrics.snapshot(self.meter))]
+        return self._run("publish", [self._key("metrics"), self._key("metrics:sequence")], args, client)
 
     async def _views(self, test_id: str | None, since: int = 0) -> list[tuple[int | None, dict[str, Any]]]:
         """The journal's entries after id `since`, all or one test's, oldest first: (the status their note
@@ -557,9 +726,20 @@ class SharedState(State):
 
     # --- metrics and reset -------------------------------------------------------------------------------------
 
+    async def health(self) -> str:
+        """ "ok", or "unreachable" while the store fails (asked with a PING, within `HEALTH_TIMEOUT`)."""
+        try:
+            await asyncio.wait_for(self._client().ping(), HEALTH_TIMEOUT)
+        except StateUnavailable:
+            return "unreachable"
+        except TimeoutError as exc:
+            self.outage.failure(exc)
+            return "unreachable"
+        return "unreachable" if self.outage.down else "ok"
+
     async def metered(self) -> metrics.Meter:
         client = self._client()
-        await client.hset(self._key("metrics"), self.worker, encode(metrics.snapshot(self.meter)))
+        await self._publish()
         return metrics.total(loads(raw) for raw in await client.hvals(self._key("metrics")))
 
     async def reset(self, test_id: str | None = None) -> None:

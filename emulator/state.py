@@ -186,6 +186,10 @@ class State:
         found = self._journal.complete(entry, delivered) if entry is not None else None
         self.meter.count(endpoint, profile, delivered, found)
 
+    async def health(self) -> str:
+        """The store's state as `/health` reports it: "ok", or (a shared store that fails) "unreachable"."""
+        return "ok"
+
     async def metered(self) -> metrics.Meter:
         """What `/metrics` shows: this process's counters (a shared store sums every worker's)."""
         return self.meter

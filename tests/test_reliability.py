@@ -319,6 +319,57 @@ def test_clients_that_leave_paced_streams_leave_the_server_idle(emulator: Emulat
     assert after < 4 * idle + 0.2, (idle, after)  # the health poll's share, not 200 streams playing on
 
 
+# Faults that keep a stream going for as long as its client stays: one-byte drips (a pause per byte), slices of a
+# paced stream, a stall. Each must stop with its client, within the pause it is in.
+ABANDONED: dict[str, list[tuple[str, str | None]]] = {
+    "drip": [("drip; size=1; ms=5", None)],
+    "slice, stall, drip": [
+        ("slice; size=1", "tokens_per_second=50"),
+        ("stall; after_events=3", None),
+        ("drip; size=7; ms=20", None),
+    ],
+}
+
+
+@pytest.mark.parametrize("case", ABANDONED)
+def test_clients_that_leave_faulted_streams_leave_the_server_idle(emulator: Emulator, case: str) -> None:
+    """200 clients that left `drip; size=1; ms=5` streams kept the server at 70% of a core for two to three
+    seconds: the server's CPU time over the one to three seconds after the last left must be under 5% of that
+    window, above what it used in two idle seconds measured just before."""
+    kinds = ABANDONED[case]
+    body = chat(stream=True, messages=[{"role": "user", "content": "Tell me a long story about rivers."}])
+
+    def request(fault: str, timing: str | None) -> bytes:
+        paced = b"x-emulator-timing: %s\r\n" % timing.encode() if timing else b""
+        return (
+            b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"authorization: Bearer sk-test\r\nx-emulator-fault: %s\r\n%scontent-length: %d\r\n\r\n%s"
+            % (fault.encode(), paced, len(body), body)
+        )
+
+    used = emulator.cpu_seconds()
+    time.sleep(2.0)
+    idle = emulator.cpu_seconds() - used
+    socks = [socket.create_connection(("127.0.0.1", emulator.port)) for _ in range(200)]
+    try:
+        for i, sock in enumerate(socks):
+            sock.sendall(request(*kinds[i % len(kinds)]))
+        for sock in socks:
+            sock.settimeout(60)
+            assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        time.sleep(0.5)  # streaming, every one of them
+    finally:
+        for sock in socks:
+            sock.close()
+    time.sleep(1.0)
+    used = emulator.cpu_seconds()
+    time.sleep(2.0)
+    after = emulator.cpu_seconds() - used
+    print(f"  CPU over the 1-3 s after 200 clients left: {after:.2f} s (idle: {idle:.2f} s)")
+    assert after - idle < 0.05 * 2.0, (idle, after)
+    assert emulator.alive() and emulator.answers()
+
+
 def test_a_yaml_alias_bomb_is_refused_by_check(tmp_path: Path) -> None:
     lines = ["scenarios: []", "l0: &l0 [x, x, x, x, x, x, x, x, x]"]
     lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 10)]

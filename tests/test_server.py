@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
 from emulator import server as emulator_server
 from emulator.app import Settings, create_app
-from tests.conftest import Server, serve_app
+from tests.conftest import Server, launch, read_until, serve_app
 
 RULES = emulator_server.Rules(request_timeout=1.0, keep_alive=5.0, max_connections=4, shutdown_grace=1.0)
 
@@ -203,3 +204,28 @@ def test_the_fast_head_refuses_what_uvicorn_refuses(name: bytes, value: bytes) -
         with pytest.raises(RuntimeError, match="Invalid HTTP header"):
             asyncio.run(cycle.send({"type": "http.response.start", "status": 200, "headers": [(name, value)]}))
         assert cycle.transport.written == b""
+
+
+# --- secrets in logs ----------------------------------------------------------------------------------------
+
+
+def test_the_access_log_redacts_secret_query_values(tmp_path: Path) -> None:
+    """`GET /_emulator/requests?token=s3cr3t-TOKEN-value` reached the access log as sent."""
+    secrets = {"token": "tok-9f8e7d6c5b4a", "key": "AIzaSyFAKE-0123456789", "api_key": "sk-ant-fake-42"}
+    process, port = launch([sys.executable, "-m", "emulator", "serve", "--port", "0"], cwd=tmp_path)
+    try:
+        read_until(process, "INFO:     Started server process")
+        for name, value in secrets.items():
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", f"/_emulator/requests?bodies=false&{name}={value}&since=0")
+            assert conn.getresponse().read()
+            conn.request("GET", f"/v1/models?{name}={value}", headers={"authorization": f"Bearer {value}"})
+            assert conn.getresponse().read()
+            conn.close()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=60)
+    for name, value in secrets.items():
+        assert value not in out, out
+        assert f'"GET /_emulator/requests?bodies=false&{name}=***&since=0 HTTP/1.1" 200' in out, out
+        assert f'"GET /v1/models?{name}=*** HTTP/1.1" 200' in out, out

@@ -9,11 +9,13 @@ answered some (`spread`), and holds on whatever mix that was. No check depends o
 from __future__ import annotations
 
 import http.client
+import json
 import re
 import signal
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -23,10 +25,11 @@ from typing import Any, TypeVar
 
 import openai
 import pytest
+import redis
 
 from emulator.app import Settings, create_app
 from emulator.state import State
-from tests.conftest import call, launch, read_until
+from tests.conftest import REDIS_SERVER, call, launch, read_until
 from tests.test_plugin import USER_TESTS
 
 EMULATOR = [sys.executable, "-m", "emulator"]
@@ -263,3 +266,154 @@ def test_an_unreachable_state_store_is_refused_before_the_banner(tmp_path: Path)
     )
     assert done.returncode == 1 and not done.stdout
     assert f"the state store redis://127.0.0.1:{port} (--state) does not answer" in done.stderr
+
+
+# --- the shared state failing: the emulator's own fault, answered as one ----------------------------------------
+
+
+def start_redis(folder: Path, port: int = 0) -> tuple[subprocess.Popen[bytes], int]:
+    """A redis-server of the test's own on a free loopback port (or `port`), persisting nothing, once it listens."""
+    if REDIS_SERVER is None:
+        pytest.skip("Debian's redis-server is not installed: run .ci/deps, as the test command does")
+    if not port:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+    command = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process, port
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"redis-server did not start on port {port}")
+            time.sleep(0.05)
+
+
+def health(port: int) -> dict[str, Any]:
+    status, body = call(port, "GET", "/health")
+    assert status == 200, body
+    return dict(body)
+
+
+def sent_through(port: int, test_id: str, stream: bool = False) -> tuple[list[int], list[Any]]:
+    """Two requests on one keep-alive connection (the second must find it usable): their statuses and bodies (an
+    error's JSON, a stream's text)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    statuses, bodies = [], []
+    headers = {"content-type": "application/json", "authorization": "Bearer sk-x", "x-emulator-test-id": test_id}
+    if stream:
+        headers["x-emulator-timing"] = "ttft_ms=100; tokens_per_second=100"
+    try:
+        for i in range(2):
+            data = {"model": "m", "stream": stream, "messages": [{"role": "user", "content": f"hi {i}"}]}
+            conn.request("POST", "/v1/chat/completions", json.dumps(data), headers)
+            response = conn.getresponse()
+            raw = response.read()
+            statuses.append(response.status)
+            bodies.append(raw.decode() if stream and response.status == 200 else json.loads(raw))
+    finally:
+        conn.close()
+    return statuses, bodies
+
+
+OUTAGES = {
+    "killed": "SIGKILL, then started again on its port",
+    "paused": "SIGSTOP, then SIGCONT",
+    "full": "maxmemory 1 byte with noeviction, then unbounded again",
+}
+
+
+@pytest.mark.parametrize("outage", OUTAGES)
+def test_the_state_store_failing_is_answered_as_a_503_and_survived(tmp_path: Path, outage: str) -> None:
+    """Redis killed: a third of requests got no HTTP answer (a 500, then a closed connection on keep-alive) and a
+    traceback each. Now every request gets an HTTP answer: a stream already playing completes, a request after
+    gets the dialect's 503 saying the shared state is unreachable, the connection stays usable, `/health` stays
+    200 and says so, and the log has one line as the outage begins and one as it ends, no traceback."""
+    redis_process, redis_port = start_redis(tmp_path)
+    log = tmp_path / "server.log"
+    command = [*EMULATOR, "serve", "--port", "0", "--workers", "2", "--no-access-log"]
+    command += ["--state", f"redis://127.0.0.1:{redis_port}/0?prefix=outage"]
+    with log.open("w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        port = banner_port(log, process)
+        tid = new_test_id()
+        assert sent_through(port, tid)[0] == [200, 200] and health(port)["state"] == "ok"
+        with ThreadPoolExecutor(8) as pool:
+            playing = [pool.submit(sent_through, port, tid, True) for _ in range(8)]  # streams, 1 s or so each
+            time.sleep(0.3)
+            if outage == "killed":
+                redis_process.kill()
+                redis_process.wait()
+            elif outage == "paused":
+                redis_process.send_signal(signal.SIGSTOP)
+            else:
+                configure(redis_port, maxmemory="1", **{"maxmemory-policy": "noeviction"})
+            during = [pool.submit(sent_through, port, tid) for _ in range(16)]
+            for future in playing:  # each stream completed, or was refused whole with a 503 before it began
+                statuses, bodies = future.result()
+                assert statuses in ([200, 200], [200, 503], [503, 503]), (statuses, bodies)
+                for status, body in zip(statuses, bodies, strict=True):
+                    assert "data: [DONE]" in body if status == 200 else unreachable(body), body
+            for future in during:
+                statuses, bodies = future.result()
+                assert statuses == [503, 503], (statuses, bodies)  # the connection served the second request too
+                assert all(unreachable(body) for body in bodies), bodies
+        assert health(port)["state"] == "unreachable"
+        if outage == "killed":
+            redis_process, _ = start_redis(tmp_path, redis_port)
+        elif outage == "paused":
+            redis_process.send_signal(signal.SIGCONT)
+        else:
+            configure(redis_port, maxmemory="0")
+        deadline = time.monotonic() + 30
+        while sent_through(port, tid)[0] != [200, 200] or health(port)["state"] != "ok":
+            assert time.monotonic() < deadline, "the server did not come back with its store"
+            time.sleep(0.2)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+        if redis_process.poll() is None:
+            redis_process.send_signal(signal.SIGCONT)
+            redis_process.terminate()
+            redis_process.wait(timeout=10)
+    text = log.read_text()
+    assert process.returncode == 0, text
+    assert "Traceback" not in text and "Exception in ASGI application" not in text, text
+    began = text.count(f"the state store redis://127.0.0.1:{redis_port}/0 is unreachable")
+    ended = text.count(f"the state store redis://127.0.0.1:{redis_port}/0 is back after")
+    # Once per outage in each worker that met it, and once as it ended in each that has been asked since.
+    assert 1 <= began <= 2 and 1 <= ended <= began, text
+
+
+def unreachable(body: Any) -> bool:
+    """Whether `body` is the OpenAI-shaped 503 of a shared state that does not answer."""
+    error = body["error"]
+    return error["type"] == "service_unavailable_error" and "shared state is unreachable" in error["message"]
+
+
+def banner_port(log: Path, process: subprocess.Popen[bytes]) -> int:
+    """The port in the banner of a server logging to `log`, once its workers have started."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        text = log.read_text()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)", text)
+        if found and text.count("Started server process") == 2:
+            return int(found[1])
+        assert process.poll() is None, text
+        time.sleep(0.05)
+    pytest.fail(f"the server did not start: {log.read_text()}")
+
+
+def configure(port: int, **settings: str) -> None:
+    """CONFIG SET on the Redis at `port`, by a client of the test's own."""
+    client = redis.Redis(port=port, socket_timeout=10)
+    try:
+        for name, value in settings.items():
+            client.config_set(name, value)
+    finally:
+        client.close()
