@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +103,18 @@ def call(
         return response.status, json.loads(answer)
     except ValueError:
         return response.status, None
+
+
+def settled(base_url: str, test_id: str, within: float = 30.0) -> list[dict[str, Any]]:
+    """The test's journal entries once every one of them is complete: an answer's entry is completed after its
+    last byte went out, so a client can ask for it (on another worker, or under load) before it is."""
+    deadline = time.monotonic() + within
+    while True:
+        with urllib.request.urlopen(f"{base_url}/_emulator/requests?test_id={test_id}&bodies=false") as response:
+            entries: list[dict[str, Any]] = json.load(response)["requests"]
+        if all(e["duration_ms"] is not None for e in entries) or time.monotonic() > deadline:
+            return entries
+        time.sleep(0.02)
 
 
 @pytest.fixture(scope="session")
