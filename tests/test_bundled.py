@@ -105,9 +105,8 @@ def test_the_weather_in_lyon_reaches_the_default_in_every_dialect(served: Server
         chat = gpt.chat.completions.with_raw_response.create(
             model="gpt-4o-mini", messages=[{"role": "user", "content": question}], tools=[WEATHER_FUNCTION]
         )
-        responses = gpt.responses.with_raw_response.create(
-            model="gpt-5", input=question, tools=[{"type": "function", **WEATHER_FUNCTION["function"]}]
-        )
+        function: Any = {"type": "function", **WEATHER_FUNCTION["function"]}
+        responses = gpt.responses.with_raw_response.create(model="gpt-5", input=question, tools=[function])
     with served.anthropic() as claude:
         tool = WEATHER_FUNCTION["function"]
         messages = claude.messages.with_raw_response.create(

@@ -151,6 +151,27 @@ def test_an_sdk_that_runs_out_of_retries_did_not_give_up_without_retrying(server
     assert [(c["attempts"], c["outcome"]) for c in report["calls"]] == [(3, "stopped")]
 
 
+def test_the_anthropic_sdks_own_retries_are_judged_as_its_rules_say(server: Server) -> None:
+    """Anthropic's SDK, max_retries=2: overloaded (529) twice, then the answer; and a 400 it rightly leaves alone."""
+    test_id = "anthropic-sdk"
+    direct(server, test_id, "status=529; retry_after_ms=5", times=2)
+    with server.anthropic(max_retries=2) as claude:
+        claude.messages.create(
+            model="claude-sonnet-4-6", max_tokens=30, messages=USER, extra_headers={"x-emulator-test-id": test_id}
+        )
+        with pytest.raises(anthropic.BadRequestError):
+            claude.messages.create(
+                model="claude-sonnet-4-6",
+                max_tokens=30,
+                messages=[{"role": "user", "content": "another question"}],
+                extra_headers={"x-emulator-test-id": test_id, "x-emulator-fault": "status=400"},
+            )
+    assert attempts_said(server, test_id) == [0, 1, 2, 0]
+    report = fetch_report(server, test_id)
+    assert report["findings"] == []
+    assert [(c["attempts"], c["outcome"]) for c in report["calls"]] == [(3, "answered"), (1, "stopped")]
+
+
 def test_a_retry_with_its_metadata_reordered_is_the_same_request(server: Server) -> None:
     """Codex retries a broken stream with the same JSON, the keys of `client_metadata` in another order (and
     no x-stainless-retry-count): the same conversation, so it came back."""
