@@ -2,18 +2,23 @@
 faults it met. Each finding names the rule, the requests and what happened; no finding, no verdict
 against the client.
 
-Requests of one conversation (its key, `identity.py`), API key and test id are grouped; within a group,
-attempts chain into one call and its retries by what the client says, else by what came before:
-- an equal `idempotency-key` is the same call, a new one another call;
-- `x-stainless-retry-count` above 0 is a retry of the latest call, 0 a new call;
-- without either, a request after a failed attempt is its retry, after a good answer a new call.
+It judges what a client does, whichever layer of it does it: the SDK's own retries, or an application's
+retry loop around an SDK built with `max_retries=0` (LangChain.js does that), whose every attempt says
+`x-stainless-retry-count: 0`. Requests of one conversation (its key, `identity.py`), API key and test id are
+grouped; within a group, attempts chain into one call and its retries:
+- an equal `idempotency-key` is the same call, a new one another call (the client said so);
+- else a request after a failed attempt is its retry, whatever `x-stainless-retry-count` says: the header
+  counts the SDK's own attempts, and an application's loop starts it again at 0 on each of its own;
+- else (after an answer) `x-stainless-retry-count` above 0 is a retry of the latest call (the client timed
+  out on it), anything else a new call.
 (Codex's `x-client-request-id` names its thread, the same on every request of a session: no help here.)
 
 The SDKs' own rules (wire-formats.md §4.3-4.4): 408, 409, 429 and 5xx are retried, other 4xx are not,
-`x-should-retry` overrides both, and `retry-after` / `retry-after-ms` say how long to wait first. A call
-that was retried at least once and then stopped did not give up without retrying: it ran out of retries.
-A stream that broke mid-way is not retried by the SDKs: the client comes back with a new call of the same
-conversation (streamed or not, as Claude Code falls back), which any later request of the group shows.
+`x-should-retry` overrides both, and `retry-after` / `retry-after-ms` say how long to wait first. A stream that
+broke mid-way is not retried by the SDKs: the client comes back with a new call of the same conversation
+(streamed or not, as Claude Code falls back), which any later request of the group shows. A call that came
+back at least once and then stopped did not give up without retrying, after a status or a broken stream
+alike: it ran out of retries (aider and opencode come back five to eight times with backoff, then stop).
 """
 
 from __future__ import annotations
@@ -96,12 +101,13 @@ def _calls(group: list[Entry]) -> list[list[Entry]]:
     calls: list[list[Entry]] = []
     by_key: dict[str, list[Entry]] = {}
     for e in group:
+        last = calls[-1] if calls else None
         if e.idempotency:
             call = by_key.get(e.idempotency)
-        elif e.attempt is not None:
-            call = calls[-1] if e.attempt > 0 and calls else None
+        elif last is not None and (_failed(last[-1]) or (e.attempt or 0) > 0):
+            call = last
         else:
-            call = calls[-1] if calls and _failed(calls[-1][-1]) else None
+            call = None
         if call is None:
             call = []
             calls.append(call)
@@ -111,13 +117,18 @@ def _calls(group: list[Entry]) -> list[list[Entry]]:
     return calls
 
 
+DELIVERED = frozenset({"slice", "drip"})  # faults that cut the answer's bytes differently but deliver all of them
+
+
 def _failed(e: Entry) -> bool:
-    return bool(e.kind) or e.status is None or e.status >= 400
+    """Whether the client got no answer from this attempt: an error status, none, or a fault that broke it."""
+    return (e.kind is not None and e.kind not in DELIVERED) or e.status is None or e.status >= 400
 
 
 def _judge(e: Entry, retry: Entry | None, later: Entry | None, attempts: int) -> list[Finding]:
     """Findings on a faulted attempt `e`: `retry` is the call's next attempt, `later` the group's next
-    request (a new call counts as coming back after a broken stream), `attempts` the call's count."""
+    request (a new call counts as coming back after a broken stream), `attempts` the call's count (a call
+    that came back at least once and then stopped ran out of retries: no finding for stopping)."""
     ids = (e.id,) if retry is None else (e.id, retry.id)
     if e.kind == "status" and e.status is not None:
         should = e.retryable
@@ -137,7 +148,7 @@ def _judge(e: Entry, retry: Entry | None, later: Entry | None, attempts: int) ->
     if e.kind == "stall" and e.ended == "server":
         found.append(Finding("held_stalled_connection", ids, "the server closed the stalled stream; the client waited"))
     if e.stream and e.kind in MIDSTREAM:
-        if later is None:
+        if later is None and attempts == 1:
             found.append(Finding("no_comeback_after_midstream", ids, f"the stream broke ({e.fault}); no new request"))
     elif e.kind in CONNECTION and retry is None and attempts == 1:
         found.append(Finding("gave_up_on_retryable", ids, f"a connection failure ({e.kind}) was not retried"))

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +29,71 @@ HERE = Path(__file__).parent
 SCENARIOS = HERE / "scenarios"
 BUNDLED = HERE.parent / "scenarios"
 FROZEN = 1767225600
+
+
+# Every process a test starts carries this variable, naming the run: set at the session's start, inherited by
+# children and theirs. At the session's end, any process still carrying it was left running by a test (the ones
+# seen had been re-parented to PID 1, out of reach of a walk down the process tree): the run fails naming it.
+RUN = "RUN_OF_EMULATOR_TESTS"
+GRACE = 5.0  # seconds a process that is on its way out gets before it counts as left running
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault(RUN, f"{os.getpid()}-{time.time_ns()}")  # an xdist worker keeps its controller's
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Any:
+    """After every fixture is torn down: fail the run if a process it started is still alive, and end it."""
+    result = yield
+    if hasattr(session.config, "workerinput"):  # an xdist worker: its controller checks, once all have exited
+        return result
+    deadline = time.monotonic() + GRACE
+    while (left := survivors(os.environ[RUN])) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_sep("=", f"{len(left)} processes the tests started are still running", red=True)
+            for pid, line in left.items():
+                reporter.write_line(f"  {pid}: {line}")
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    return result
+
+
+def survivors(run: str) -> dict[int, str]:
+    """Processes whose environment names this run, but this process and its ancestors: pid -> parent and
+    command line."""
+    mark = f"{RUN}={run}".encode()
+    ours = set(ancestors())
+    found = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) in ours:
+            continue
+        try:
+            environ = Path(entry.path, "environ").read_bytes()
+            command = Path(entry.path, "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            parent = Path(entry.path, "stat").read_text().rpartition(")")[2].split()[1]
+        except OSError:  # gone, a zombie, or not ours to read
+            continue
+        if mark in environ.split(b"\0"):
+            found[int(entry.name)] = f"parent {parent}, {command.strip()}"
+    return found
+
+
+def ancestors() -> list[int]:
+    pids, pid = [], os.getpid()
+    while pid > 1:
+        pids.append(pid)
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+        except (OSError, ValueError):
+            break
+    return pids
 
 
 @dataclass
@@ -102,6 +171,18 @@ def call(
         return response.status, json.loads(answer)
     except ValueError:
         return response.status, None
+
+
+def settled(base_url: str, test_id: str, within: float = 30.0) -> list[dict[str, Any]]:
+    """The test's journal entries once every one of them is complete: an answer's entry is completed after its
+    last byte went out, so a client can ask for it (on another worker, or under load) before it is."""
+    deadline = time.monotonic() + within
+    while True:
+        with urllib.request.urlopen(f"{base_url}/_emulator/requests?test_id={test_id}&bodies=false") as response:
+            entries: list[dict[str, Any]] = json.load(response)["requests"]
+        if all(e["duration_ms"] is not None for e in entries) or time.monotonic() > deadline:
+            return entries
+        time.sleep(0.02)
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,7 @@ somewhere, docs/cli.md names every flag of every subcommand, and every relative 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -237,6 +238,7 @@ class Servers:
                 env=environment() | assigned,
                 stdout=out,
                 stderr=subprocess.STDOUT,
+                start_new_session=True,  # its group holds its workers too: `stop` ends whatever is left of it
             )
         self.running[port] = (process, log)
         deadline = time.monotonic() + 60
@@ -258,6 +260,9 @@ class Servers:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        # Its forked workers, should it have been killed (or they missed its stop): none may outlive the test.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
 
     def close(self) -> None:
         for port in list(self.running):

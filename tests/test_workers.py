@@ -224,8 +224,20 @@ def answered(workers: Workers) -> float:
     return float(found[1]) if found else 0.0
 
 
+# The worker that answers completes its journal entry once the answer is out, writing to Redis: the test's next
+# request (on the other worker, or before that write lands) can find the entry still open, `duration_ms` None
+# (1 run in 3 under load). Against workers, the user's test waits for the entry it reads to be complete.
+COMPLETE = """(entry,) = emulator.requests()
+    deadline = time.monotonic() + 30
+    while entry["duration_ms"] is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+        (entry,) = emulator.requests()"""
+
+
 def test_the_pytest_plugins_isolation_holds_against_two_workers(workers: Workers, pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_user=USER_TESTS)
+    user_tests = USER_TESTS.replace("(entry,) = emulator.requests()", COMPLETE)
+    assert user_tests != USER_TESTS
+    pytester.makepyfile(test_user="import time\n" + user_tests)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "error", f"--emulator-url={workers.url}")
     result.assert_outcomes(passed=6)
 
