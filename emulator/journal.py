@@ -59,6 +59,7 @@ class Note(NamedTuple):
     headers: Mapping[str, str] = {}  # the request's, by reference: credentials are masked when read
     body: bytes = b""  # the request's body, by reference
     usage: Tokens | None = None  # the answer's tokens
+    lenient: tuple[str, ...] = ()  # what a public profile would have refused, had leniency not let it by
 
 
 class Entry(NamedTuple):
@@ -90,6 +91,7 @@ class Entry(NamedTuple):
     headers: Mapping[str, str] = {}
     body: bytes = b""
     usage: Tokens | None = None
+    lenient: tuple[str, ...] = ()
     ended: str | None = None  # who ended a broken connection first: "client" or "server"
 
 

@@ -46,6 +46,8 @@ class Settings:
     recordings: Sequence[Path] = field(default_factory=tuple)  # cassettes (files or directories) to replay
     replay_speed: float = 1.0  # scales the recorded gaps: 0 replays as fast as possible
     strict: bool = False  # replay only: a request no recording matches is an error naming the nearest one
+    models: Sequence[str] = ()  # more models the public profiles know (`--model`), beside their catalogs
+    lenient: bool = False  # the public profiles accept unknown models and fields, and journal what they let by
     max_clients: int = recent.CAPACITY  # (test id, key, conversation)s whose counts are kept; least recent go
     journal_size: int = journal.CAPACITY  # entries the journal keeps; the oldest go first
     journal_bytes: int = journal.MAX_BYTES  # bytes of bodies the journal keeps; the oldest go first
