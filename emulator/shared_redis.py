@@ -47,6 +47,7 @@ from emulator.journal import Delivered, Entry, Note
 from emulator.sse import encode, loads
 from emulator.state import Directions, Settings, State
 from emulator.store import Scope
+from emulator.validation import LENIENT_HEADER
 from emulator.wire import Headers
 
 PREFIX = "emulator"
@@ -522,6 +523,8 @@ class SharedState(State):
             added[TIMING_HEADER] = directions["timing"]
         if directions.get("scenario") and scenarios.SCENARIO_HEADER not in sent:
             added[scenarios.SCENARIO_HEADER] = directions["scenario"]
+        if directions.get("lenient"):
+            added[LENIENT_HEADER] = "1"
         return added
 
     # --- stored responses and threads ------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from emulator.journal import Delivered, Entry, Journal, Note
 from emulator.recent import Recent
 from emulator.sse import encode, loads
 from emulator.store import Scope, Store
+from emulator.validation import LENIENT_HEADER
 from emulator.wire import Headers
 
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
@@ -67,6 +68,7 @@ class Directions:
     times: int | None = None
     timing: str | None = None
     scenario: str | None = None
+    lenient: bool = False  # the public profiles accept unknown models and fields (`x-emulator-lenient`)
 
 
 class State:
@@ -293,6 +295,8 @@ class State:
             added[TIMING_HEADER] = directions.timing
         if directions.scenario and scenarios.SCENARIO_HEADER not in sent:
             added[scenarios.SCENARIO_HEADER] = directions.scenario
+        if directions.lenient:
+            added[LENIENT_HEADER] = "1"
         return added
 
     async def reset(self, test_id: str | None = None) -> None:
