@@ -62,7 +62,7 @@ def body(held: Catalog, endpoint: str, data: Any, headers: Mapping[str, str], le
         unknown = [k for k in data if k in extra and not _beta(held, k, headers)]
         if unknown and not lenient:
             raise _unknown_field(endpoint, unknown[0], held.betas.get(unknown[0], ()))
-        passed = tuple(unknown)
+        passed = tuple(_unknown_field(endpoint, k).message for k in unknown)
     if endpoint in ANTHROPIC:
         _anthropic_body(endpoint, data, headers)
     elif endpoint == "responses":
