@@ -315,6 +315,7 @@ def _summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     del fields["headers"], fields["body"], fields["usage"]
     usage = entry.usage
     fields["source_kind"] = source_kind(entry.source)
+    fields["lenient"] = list(entry.lenient)  # as JSON has it, here as in a shared store
     fields["usage"] = usage and dict(zip(TOKENS, usage, strict=True))
     fields["truncated"] = len(entry.body) > BODY_CAP or bool(delivered and delivered.cut)
     fields["ttft_ms"] = _ms(delivered.ttft) if delivered else None

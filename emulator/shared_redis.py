@@ -608,7 +608,8 @@ def _entry(planned: int | None, view: Mapping[str, Any]) -> Entry:
     usage = view.get("usage")
     fields = {name: view.get(name) for name in Entry._fields}
     tokens = usage and tuple(usage[name] for name in journal.TOKENS)
-    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": tokens})
+    lenient = tuple(view.get("lenient") or ())
+    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": tokens, "lenient": lenient})
 
 
 def _ms(seconds: float) -> int:
