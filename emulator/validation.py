@@ -66,16 +66,23 @@ def body(held: Catalog, endpoint: str, data: Any, headers: Mapping[str, str], le
     if endpoint in ANTHROPIC:
         _anthropic_body(endpoint, data, headers)
     elif endpoint == "responses":
-        limit = data.get("max_output_tokens")
-        if type(limit) is int and limit < MIN_OUTPUT_TOKENS:
-            # As the API words it (openai-python issues about `max_output_tokens` below 16).
-            raise InvalidRequest(
-                f"Invalid 'max_output_tokens': integer below minimum value. Expected a value >= {MIN_OUTPUT_TOKENS}, "
-                f"but got {limit} instead.",
-                param="max_output_tokens",
-                code="integer_below_min_value",
-            )
+        _at_least(data, "max_output_tokens", MIN_OUTPUT_TOKENS)
+    elif endpoint == "chat_completions":
+        _at_least(data, "max_completion_tokens", 1)
+        _at_least(data, "max_tokens", 1)
     return passed
+
+
+def _at_least(data: Mapping[str, Any], param: str, least: int) -> None:
+    """OpenAI's words for an integer below its minimum (Responses' `max_output_tokens` below 16, Chat's limits
+    below 1: the placeholder 0 of the SDKs' generated tests)."""
+    value = data.get(param)
+    if type(value) is int and value < least:
+        raise InvalidRequest(
+            f"Invalid '{param}': integer below minimum value. Expected a value >= {least}, but got {value} instead.",
+            param=param,
+            code="integer_below_min_value",
+        )
 
 
 def _beta(held: Catalog, key: str, headers: Mapping[str, str]) -> bool:

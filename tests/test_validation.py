@@ -508,3 +508,31 @@ def test_the_catalog_says_where_a_guess_comes_from() -> None:
     assert held.models["gpt-4.1-2025-04-14"].output == 32768 and not held.models["gpt-4.1"].reasoning
     assert "gpt-5.5" in held.models["gpt-6-astra"].note and held.models["gpt-6-astra"].efforts[-1] == "max"
     assert held.models["gpt-5-mini"].note == ""  # a documented model carries no note, even when `like` another
+
+
+# --- what the SDKs' own generated tests send that the real API refuses too -------------------------------------
+
+
+def test_the_generated_tests_placeholders_are_refused_as_the_api_refuses_them(gpt: openai.OpenAI) -> None:
+    """openai-python's tests/api_resources send placeholders a mock of the spec takes and the API does not."""
+    for param in ("max_completion_tokens", "max_tokens"):
+        with pytest.raises(openai.BadRequestError) as caught:
+            gpt.chat.completions.create(model="gpt-4.1", messages=HI, **{param: 0})  # type: ignore[call-overload]
+        body = refused(caught, 400, param)
+        assert body["code"] == "integer_below_min_value"
+        assert (
+            body["message"]
+            == f"Invalid '{param}': integer below minimum value. Expected a value >= 1, but got 0 instead."
+        )
+    with pytest.raises(openai.BadRequestError) as caught:  # the all-params test's max_tokens on gpt-5.4
+        gpt.chat.completions.create(model="gpt-5.4", messages=HI, max_tokens=100)
+    assert refused(caught, 400, "max_tokens")["code"] == "unsupported_parameter"
+    with pytest.raises(openai.BadRequestError) as caught:  # stream_options with stream false
+        gpt.chat.completions.create(model="gpt-5.4", messages=HI, stream=False, stream_options={"include_usage": True})
+    refused(caught, 400, "stream_options")
+    with pytest.raises(openai.BadRequestError) as caught:  # `responses.create()` with nothing at all
+        gpt.responses.create()
+    refused(caught, 400, "model")
+    with pytest.raises(openai.BadRequestError) as caught:  # a placeholder id
+        gpt.responses.create(model="gpt-5.1", input="hi", previous_response_id="previous_response_id")
+    assert refused(caught, 400, "previous_response_id")["code"] == "previous_response_not_found"
