@@ -174,9 +174,13 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
             recorded = note(endpoint, request, None, None, hit.status, source=f"recording {hit.source}")
             return recordings.script(hit, state.settings.replay_speed, await state.open(recorded))
         body = _json(request.raw)
-        if endpoint.catalog is not None:  # Anthropic's: unknown fields, required ones; its models are not checked
+        if endpoint.catalog is not None:  # Anthropic's: unknown fields, required ones, the model
             lenient = state.settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
             validation.body(endpoint.catalog, endpoint.name, body, request.headers, lenient)
+            model = body.get("model") if isinstance(body, dict) else None
+            book = state.book_for(request.headers.get(TEST_ID, ""))
+            if isinstance(model, str) and not (lenient or endpoint.catalog.get(model) or known(model, book, state)):
+                raise validation.unknown_model(endpoint.name, model)  # as Messages: the model is Anthropic's
         counted = anthropic_messages.count_tokens(body, request.headers)
     except EmulatorError as error:
         refused = request or Request(scope["method"], scope["path"], {}, b"", "")

@@ -148,7 +148,7 @@ NO_KEY_ROWS = [
     ("/openai/v1/responses", {"model": "gpt-4.1", "input": "hi"}, "openai"),
     (
         "/anthropic/v1/messages/count_tokens",
-        {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+        {"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "hi"}]},
         "anthropic",
     ),
 ]

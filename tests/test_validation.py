@@ -104,6 +104,10 @@ def test_count_tokens_knows_its_own_fields_not_those_of_messages(claude: anthrop
     with pytest.raises(anthropic.BadRequestError) as caught:
         claude.messages.count_tokens(model="claude-opus-5", messages=HI, extra_body={"max_tokens": 10})
     assert claude_refused(caught, 400, "invalid_request_error") == "max_tokens: Extra inputs are not permitted"
+    with pytest.raises(anthropic.NotFoundError) as unknown:
+        claude.messages.count_tokens(model="claude-opus-9", messages=HI)
+    assert claude_refused(unknown, 404, "not_found_error") == "model: claude-opus-9"
+    assert claude.messages.count_tokens(model="house-claude-2", messages=HI).input_tokens > 0  # a scenario's
 
 
 def test_a_beta_field_is_known_only_with_its_beta(claude: anthropic.Anthropic) -> None:
