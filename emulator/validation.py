@@ -172,9 +172,15 @@ def _chat(model: Model, data: Mapping[str, Any], prompt: Prompt) -> None:
         )
     for key in ("max_completion_tokens", "max_tokens"):
         _output_limit(model, key, data.get(key))
-    if model.sampling != "any" and not (model.sampling == "unreasoned" and effort == "none"):
+    if _fixed_sampling(model, effort):
         _chat_sampling(data)
     _capabilities(model, data, prompt, "response_format")
+
+
+def _fixed_sampling(model: Model, effort: Any) -> bool:
+    """Whether the model takes only the default sampling: a reasoning model, unless it is one that takes sampling
+    parameters with reasoning off (gpt-5.1 and later: `none`, which is also their default effort)."""
+    return model.sampling == "default" or (model.sampling == "unreasoned" and effort not in (None, "none"))
 
 
 def _chat_sampling(data: Mapping[str, Any]) -> None:
@@ -200,7 +206,7 @@ def _responses(model: Model, data: Mapping[str, Any], prompt: Prompt) -> None:
     if effort is not None:
         _effort(model, "reasoning.effort", effort)
     _output_limit(model, "max_output_tokens", data.get("max_output_tokens"))
-    if model.sampling != "any" and not (model.sampling == "unreasoned" and effort == "none"):
+    if _fixed_sampling(model, effort):
         for key, default in RESPONSES_SAMPLING.items():
             value = data.get(key)
             if value is not None and value != default:

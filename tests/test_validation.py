@@ -325,6 +325,8 @@ def test_reasoning_models_refuse_other_sampling_parameters(gpt: openai.OpenAI, p
 def test_gpt_5_2_takes_sampling_only_with_reasoning_off(gpt: openai.OpenAI) -> None:
     answer = gpt.chat.completions.create(model="gpt-5.2", messages=HI, reasoning_effort="none", temperature=0.4)
     assert answer.choices
+    assert gpt.chat.completions.create(model="gpt-5.4", messages=HI, temperature=0.4).choices  # none, the default
+    assert gpt.responses.create(model="gpt-5.1", input="hi", top_p=0.5).output
     with pytest.raises(openai.BadRequestError) as caught:
         gpt.chat.completions.create(model="gpt-5.2", messages=HI, reasoning_effort="low", temperature=0.4)
     refused(caught, 400, "temperature")
