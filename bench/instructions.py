@@ -31,11 +31,32 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES: dict[str, dict[str, object] | list[dict[str, object]]] = {
-    "haiku": {"model": "haiku", "messages": [{"role": "user", "content": "hi"}]},
-    "haiku stream": {"model": "haiku", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
-    "default": {"model": "m", "messages": [{"role": "user", "content": "Tell me about rate limits."}]},
-    "default stream": {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Tell me more."}]},
+CHAT = "/v1/chat/completions"
+# A request as an application sends it to OpenAI: a catalog model and a handful of the fields it knows.
+REALISTIC = {
+    "model": "gpt-4.1",
+    "messages": [
+        {"role": "system", "content": "You are a concise assistant for a billing team."},
+        {"role": "user", "content": "Tell me about rate limits."},
+    ],
+    "temperature": 0.7,
+    "top_p": 1,
+    "max_completion_tokens": 512,
+    "seed": 7,
+    "user": "bench",
+}
+# Each case: the path it posts to and its body. `openai` (the public profile, which validates the body against its
+# model catalog) against `inferam` (the same body, which Inferam takes as it is) is what validation costs.
+CASES: dict[str, tuple[str, dict[str, object] | list[dict[str, object]]]] = {
+    "haiku": (CHAT, {"model": "haiku", "messages": [{"role": "user", "content": "hi"}]}),
+    "haiku stream": (CHAT, {"model": "haiku", "stream": True, "messages": [{"role": "user", "content": "hi"}]}),
+    "default": (CHAT, {"model": "m", "messages": [{"role": "user", "content": "Tell me about rate limits."}]}),
+    "default stream": (
+        CHAT,
+        {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Tell me more."}]},
+    ),
+    "openai": (f"/openai{CHAT}", REALISTIC),
+    "inferam": (f"/inferam{CHAT}", REALISTIC),
 }
 # The default model's forms, one request each in turn: what a demo asks of it.
 MIX = (
@@ -50,12 +71,12 @@ MIX = (
     "What is a hash table?",
     "What are the benefits of drinking water?",
 )
-CASES["default mix"] = [{"model": "m", "messages": [{"role": "user", "content": text}]} for text in MIX]
+CASES["default mix"] = (CHAT, [{"model": "m", "messages": [{"role": "user", "content": text}]} for text in MIX])
 
 
-def count(tree: Path, body: dict[str, object] | list[dict[str, object]], requests: int) -> int:
-    """Instructions of one server run from `tree` that answered `requests` requests of `body` (of each body in
-    turn, for a list)."""
+def count(tree: Path, path: str, body: dict[str, object] | list[dict[str, object]], requests: int) -> int:
+    """Instructions of one server run from `tree` that answered `requests` requests of `body` to `path` (of each
+    body in turn, for a list)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -72,7 +93,7 @@ def count(tree: Path, body: dict[str, object] | list[dict[str, object]], request
         server = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             bodies = body if isinstance(body, list) else [body]
-            _drive(port, [json.dumps(b).encode() for b in bodies], requests)
+            _drive(port, path, [json.dumps(b).encode() for b in bodies], requests)
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(timeout=600)
@@ -82,7 +103,7 @@ def count(tree: Path, body: dict[str, object] | list[dict[str, object]], request
         return int(found[1].replace(",", ""))
 
 
-def _drive(port: int, bodies: list[bytes], requests: int) -> None:
+def _drive(port: int, path: str, bodies: list[bytes], requests: int) -> None:
     deadline = time.monotonic() + 900  # a server under valgrind starts in seconds, minutes on a loaded machine
     while True:
         try:
@@ -96,7 +117,7 @@ def _drive(port: int, bodies: list[bytes], requests: int) -> None:
             time.sleep(0.5)
     headers = {"content-type": "application/json", "authorization": "Bearer sk-bench"}
     for i in range(requests):
-        conn.request("POST", "/v1/chat/completions", bodies[i % len(bodies)], headers)
+        conn.request("POST", path, bodies[i % len(bodies)], headers)
         answer = conn.getresponse()
         answer.read()
         if answer.status != 200:
@@ -117,10 +138,10 @@ def main() -> int:
         return 2
     print(f"{'case':<16}{'old':>14}{'new':>14}{'new/old':>9}   instructions per request")
     for name in args.case or CASES:
-        body = CASES[name]
+        path, body = CASES[name]
         each = {}
         for side, tree in (("old", args.old.resolve()), ("new", args.new.resolve())):
-            few, many = count(tree, body, args.few), count(tree, body, args.many)
+            few, many = count(tree, path, body, args.few), count(tree, path, body, args.many)
             each[side] = (many - few) / (args.many - args.few)
         print(f"{name:<16}{each['old']:>14,.0f}{each['new']:>14,.0f}{each['new'] / each['old']:>9.1%}", flush=True)
     return 0

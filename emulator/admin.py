@@ -200,10 +200,15 @@ def _directions(document: Any, book: scenarios.Book) -> Directions:
     """The directions a `POST /_emulator/faults` body gives, each checked as its header would be; a
     `ValueError` names what is wrong."""
     if not isinstance(document, dict) or not document:
-        raise ValueError('The body must be a JSON object with any of "spec", "times", "timing" and "scenario".')
-    unknown = sorted(set(document) - {"spec", "times", "timing", "scenario"})
+        raise ValueError(
+            'The body must be a JSON object with any of "spec", "times", "timing", "scenario" and "lenient".'
+        )
+    unknown = sorted(set(document) - {"spec", "times", "timing", "scenario", "lenient"})
     if unknown:
-        raise ValueError(f"Unknown field(s) {', '.join(unknown)}: expected spec, times, timing, scenario.")
+        raise ValueError(f"Unknown field(s) {', '.join(unknown)}: expected spec, times, timing, scenario, lenient.")
+    lenient = document.get("lenient", False)
+    if type(lenient) is not bool:
+        raise ValueError(f"lenient: expected true or false, got {lenient!r}.")
     spec, times, timing, name = (document.get(k) for k in ("spec", "times", "timing", "scenario"))
     for key, value in (("spec", spec), ("timing", timing), ("scenario", name)):
         if value is not None and not isinstance(value, str):
@@ -222,7 +227,7 @@ def _directions(document: Any, book: scenarios.Book) -> Directions:
     if name is not None and name not in {s.name for s in book.scenarios}:
         known = ", ".join(s.name for s in book.scenarios) or "none are loaded"
         raise ValueError(f"scenario: no scenario is named {name!r} (known: {known}).")
-    return Directions(spec, times, timing, name)
+    return Directions(spec, times, timing, name, lenient)
 
 
 def loopback(host: str) -> bool:

@@ -58,6 +58,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 pipeline.count,
             ),
             Route(f"{prefix}/v1/models", models.listing(state, profile), methods=["GET"]),
+            Route(f"{prefix}/v1/models/{{model_id}}", models.retrieve(state, profile), methods=["GET"]),
         ]
         if profile.stored_responses:  # elsewhere these paths are not served: 404, as before
             routes += [

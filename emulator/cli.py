@@ -211,6 +211,19 @@ def _answer_arguments(serve: argparse.ArgumentParser) -> None:
         default=profiles.DEFAULT,
         help="the upstream plain /v1 stands in for (default: inferam); /NAME/v1 serves each profile too",
     )
+    serve.add_argument(
+        "--model",
+        action="append",
+        metavar="NAME",
+        help="a model the openai and anthropic profiles know beside their catalogs, repeatable; it takes every "
+        "parameter",
+    )
+    serve.add_argument(
+        "--lenient",
+        action="store_true",
+        help="the openai and anthropic profiles answer unknown models and fields (their model's parameter and range "
+        "checks stay), and the journal says what they would have refused",
+    )
     serve.add_argument("--seed", type=int, default=0, help="seed of generated ids and text (default: 0)")
     serve.add_argument(
         "--freeze-time",
@@ -427,6 +440,8 @@ def _serve(args: argparse.Namespace) -> int:
         recordings=tuple(args.recordings or ()),
         replay_speed=args.replay_speed,
         strict=args.strict,
+        models=tuple(args.model or ()),
+        lenient=args.lenient,
         max_clients=args.max_clients,
         journal_size=args.journal_size,
         journal_bytes=args.journal_bytes,

@@ -60,6 +60,7 @@ class Note(NamedTuple):
     headers: Mapping[str, str] = {}  # the request's, by reference: credentials are masked when read
     body: bytes = b""  # the request's body, by reference
     usage: Tokens | None = None  # the answer's tokens
+    lenient: tuple[str, ...] = ()  # what a public profile would have refused, had leniency not let it by
 
 
 class Entry(NamedTuple):
@@ -91,6 +92,7 @@ class Entry(NamedTuple):
     headers: Mapping[str, str] = {}
     body: bytes = b""
     usage: Tokens | None = None
+    lenient: tuple[str, ...] = ()
     ended: str | None = None  # who ended a broken connection first: "client" or "server"
 
 
@@ -318,6 +320,7 @@ def _summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     del fields["headers"], fields["body"], fields["usage"]
     usage = entry.usage
     fields["source_kind"] = source_kind(entry.source)
+    fields["lenient"] = list(entry.lenient)  # as JSON has it, here as in a shared store
     fields["usage"] = usage and dict(zip(TOKENS, usage, strict=True))
     fields["truncated"] = len(entry.body) > BODY_CAP or bool(delivered and delivered.cut)
     fields["ttft_ms"] = _ms(delivered.ttft) if delivered else None

@@ -18,13 +18,14 @@ threads: recalled into the body before 2, kept once 4 has shaped the answer.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from emulator import faults, identity, ids, journal, limits, memory, profiles, recordings, report
+from emulator import catalog, faults, identity, ids, journal, limits, memory, profiles, recordings, report, validation
 from emulator.answer import TEST_ID, Source, calls_key, compose
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
 from emulator.dialects import Dialect, anthropic_messages
@@ -60,10 +61,12 @@ class Endpoint:
     dialect: Dialect
     profile: Profile
     name: str = ""  # in the journal and the metrics: chat_completions, responses, messages, count_tokens
+    catalog: catalog.Catalog | None = field(init=False, default=None)  # the public profiles': what they check
 
     def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", ENDPOINT_NAMES[self.dialect.NAME])
+        object.__setattr__(self, "catalog", catalog.catalog(self.profile.name))
 
 
 @frozen
@@ -112,6 +115,11 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
             test_id = request.headers.get(TEST_ID, "")
             request = replace(request, headers=request.headers | await state.headers_for(test_id, request.headers))
         body = _json(request.raw)
+        held, lenient = endpoint.catalog, False  # a public profile's checks, and whether it is lenient
+        let_by: tuple[str, ...] = ()  # what leniency let by
+        if held is not None:
+            lenient = settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
+            let_by = validation.body(held, endpoint.name, body, request.headers, lenient)
         recalled = None  # what the public API kept for this request (a stored response, a thread): see memory.py
         if memory.asks(endpoint.dialect, profile, body):
             recalled = await memory.recall(state, endpoint.dialect, profile, request.headers, request.fingerprint, body)
@@ -125,6 +133,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
             played = source.recording
             recorded = note(endpoint, request, prompt, None, played.status, source=f"recording {played.source}")
             return recordings.script(source.recording, settings.replay_speed, await state.open(recorded))
+        if held is not None and not (asked.fault or settings.fault):  # a fault asked for answers before the model
+            let_by += checked(held, endpoint, prompt, body, source, book, state, lenient)
         counted = calls_key(source.scenario, prompt)
         calls = await state.next_call(counted) if counted else 0
         turn = compose(prompt, source, state.writer, calls, state.created(), settings.replay_speed)
@@ -142,7 +152,7 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
         if recalled:
             await memory.keep(state, endpoint.dialect, recalled, prompt, shaped.turn, shaped.status)
-        noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest)  # 5
+        noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest, let_by=let_by)  # 5
         entry = await state.open(noted)
         return render(endpoint, prompt, shaped, entry)  # 6
     except EmulatorError as error:
@@ -163,7 +173,15 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
         if hit:
             recorded = note(endpoint, request, None, None, hit.status, source=f"recording {hit.source}")
             return recordings.script(hit, state.settings.replay_speed, await state.open(recorded))
-        counted = anthropic_messages.count_tokens(_json(request.raw), request.headers)
+        body = _json(request.raw)
+        if endpoint.catalog is not None:  # Anthropic's: unknown fields, required ones, the model
+            lenient = state.settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
+            validation.body(endpoint.catalog, endpoint.name, body, request.headers, lenient)
+            model = body.get("model") if isinstance(body, dict) else None
+            book = state.book_for(request.headers.get(TEST_ID, ""))
+            if isinstance(model, str) and not (lenient or endpoint.catalog.get(model) or known(model, book, state)):
+                raise validation.unknown_model(endpoint.name, model)  # as Messages: the model is Anthropic's
+        counted = anthropic_messages.count_tokens(body, request.headers)
     except EmulatorError as error:
         refused = request or Request(scope["method"], scope["path"], {}, b"", "")
         entry = await state.open(note(endpoint, refused, None, None, error.status))
@@ -284,6 +302,57 @@ def pick(book: Book, library: Library | None, request: Request, prompt: Prompt, 
     return Source(scenario=book.pick(prompt))
 
 
+def checked(
+    held: catalog.Catalog,
+    endpoint: Endpoint,
+    prompt: Prompt,
+    body: Any,
+    source: Source,
+    book: Book,
+    state: State,
+    lenient: bool,
+) -> tuple[str, ...]:
+    """A public profile's model checks, once the source is known: the provider's 404 for a model no rule makes
+    known (a scenario or recording that answers needs none), then what the model refuses, by its catalog entry
+    or the one its scenario says it is `like`. Returns the 404 leniency let by, in words."""
+    name = prompt.model
+    model = held.get(name)
+    if model is None:
+        like = (source.scenario.like if source.scenario else None) or book.like(name)
+        model = catalog.lookup(like) if like else None
+        answered = source.scenario is not None or source.conversation is not None
+        if model is None and not answered and not known(name, book, state):
+            refusal = validation.unknown_model(endpoint.name, name)
+            if not lenient:
+                raise refusal
+            return (refusal.message,)
+    if model is not None:
+        validation.parameters(endpoint.name, model, body, prompt)
+    return ()
+
+
+def known(model: str, book: Book, state: State) -> bool:
+    """Whether a model outside the catalog is known all the same: `--model` names it, a scenario names it (its
+    `name`, or its `match.model`, exact or glob), or a loaded cassette recorded it."""
+    return model in state.settings.models or book.knows(model) or model in recorded_models(state.library)
+
+
+@functools.lru_cache(maxsize=4)  # a library is loaded once (and again when `--watch` sees its files change)
+def recorded_models(library: Library | None) -> frozenset[str]:
+    """The models a library's recorded requests asked for."""
+    if library is None:
+        return frozenset()
+    found = set()
+    for recording in library.recordings.values():
+        try:
+            asked = loads(recording.request.encode())
+        except ValueError:
+            continue
+        if isinstance(asked, dict) and isinstance(asked.get("model"), str):
+            found.add(asked["model"])
+    return frozenset(found)
+
+
 # --- 4. shape ---------------------------------------------------------------------------------------------
 
 
@@ -394,6 +463,7 @@ def note(
     status: int | None,
     source: str | None = None,
     nearest: str | None = None,
+    let_by: tuple[str, ...] = (),
 ) -> Note:
     """The journal's note of a request, taken before any of its answer is delivered (WireMock's rule), so that
     a client that timed out is still seen. Its source is the turn's, or `source` for an answer played as
@@ -430,6 +500,7 @@ def note(
         headers,
         request.raw,
         journal.tokens(turn.usage) if turn else None,
+        let_by,
     )
 
 

@@ -10,7 +10,7 @@
   and rate limits, by a test id carried in the base URLs' path (`/_t/{test_id}/v1`), so that an app that
   lets a base URL be set but no header is scoped too. While the test runs, `OPENAI_BASE_URL`,
   `ANTHROPIC_BASE_URL` and, when unset, `OPENAI_API_KEY` and `ANTHROPIC_API_KEY` point at it.
-- `@pytest.mark.emulator(scenario=…, fault=…, timing=…, profile=…)` sets them for one test.
+- `@pytest.mark.emulator(scenario=…, fault=…, timing=…, profile=…, lenient=True)` sets them for one test.
 - One server per session, in process on a free loopback port, loading no scenario files unless given
   `--emulator-scenarios PATH`; or an existing one, `--emulator-url URL` (with `--emulator-admin-token`, or
   `EMULATOR_ADMIN_TOKEN`, when it listens beyond loopback).
@@ -73,8 +73,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--emulator-record-mode={mode} records: it needs --emulator-upstream URL")
     config.addinivalue_line(
         "markers",
-        "emulator(scenario=None, fault=None, timing=None, profile=None): the emulator fixture's scenario (a "
-        "name, or a mapping as written in YAML), fault and timing (spec strings) and profile for this test",
+        "emulator(scenario=None, fault=None, timing=None, profile=None, lenient=False): the emulator fixture's "
+        "scenario (a name, or a mapping as written in YAML), fault and timing (spec strings), profile, and whether "
+        "the openai and anthropic profiles let unknown models and fields by, for this test",
     )
 
 
@@ -108,6 +109,12 @@ class Emulator:
                 return
             scenario = str(scenario.get("name"))
         self._direct(scenario=scenario)
+
+    def lenient(self, lenient: bool = True) -> None:
+        """Under the openai and anthropic profiles, answer this test's requests for unknown models and with unknown
+        fields (the model's parameter and range checks stay); each journal entry's `lenient` says what would have
+        been refused."""
+        self._direct(lenient=lenient)
 
     def requests(self) -> list[dict[str, Any]]:
         """This test's journal entries, oldest first, each with its request's `body` and its `response`."""
@@ -167,9 +174,11 @@ def emulator(request: pytest.FixtureRequest, _emulator_url: str, monkeypatch: py
     """One test's view of the emulator (see the module's doc)."""
     marker = request.node.get_closest_marker("emulator")
     asked: dict[str, Any] = dict(marker.kwargs) if marker else {}
-    unknown = sorted(set(asked) - {"scenario", "fault", "timing", "profile"})
+    unknown = sorted(set(asked) - {"scenario", "fault", "timing", "profile", "lenient"})
     if unknown:
-        raise pytest.UsageError(f"@pytest.mark.emulator takes scenario, fault, timing and profile, not {unknown}")
+        raise pytest.UsageError(
+            f"@pytest.mark.emulator takes scenario, fault, timing, profile and lenient, not {unknown}"
+        )
     profile = asked.get("profile")
     token = request.config.getoption("emulator_admin_token")
     with _recording(request) as proxy:
@@ -182,6 +191,8 @@ def emulator(request: pytest.FixtureRequest, _emulator_url: str, monkeypatch: py
                 handle.fault(asked["fault"])
             if asked.get("timing"):
                 handle.timing(asked["timing"])
+            if asked.get("lenient"):
+                handle.lenient()
         monkeypatch.setenv("OPENAI_BASE_URL", handle.openai_base_url)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", handle.anthropic_base_url)
         for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):

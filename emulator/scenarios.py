@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 import re2
 
-from emulator import faults, yamlfile
+from emulator import catalog, faults, yamlfile
 from emulator.conversation import FINISH_REASONS, Fault, FinishReason, Prompt, Reply, Timing, Tool, ToolCall
 from emulator.default_model import generate
 from emulator.default_model.generate import DEFAULT_KINDS, TEXT_KINDS, DefaultText, FakerText, Writer
@@ -132,6 +132,7 @@ class Scenario:
     steps: tuple[ReplySpec, ...]
     by_call: bool  # `replies`: chosen by call count; otherwise by assistant turns
     timing: Timing | None = None
+    like: str | None = None  # the catalog model whose parameters its model takes (`like: gpt-4.1`); None: any
     # Each step's reply when it is the same for every request, resolved once at load: the hot path.
     fixed: tuple[Reply | None, ...] = ()
 
@@ -183,6 +184,22 @@ class Book:
     def named(self, prompt: Prompt) -> bool:
         """Whether the request picks a scenario explicitly: the header, or a model named like one."""
         return bool(prompt.headers.get(SCENARIO_HEADER)) or prompt.model in self._by_name
+
+    def like(self, model: str) -> str | None:
+        """The catalog model a model the scenarios name is `like`, None when none says (or none names it)."""
+        named = self._by_name.get(model)
+        if named is not None:
+            return named.like
+        for scenario, match in self._matched:
+            if match.model is not None and match.model.fullmatch(model) is not None:
+                return scenario.like
+        return None
+
+    def knows(self, model: str) -> bool:
+        """Whether a scenario names the model: its `name`, or its `match.model`, exact or glob."""
+        if model in self._by_name:
+            return True
+        return any(m.model is not None and m.model.fullmatch(model) is not None for _, m in self._matched)
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -341,7 +358,7 @@ def _glob(value: Any, at: str) -> re.Pattern[str]:
 def _scenario(entry: Any, at: str) -> Scenario:
     kinds = ("reply", "steps", "replies")
     mistakes = _Mistakes()
-    data = _mapping(entry, at, ("name", "match", "timing", *kinds), ("name",), mistakes)
+    data = _mapping(entry, at, ("name", "match", "timing", "like", *kinds), ("name",), mistakes)
     name = mistakes.key(data, "name", at, _string, "")
     given = [k for k in kinds if k in data]
     if len(given) != 1:
@@ -353,8 +370,18 @@ def _scenario(entry: Any, at: str) -> Scenario:
         steps = mistakes.key(data, given[0], at, _replies, steps)
     match = mistakes.key(data, "match", at, _match, None)
     timing = mistakes.key(data, "timing", at, _timing, None)
+    like = mistakes.key(data, "like", at, _like, None)
     mistakes.check()
-    return Scenario(name=name, source=at, match=match, steps=steps, by_call=given == ["replies"], timing=timing)
+    by_call = given == ["replies"]
+    return Scenario(name=name, source=at, match=match, steps=steps, by_call=by_call, timing=timing, like=like)
+
+
+def _like(value: Any, at: str) -> str:
+    """A model of the public profiles' catalogs, whose parameters the scenario's model takes."""
+    model = _string(value, at)
+    if catalog.lookup(model) is None:
+        raise ScenarioError(f"{at}: {model!r} is no model of the openai or anthropic catalog (emulator/catalog/)")
+    return model
 
 
 def _replies(value: Any, at: str) -> tuple[ReplySpec, ...]:

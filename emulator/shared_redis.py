@@ -52,6 +52,7 @@ from emulator.journal import Delivered, Entry, Note
 from emulator.sse import encode, loads
 from emulator.state import Directions, Settings, State
 from emulator.store import Scope
+from emulator.validation import LENIENT_HEADER
 from emulator.wire import Headers
 
 PREFIX = "emulator"
@@ -691,6 +692,8 @@ class SharedState(State):
             added[TIMING_HEADER] = directions["timing"]
         if directions.get("scenario") and scenarios.SCENARIO_HEADER not in sent:
             added[scenarios.SCENARIO_HEADER] = directions["scenario"]
+        if directions.get("lenient"):
+            added[LENIENT_HEADER] = "1"
         return added
 
     # --- stored responses and threads ------------------------------------------------------------------------
@@ -785,7 +788,8 @@ def _entry(planned: int | None, view: Mapping[str, Any]) -> Entry:
     usage = view.get("usage")
     fields = {name: view.get(name) for name in Entry._fields}
     tokens = usage and tuple(usage[name] for name in journal.TOKENS)
-    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": tokens})
+    lenient = tuple(view.get("lenient") or ())
+    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": tokens, "lenient": lenient})
 
 
 def _ms(seconds: float) -> int:

@@ -25,6 +25,7 @@ from emulator.journal import Delivered, Entry, Journal, Note
 from emulator.recent import Recent
 from emulator.sse import encode, loads
 from emulator.store import Scope, Store
+from emulator.validation import LENIENT_HEADER
 from emulator.wire import Headers
 
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
@@ -46,6 +47,8 @@ class Settings:
     recordings: Sequence[Path] = field(default_factory=tuple)  # cassettes (files or directories) to replay
     replay_speed: float = 1.0  # scales the recorded gaps: 0 replays as fast as possible
     strict: bool = False  # replay only: a request no recording matches is an error naming the nearest one
+    models: Sequence[str] = ()  # more models the public profiles know (`--model`), beside their catalogs
+    lenient: bool = False  # the public profiles accept unknown models and fields, and journal what they let by
     max_clients: int = recent.CAPACITY  # (test id, key, conversation)s whose counts are kept; least recent go
     journal_size: int = journal.CAPACITY  # entries the journal keeps; the oldest go first
     journal_bytes: int = journal.MAX_BYTES  # bytes of bodies the journal keeps; the oldest go first
@@ -65,6 +68,7 @@ class Directions:
     times: int | None = None
     timing: str | None = None
     scenario: str | None = None
+    lenient: bool = False  # the public profiles accept unknown models and fields (`x-emulator-lenient`)
 
 
 class State:
@@ -295,6 +299,8 @@ class State:
             added[TIMING_HEADER] = directions.timing
         if directions.scenario and scenarios.SCENARIO_HEADER not in sent:
             added[scenarios.SCENARIO_HEADER] = directions.scenario
+        if directions.lenient:
+            added[LENIENT_HEADER] = "1"
         return added
 
     async def reset(self, test_id: str | None = None) -> None:

@@ -106,7 +106,7 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_the_wheel_carries_the_bundled_scenarios_cassettes_and_license(wheel: Path) -> None:
+def test_the_wheel_carries_the_bundled_scenarios_cassettes_model_catalogs_and_license(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         meta = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -114,6 +114,7 @@ def test_the_wheel_carries_the_bundled_scenarios_cassettes_and_license(wheel: Pa
         files = sorted((REPO / folder).glob("*.yaml"))
         assert files
         assert {f"emulator/bundled/{folder}/{f.name}" for f in files} <= names
+    assert {"emulator/catalog/openai.yaml", "emulator/catalog/anthropic.yaml"} <= names  # the models' facts
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "License-Expression: MIT" in meta.splitlines()
 

@@ -145,10 +145,10 @@ NO_KEY_ROWS = [
     ),
     ("/inferel/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "openai"),
     ("/infercom/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "text"),
-    ("/openai/v1/responses", {"model": "m", "input": "hi"}, "openai"),
+    ("/openai/v1/responses", {"model": "gpt-4.1", "input": "hi"}, "openai"),
     (
         "/anthropic/v1/messages/count_tokens",
-        {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+        {"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "hi"}]},
         "anthropic",
     ),
 ]
@@ -246,10 +246,12 @@ def test_anthropic_models_think_only_when_asked_and_sign_their_thinking(server: 
     question: Any = [{"role": "user", "content": "Why is the sky blue?"}]
     with anthropic.Anthropic(base_url=f"{server.base_url}/anthropic", api_key="k", max_retries=0) as claude:
         plain = claude.messages.create(model="claude-sonnet-5", max_tokens=400, messages=question)
-        thinking: Any = {"type": "enabled", "budget_tokens": 1024}
-        thought = claude.messages.create(model="claude-sonnet-5", max_tokens=2000, messages=question, thinking=thinking)
+        thinking: Any = {"type": "enabled", "budget_tokens": 1024}  # a budget: Claude 4.5's thinking, not Sonnet 5's
+        thought = claude.messages.create(
+            model="claude-haiku-4-5", max_tokens=2000, messages=question, thinking=thinking
+        )
         with claude.messages.stream(
-            model="claude-sonnet-5", max_tokens=2000, messages=question, thinking=thinking
+            model="claude-haiku-4-5", max_tokens=2000, messages=question, thinking=thinking
         ) as stream:
             streamed = stream.get_final_message()
     assert [b.type for b in plain.content] == ["text"]
