@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator import ids, profiles, tokens
+from emulator import ids, logprobs, profiles, tokens
 from emulator.conversation import (
     Prompt,
     Turn,
@@ -31,13 +31,14 @@ def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
             item["content"] = [{"type": "reasoning_text", "text": turn.reasoning}]
         items.append(item | {"encrypted_content": None, "status": "completed"})
     if turn.text:
+        text = {"type": "output_text", "text": turn.text, "annotations": [], "logprobs": _logprobs(prompt, turn)}
         items.append(
             {
                 "id": ids.make("msg_", turn.id),
                 "type": "message",
                 "status": "completed",
                 "role": "assistant",
-                "content": [{"type": "output_text", "text": turn.text, "annotations": [], "logprobs": []}],
+                "content": [text],
             }
         )
     for call in turn.tool_calls:
@@ -66,6 +67,14 @@ def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
     if turn.finish_reason in ("length", "content_filter") and items:
         items[-1]["status"] = "incomplete"
     return items
+
+
+def _logprobs(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
+    """The output text's token logprobs when `include` asks for them, seeded by the conversation: the same
+    streamed or not, and as Chat's first choice has them."""
+    if prompt.logprobs is None:
+        return []
+    return logprobs.entries(turn.text, ids.digest(prompt.root, 0), prompt.logprobs)
 
 
 def _status(turn: Turn) -> tuple[str, dict[str, str] | None]:
@@ -113,7 +122,7 @@ def _response(
         else None,
         "user": echo.get("user"),
         "metadata": echo.get("metadata", {}),
-    }
+    } | ({"top_logprobs": echo["top_logprobs"]} if "top_logprobs" in echo else {})
 
 
 def _reasoning_tokens(prompt: Prompt, usage: Usage) -> int:
@@ -144,15 +153,23 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         if item["type"] == "reasoning":
             _stream_reasoning(emit, payloads, at, item)
         elif item["type"] == "message":
-            text = item["content"][0]["text"]
+            text, entries = item["content"][0]["text"], item["content"][0]["logprobs"]
             part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
             emit("response.content_part.added", **at, content_index=0, part=part)
-            payloads += _deltas("response.output_text.delta", at | {"content_index": 0}, text, ',"logprobs":[]')
-            emit("response.output_text.done", **at, content_index=0, text=text, logprobs=[])
-            emit("response.content_part.done", **at, content_index=0, part=part | {"text": text})
+            if entries:  # each delta is one token: its logprobs ride with it
+                kind, where = "response.output_text.delta", at | {"content_index": 0}
+                payloads += [
+                    {"type": kind, **where, "delta": e["token"], "logprobs": [logprobs.brief(e)]} for e in entries
+                ]
+            else:
+                payloads += _deltas("response.output_text.delta", at | {"content_index": 0}, text, ',"logprobs":[]')
+            brief = [logprobs.brief(e) for e in entries]
+            emit("response.output_text.done", **at, content_index=0, text=text, logprobs=brief)
+            emit("response.content_part.done", **at, content_index=0, part=part | {"text": text, "logprobs": entries})
         elif item["type"] == "function_call":
             payloads += _deltas("response.function_call_arguments.delta", at, item["arguments"])
-            emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
+            # `name` as OpenAI's spec has it on the event (the SDK keeps it as an extra field)
+            emit("response.function_call_arguments.done", **at, name=item["name"], arguments=item["arguments"])
         else:
             payloads += _deltas("response.custom_tool_call_input.delta", at, item["input"])
             emit("response.custom_tool_call_input.done", **at, input=item["input"])

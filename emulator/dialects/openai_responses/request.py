@@ -17,6 +17,7 @@ from emulator.conversation import (
 )
 from emulator.errors import InvalidRequest
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
+from emulator.logprobs import MAX_TOP
 
 ROLES = ("user", "assistant", "system", "developer")
 # Items the model produced: a run of them in `input` is one assistant turn.
@@ -25,6 +26,8 @@ ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call
 # Inferam can't run hosted tools and drops them from the request (seed 001).
 CLIENT_TOOLS = ("function", "custom")
 NAME = "openai_responses"  # as `Prompt.dialect` and profiles name it
+LOGPROBS = "message.output_text.logprobs"  # in `include`: the output text's token logprobs
+ENCRYPTED = "reasoning.encrypted_content"  # in `include`: reasoning items carry their reasoning, sealed
 
 
 def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = "inferam") -> Prompt:
@@ -70,6 +73,12 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         "previous_response_id": f.get("previous_response_id", str) if stores else None,
     }
     form = _format(text)
+    included = _include(f) if profiles.PROFILES[profile].logprobs else ()
+    top = f.get("top_logprobs", int) if LOGPROBS in included else None
+    if top is not None and not 0 <= top <= MAX_TOP:
+        raise wrong_value("top_logprobs", top, f"an integer from 0 to {MAX_TOP}")
+    if included:
+        echo |= {"include": included, "top_logprobs": top}
     return Prompt(
         dialect=NAME,
         profile=profile,
@@ -90,7 +99,17 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         fingerprint=fingerprint,
         conversation=identity.key(model, messages, tools, choice, form, echo["temperature"], None),
         echo=echo,
+        logprobs=(top or 0) if LOGPROBS in included else None,
     )
+
+
+def _include(f: Fields) -> tuple[str, ...]:
+    """What `include` asks for beside the answer, as given (OpenAI's; Inferam ignores the field, seed 001)."""
+    value = f.get("include", list) or []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, str):
+            raise wrong_type(f"include[{i}]", "a string", entry)
+    return tuple(value)
 
 
 def _input(f: Fields) -> list[Message]:

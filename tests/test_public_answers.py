@@ -1,0 +1,220 @@
+"""What the public OpenAI API answers beyond one plain choice, through the official SDK in strict validation mode:
+`n` choices, token logprobs (Chat and Responses), `name` on a streamed function call's arguments; and Inferam's
+seed, which ignores `n` and `logprobs` (seed 000)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+
+from tests.conftest import Server
+
+LOGPROBS: Any = ["message.output_text.logprobs"]
+
+
+@pytest.fixture
+def gpt(server: Server, request: pytest.FixtureRequest) -> Iterator[openai.OpenAI]:
+    with server.openai("/openai", default_headers={"x-emulator-test-id": request.node.name}) as client:
+        yield client
+
+
+def said(question: str) -> Any:
+    return [{"role": "user", "content": question}]
+
+
+def check_logprobs(entries: Any, text: str, top: int) -> None:
+    """The contract of every logprobs list: tokens that make the text, logprobs <= 0, `bytes` each token's UTF-8,
+    `top` alternatives sorted descending with the chosen token first among them."""
+    assert "".join(e.token for e in entries) == text and entries
+    for entry in entries:
+        assert entry.logprob <= 0 and entry.bytes == list(entry.token.encode())
+        assert len(entry.top_logprobs) == top
+        if top:
+            assert entry.top_logprobs[0].token == entry.token and entry.top_logprobs[0].logprob == entry.logprob
+        ranked = [t.logprob for t in entry.top_logprobs]
+        assert ranked == sorted(ranked, reverse=True) and all(p <= 0 for p in ranked)
+        assert len({t.token for t in entry.top_logprobs}) == len(entry.top_logprobs)
+        assert all(t.bytes == list(t.token.encode()) for t in entry.top_logprobs)
+        assert sum(2.718281828459045**p for p in ranked) <= 1.0 + 1e-9  # probabilities of one position
+
+
+# --- n ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_n_choices_each_their_own_answer_choice_0_the_single_one(gpt: openai.OpenAI, n: int) -> None:
+    question = said("Explain how a bloom filter decides membership.")
+    one = gpt.chat.completions.create(model="gpt-4.1", messages=question)
+    many = gpt.chat.completions.create(model="gpt-4.1", messages=question, n=n)
+    texts = [c.message.content for c in many.choices]
+    assert [c.index for c in many.choices] == list(range(n))
+    assert texts[0] == one.choices[0].message.content
+    assert len(set(texts)) > 1  # sampled afresh: not one answer repeated
+    again = gpt.chat.completions.create(model="gpt-4.1", messages=question, n=n)
+    assert [c.message.content for c in again.choices] == texts  # deterministic
+
+
+def test_n_counts_every_choice_s_tokens(gpt: openai.OpenAI) -> None:
+    question = said("Name three uses of a hash map.")
+    one = gpt.chat.completions.create(model="gpt-4.1", messages=question)
+    three = gpt.chat.completions.create(model="gpt-4.1", messages=question, n=3)
+    assert one.usage and three.usage
+    assert three.usage.prompt_tokens == one.usage.prompt_tokens
+    assert three.usage.completion_tokens > one.usage.completion_tokens
+
+
+def test_n_streamed_as_the_whole_answer(gpt: openai.OpenAI) -> None:
+    question = said("What does a write-ahead log protect against?")
+    whole = gpt.chat.completions.create(model="gpt-4.1", messages=question, n=3)
+    with gpt.chat.completions.stream(model="gpt-4.1", messages=question, n=3) as stream:
+        streamed = stream.get_final_completion()
+    assert [c.message.content for c in streamed.choices] == [c.message.content for c in whole.choices]
+    assert [c.finish_reason for c in streamed.choices] == ["stop"] * 3
+
+
+def test_a_scenario_s_reply_in_every_choice(gpt: openai.OpenAI) -> None:
+    asked = said("What is the weather in Paris?")
+    weather: Any = [
+        {
+            "type": "function",
+            "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}},
+        }
+    ]
+    answer = gpt.chat.completions.create(model="gpt-4.1", messages=asked, tools=weather, n=2)
+    calls = [c.message.tool_calls for c in answer.choices]
+    assert all(c and c[0].type == "function" and c[0].function.name == "get_weather" for c in calls)
+    assert [c.finish_reason for c in answer.choices] == ["tool_calls", "tool_calls"]
+
+
+def test_n_out_of_range_is_refused(gpt: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.chat.completions.create(model="gpt-4.1", messages=said("hi"), n=129)
+    assert caught.value.param == "n" and caught.value.code == "invalid_value"
+
+
+def test_inferam_ignores_n_and_logprobs(server: Server) -> None:
+    with server.openai() as inferam:
+        answer = inferam.chat.completions.create(
+            model="DeepSeek-V4.1-Flash-1017", messages=said("hi"), n=3, logprobs=True, top_logprobs=2
+        )
+    assert len(answer.choices) == 1 and answer.choices[0].logprobs is None
+
+
+# --- logprobs on Chat --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("top", [0, 1, 4, 20])
+def test_chat_logprobs(gpt: openai.OpenAI, top: int) -> None:
+    question = said(f"Summarise the CAP theorem in {top + 2} sentences.")
+    answer = gpt.chat.completions.create(model="gpt-4.1", messages=question, logprobs=True, top_logprobs=top)
+    choice = answer.choices[0]
+    assert choice.logprobs and choice.logprobs.content and choice.message.content
+    check_logprobs(choice.logprobs.content, choice.message.content, top)
+    again = gpt.chat.completions.create(model="gpt-4.1", messages=question, logprobs=True, top_logprobs=top)
+    assert again.choices[0].logprobs == choice.logprobs
+
+
+def test_chat_logprobs_streamed_are_the_whole_answer_s(gpt: openai.OpenAI) -> None:
+    question = said("Why do caches need an eviction policy? Écris aussi un mot en français 🙂.")
+    whole = gpt.chat.completions.create(model="gpt-4.1", messages=question, logprobs=True, top_logprobs=3, n=2)
+    chunks = list(
+        gpt.chat.completions.create(model="gpt-4.1", messages=question, logprobs=True, top_logprobs=3, n=2, stream=True)
+    )
+    for choice in whole.choices:
+        streamed = [
+            e
+            for chunk in chunks
+            for c in chunk.choices
+            if c.index == choice.index and c.logprobs and c.logprobs.content
+            for e in c.logprobs.content
+        ]
+        deltas = "".join(c.delta.content or "" for chunk in chunks for c in chunk.choices if c.index == choice.index)
+        assert choice.logprobs and streamed == choice.logprobs.content
+        assert deltas == choice.message.content
+        check_logprobs(streamed, deltas, 3)
+    assert whole.choices[0].logprobs != whole.choices[1].logprobs
+
+
+def test_chat_without_logprobs_has_none(gpt: openai.OpenAI) -> None:
+    answer = gpt.chat.completions.create(model="gpt-4.1", messages=said("hi"), logprobs=False)
+    assert answer.choices[0].logprobs is None
+
+
+@pytest.mark.parametrize(
+    ("fields", "param"),
+    [({"top_logprobs": 2}, "top_logprobs"), ({"logprobs": True, "top_logprobs": 21}, "top_logprobs")],
+)
+def test_chat_logprobs_refusals(gpt: openai.OpenAI, fields: dict[str, Any], param: str) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.chat.completions.create(model="gpt-4.1", messages=said("hi"), **fields)
+    assert caught.value.param == param
+    if "logprobs" not in fields:  # OpenAI's own words
+        assert isinstance(caught.value.body, dict)
+        expected = "The 'top_logprobs' parameter is only allowed when 'logprobs' is enabled."
+        assert caught.value.body["message"] == expected
+
+
+# --- logprobs on Responses ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("top", [0, 3])
+def test_responses_logprobs(gpt: openai.OpenAI, top: int) -> None:
+    question = "List two ways to shard a database."
+    response = gpt.responses.create(model="gpt-4.1", input=question, include=LOGPROBS, top_logprobs=top)
+    (message,) = [item for item in response.output if item.type == "message"]
+    part = message.content[0]
+    assert part.type == "output_text" and part.logprobs is not None
+    check_logprobs(part.logprobs, part.text, top)
+    assert response.top_logprobs == top
+    chat = gpt.chat.completions.create(model="gpt-4.1", messages=said(question), logprobs=True, top_logprobs=top)
+    assert chat.choices[0].message.content == part.text  # the same conversation, the same answer and logprobs
+    assert chat.choices[0].logprobs and [e.logprob for e in chat.choices[0].logprobs.content or []] == [
+        e.logprob for e in part.logprobs
+    ]
+
+
+def test_responses_logprobs_streamed(gpt: openai.OpenAI) -> None:
+    question = "What is backpressure in a stream?"
+    whole = gpt.responses.create(model="gpt-4.1", input=question, include=LOGPROBS, top_logprobs=2, store=False)
+    with gpt.responses.stream(model="gpt-4.1", input=question, include=LOGPROBS, top_logprobs=2) as stream:
+        deltas = [e for e in stream if e.type == "response.output_text.delta"]
+        final = stream.get_final_response()
+    expected = [item for item in whole.output if item.type == "message"][0].content[0]
+    assert expected.type == "output_text" and expected.logprobs
+    assert [d.delta for d in deltas] == [e.token for e in expected.logprobs]
+    assert [d.logprobs[0].logprob for d in deltas] == [e.logprob for e in expected.logprobs]
+    assert all(d.logprobs[0].top_logprobs and len(d.logprobs[0].top_logprobs) == 2 for d in deltas)
+    streamed = [item for item in final.output if item.type == "message"][0].content[0]
+    assert streamed.type == "output_text" and streamed.text == expected.text and streamed.logprobs == expected.logprobs
+
+
+def test_responses_without_include_has_empty_logprobs(gpt: openai.OpenAI) -> None:
+    response = gpt.responses.create(model="gpt-4.1", input="hi", store=False)
+    part = [item for item in response.output if item.type == "message"][0].content[0]
+    assert part.type == "output_text" and part.logprobs == []
+
+
+# --- name on function_call_arguments.done --------------------------------------------------------------------
+
+
+def test_function_call_arguments_done_names_the_function(gpt: openai.OpenAI) -> None:
+    tool: Any = {
+        "type": "function",
+        "name": "track_parcel",
+        "description": "Where a parcel is, by its tracking number.",
+        "parameters": {"type": "object", "properties": {"parcel": {"type": "string"}}, "required": ["parcel"]},
+    }
+    events = list(
+        gpt.responses.create(
+            model="gpt-4.1", input="Where is parcel 4411?", tools=[tool], tool_choice="required", stream=True
+        )
+    )
+    (done,) = [e for e in events if e.type == "response.function_call_arguments.done"]
+    (item,) = [e.item for e in events if e.type == "response.output_item.done" and e.item.type == "function_call"]
+    assert item.type == "function_call"
+    assert done.to_dict()["name"] == item.name == "track_parcel"
+    assert json.loads(done.arguments) == json.loads(item.arguments)
