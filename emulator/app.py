@@ -61,6 +61,12 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         ]
         if profile.stored_responses:  # elsewhere these paths are not served: 404, as before
             routes += [
+                _answering(
+                    f"{prefix}/v1/responses/input_tokens",
+                    state,
+                    Endpoint(openai_responses, profile, "input_tokens"),
+                    pipeline.count,
+                ),
                 Route(f"{prefix}/v1/responses/{{response_id}}", _stored(state, profile), methods=["GET", "DELETE"]),
                 Route(f"{prefix}/v1/responses/{{response_id}}/input_items", _stored(state, profile, items=True)),
             ]

@@ -27,7 +27,7 @@ from typing import Any
 from emulator import faults, identity, ids, journal, limits, memory, profiles, recordings, report
 from emulator.answer import TEST_ID, Source, calls_key, compose
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
-from emulator.dialects import Dialect, anthropic_messages
+from emulator.dialects import Dialect, anthropic_messages, openai_responses
 from emulator.error_answer import error_answer, retry_headers
 from emulator.errors import (
     EmulatorError,
@@ -154,7 +154,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
 
 
 async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
-    """`/v1/messages/count_tokens`: read, then count; a recording of this very request answers as recorded."""
+    """`/v1/messages/count_tokens` and `/v1/responses/input_tokens`: read, then count (a Responses body with the
+    stored conversation it names); a recording of this very request answers as recorded."""
     request: Request | None = None
     try:
         request = await read(endpoint, scope, receive, state.settings)
@@ -163,16 +164,30 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
         if hit:
             recorded = note(endpoint, request, None, None, hit.status, source=f"recording {hit.source}")
             return recordings.script(hit, state.settings.replay_speed, await state.open(recorded))
-        counted = anthropic_messages.count_tokens(_json(request.raw), request.headers)
+        counted = await _counted(state, endpoint, request)
     except EmulatorError as error:
         refused = request or Request(scope["method"], scope["path"], {}, b"", "")
         entry = await state.open(note(endpoint, refused, None, None, error.status))
-        return replace(error_answer(endpoint.dialect, error), entry=entry)
+        return replace(error_answer(endpoint.dialect, error, profile=endpoint.profile), entry=entry)
     except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
-        return error_answer(endpoint.dialect, _internal(exc))
+        return error_answer(endpoint.dialect, _internal(exc), profile=endpoint.profile)
     entry = await state.open(note(endpoint, request, None, None, 200, source="default"))
-    headers = profiles.request_id(None, profiles.MESSAGES, request.fingerprint)
+    headers = profiles.request_id(endpoint.profile, endpoint.dialect.NAME, request.fingerprint)
+    if endpoint.dialect.NAME == profiles.RESPONSES:
+        headers |= endpoint.profile.headers
     return whole(encode(counted), headers, entry=entry)
+
+
+async def _counted(state: State, endpoint: Endpoint, request: Request) -> dict[str, Any]:
+    body = _json(request.raw)
+    if endpoint.dialect.NAME == profiles.MESSAGES:
+        return anthropic_messages.count_tokens(body, request.headers)
+    profile = endpoint.profile
+    if memory.asks(endpoint.dialect, profile, body):  # `previous_response_id`, `item_reference`: what they stand for
+        given = body.get("input")
+        filled = {**body, "model": body.get("model") or "", "input": [] if given is None else given}
+        body = (await memory.recall(state, endpoint.dialect, profile, request.headers, "", filled)).body
+    return openai_responses.count_tokens(body, request.headers, profile.name)
 
 
 # --- 1. read ----------------------------------------------------------------------------------------------

@@ -218,3 +218,39 @@ def test_function_call_arguments_done_names_the_function(gpt: openai.OpenAI) -> 
     assert item.type == "function_call"
     assert done.to_dict()["name"] == item.name == "track_parcel"
     assert json.loads(done.arguments) == json.loads(item.arguments)
+
+
+# --- POST /v1/responses/input_tokens -------------------------------------------------------------------------
+
+
+def test_input_tokens_equal_what_the_answer_reports(gpt: openai.OpenAI) -> None:
+    tool: Any = {"type": "function", "name": "convert_currency", "parameters": {"type": "object", "properties": {}}}
+    asked: Any = {"input": "How many yen is 40 euros?", "instructions": "Answer in one line.", "tools": [tool]}
+    counted = gpt.responses.input_tokens.count(model="gpt-4.1", **asked)
+    assert counted.object == "response.input_tokens"
+    response = gpt.responses.create(model="gpt-4.1", **asked)
+    assert response.usage and counted.input_tokens == response.usage.input_tokens
+    going_on = gpt.responses.input_tokens.count(model="gpt-4.1", previous_response_id=response.id, input="And 90?")
+    after = gpt.responses.create(model="gpt-4.1", previous_response_id=response.id, input="And 90?")
+    assert after.usage and going_on.input_tokens == after.usage.input_tokens > counted.input_tokens
+
+
+def test_input_tokens_of_nothing_and_of_items(gpt: openai.OpenAI) -> None:
+    empty = gpt.responses.input_tokens.count()  # every field is optional
+    alone = gpt.responses.input_tokens.count(input=[{"role": "user", "content": "A short question?"}])
+    longer = gpt.responses.input_tokens.count(input=[{"role": "user", "content": "A short question? " * 40}])
+    assert 0 < empty.input_tokens < alone.input_tokens < longer.input_tokens
+
+
+def test_input_tokens_refusals(gpt: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.responses.input_tokens.count(model="gpt-4.1", previous_response_id="resp_never_made", input="hi")
+    assert caught.value.param == "previous_response_id" and caught.value.code == "previous_response_not_found"
+    with pytest.raises(openai.BadRequestError) as wrong:
+        gpt.responses.input_tokens.count(model="gpt-4.1", input=42)  # type: ignore[arg-type]
+    assert wrong.value.param == "input"
+
+
+def test_input_tokens_is_openai_s_alone(server: Server) -> None:
+    with server.openai() as inferam, pytest.raises(openai.NotFoundError):
+        inferam.responses.input_tokens.count(model="DeepSeek-V4.1-Flash-1017", input="hi")

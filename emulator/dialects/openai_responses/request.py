@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator import identity, profiles
+from emulator import identity, profiles, tokens
 from emulator.conversation import (
     EFFORTS,
     Message,
@@ -101,6 +101,17 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         echo=echo,
         logprobs=(top or 0) if LOGPROBS in included else None,
     )
+
+
+def count_tokens(body: Any, headers: Mapping[str, str], profile: str) -> dict[str, Any]:
+    """`POST /v1/responses/input_tokens`: the input tokens a Responses body would take, by the one token model, so
+    that it equals the `input_tokens` its answer reports. Every field is optional (the SDK's `count()` may send
+    none): no `input` counts the instructions and tools alone."""
+    f = Fields(body)
+    given = f.data.get("input")
+    filled = {**f.data, "model": f.get("model", str) or "", "input": [] if given is None else given}
+    prompt = parse_request(filled, headers, "", profile)
+    return {"object": "response.input_tokens", "input_tokens": tokens.prompt_tokens(prompt)}
 
 
 def _include(f: Fields) -> tuple[str, ...]:
