@@ -43,7 +43,7 @@ from emulator.profiles import Profile
 from emulator.recordings import Library
 from emulator.scenarios import Book
 from emulator.sse import deeper_than, encode, loads
-from emulator.state import Settings, State
+from emulator.state import LAST, Settings, State
 from emulator.wire import JSON, Pairs, Script, Whole, raw, silent, text, whole
 
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
@@ -111,6 +111,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         if state.directed:  # a test set a fault, pacing or a scenario for its own requests
             test_id = request.headers.get(TEST_ID, "")
             request = replace(request, headers=request.headers | await state.headers_for(test_id, request.headers))
+        if profile.stored_responses or profile.threads:  # a public API that keeps answers: a fresh id each time
+            request = await _sequenced(state, request)
         body = _json(request.raw)
         recalled = None  # what the public API kept for this request (a stored response, a thread): see memory.py
         if memory.asks(endpoint.dialect, profile, body):
@@ -215,6 +217,21 @@ async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, s
     if too_large:
         raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
     return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
+
+
+async def _sequenced(state: State, request: Request) -> Request:
+    """The request with its own root for ids: the public APIs mint a new response id per request, where the seeds'
+    upstreams (and the first of a body here) derive it from the body. A repeat of a body by the same test id and key
+    takes the next number of its sequence, kept in the state store (so workers agree, and a run is reproducible);
+    a retry keeps the number it had (the same `idempotency-key`, or the SDK's `x-stainless-retry-count` above 0),
+    so that a retried thread continues with the same answer."""
+    headers = request.headers
+    idempotency = headers.get("idempotency-key")
+    retried = headers.get(RETRY_COUNT, "")
+    retry = f"key\0{idempotency}" if idempotency else LAST if retried.isdigit() and int(retried) > 0 else None
+    test_id, key = memory.scope(headers)
+    number = await state.issue((test_id, key, request.fingerprint), retry)
+    return replace(request, fingerprint=ids.digest(request.fingerprint, "repeat", number)) if number else request
 
 
 # --- 2. parse ---------------------------------------------------------------------------------------------

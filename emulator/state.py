@@ -27,6 +27,7 @@ from emulator.sse import encode, loads
 from emulator.store import Scope, Store
 from emulator.wire import Headers
 
+LAST = "\0last"  # `State.issue`'s retry that takes the number issued last (a retry the SDK counted)
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
 READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
 
@@ -80,6 +81,7 @@ class State:
         self.limited = bool(settings.limits)
         self._calls: Recent[CallKey, int] = Recent(settings.max_clients)  # → calls a `replies` scenario had
         self._attempts: Recent[tuple[str, str, str], int] = Recent(settings.max_clients)  # (test id, key, request)
+        self._issued: Recent[tuple[str, ...], int] = Recent(settings.max_clients)  # response ids' sequences
         self._limiter = limits.Limiter(settings.limits, settings.max_clients)
         self._caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
         self._journal = Journal(settings.journal_size, settings.journal_bytes)
@@ -158,6 +160,18 @@ class State:
         """This attempt's number, from 0, at a request (test id, key, conversation): for chaos, and for the
         request id of a client that does not count its retries."""
         return self._attempts.count(request)
+
+    async def issue(self, sequence: tuple[str, str, str], retry: str | None) -> int:
+        """The number of a request's response id in its `sequence` (test id, API key, body digest): the next one, from
+        0; or, for a retry, the one it had. `retry` names which: `LAST` (the SDK counted a retry: the number issued
+        last), an idempotency key (the number issued to that key), or None (no retry)."""
+        if retry is not None and (held := self._issued.get((*sequence, retry))) is not None:
+            return held
+        number = self._issued.count(sequence)
+        for kept in [LAST] if retry is None or retry == LAST else [LAST, retry]:
+            self._issued.pop((*sequence, kept), None)
+            self._issued.use((*sequence, kept), number)
+        return number
 
     async def take(self, scope: tuple[str, str], tokens: int, now: float) -> limits.Verdict:
         """Take a request and its tokens from the rate-limit buckets of (test id, key)."""
@@ -307,6 +321,7 @@ class State:
             cache.reset()
         self._limiter.reset(test_id)
         self._attempts.clear()
+        self._issued.forget(lambda key: test_id is None or key[0] == test_id)
         self._kept.clear(test_id)
         if test_id is None:
             self._directed.clear()

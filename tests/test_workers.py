@@ -263,3 +263,22 @@ def test_an_unreachable_state_store_is_refused_before_the_banner(tmp_path: Path)
     )
     assert done.returncode == 1 and not done.stdout
     assert f"the state store redis://127.0.0.1:{port} (--state) does not answer" in done.stderr
+
+
+def test_workers_mint_one_sequence_of_response_ids(workers: Workers, make_server: Callable[[Settings], Any]) -> None:
+    """The same body sent again and again through both workers gets a new id each time, none twice, the very ids
+    one process mints for as many repeats: the sequence is kept in Redis."""
+    tid = new_test_id()
+
+    def send(i: int) -> str:
+        with workers.openai(tid, "/openai") as client:
+            return client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "hi"}]).id
+
+    minted = workers.spread(tid, send)
+    alone = make_server(Settings())
+    with alone.openai("/openai", default_headers={"x-emulator-test-id": tid}) as client:
+        expected = [
+            client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "hi"}]).id
+            for _ in minted
+        ]
+    assert len(set(minted)) == len(minted) and set(minted) == set(expected)
