@@ -578,6 +578,25 @@ class SharedState(State):
     async def forget(self, scope: Scope, key: str) -> bool:
         return bool(await self._client().delete(self._kept_at(scope, key)))
 
+    def _list_at(self, scope: Scope, listing: str) -> str:
+        return self._key("list:", "\0".join((*scope, listing)))
+
+    async def enlist(self, scope: Scope, listing: str, item: str) -> None:
+        at, bounds = self._list_at(scope, listing), self.settings.kept
+        async with self._client().pipeline(transaction=True) as pipe:
+            pipe.lrem(at, 0, item)
+            pipe.rpush(at, item)
+            pipe.ltrim(at, -bounds.entries, -1)
+            pipe.pexpire(at, _ms(bounds.ttl))
+            pipe.sadd(self._key("kept-index:", scope[0]), at)  # forgotten with the test's kept values
+            await pipe.execute()
+
+    async def enlisted(self, scope: Scope, listing: str) -> list[str]:
+        return [item.decode() for item in await self._client().lrange(self._list_at(scope, listing), 0, -1)]
+
+    async def delist(self, scope: Scope, listing: str, item: str) -> None:
+        await self._client().lrem(self._list_at(scope, listing), 0, item)
+
     # --- metrics and reset -------------------------------------------------------------------------------------
 
     async def metered(self) -> metrics.Meter:

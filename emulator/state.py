@@ -87,6 +87,7 @@ class State:
         self._journal = Journal(settings.journal_size, settings.journal_bytes)
         self.meter = metrics.Meter()  # plain counters, per process: `/metrics` reads them
         self._kept = Store(settings.kept)
+        self._lists: Recent[tuple[str, str, str], dict[str, float]] = Recent(settings.max_clients)  # → expiry
         # Scenarios posted at run time: by test id ("" for everyone), by name, newest last; and the book each
         # test id sees (its own, then everyone's, newest first, then the files' not shadowed), made on demand.
         self._posted: dict[str, dict[str, scenarios.Scenario]] = {}
@@ -273,6 +274,25 @@ class State:
         """Forget the value kept under `key`; whether there was one."""
         return self._kept.delete(scope, key, time.monotonic())
 
+    async def enlist(self, scope: Scope, listing: str, item: str) -> None:
+        """Add `item` at the end of the list `listing` in `scope` (stored chat completions, in the order made), for
+        the store's time to live; at most the store's `entries` items, the oldest out first."""
+        held = self._lists.use((*scope, listing), {})
+        now = time.monotonic()
+        held.pop(item, None)
+        held[item] = now + self.settings.kept.ttl
+        while held and (len(held) > self.settings.kept.entries or next(iter(held.values())) <= now):
+            del held[next(iter(held))]
+
+    async def enlisted(self, scope: Scope, listing: str) -> list[str]:
+        """The items of the list `listing` in `scope`, oldest first (the values they name may be gone since)."""
+        now = time.monotonic()
+        return [item for item, expiry in self._lists.get((*scope, listing), {}).items() if expiry > now]
+
+    async def delist(self, scope: Scope, listing: str, item: str) -> None:
+        """Take `item` out of the list `listing` in `scope`."""
+        self._lists.get((*scope, listing), {}).pop(item, None)
+
     @property
     def directed(self) -> bool:
         """Whether any test set a fault, pacing or scenario for its requests: else nothing to look up."""
@@ -323,6 +343,7 @@ class State:
         self._attempts.clear()
         self._issued.forget(lambda key: test_id is None or key[0] == test_id)
         self._kept.clear(test_id)
+        self._lists.forget(lambda key: test_id is None or key[0] == test_id)
         if test_id is None:
             self._directed.clear()
         else:

@@ -5,7 +5,6 @@ seed, which ignores `n` and `logprobs` (seed 000)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -14,12 +13,6 @@ import pytest
 from tests.conftest import Server
 
 LOGPROBS: Any = ["message.output_text.logprobs"]
-
-
-@pytest.fixture
-def gpt(server: Server, request: pytest.FixtureRequest) -> Iterator[openai.OpenAI]:
-    with server.openai("/openai", default_headers={"x-emulator-test-id": request.node.name}) as client:
-        yield client
 
 
 def said(question: str) -> Any:

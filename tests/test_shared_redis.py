@@ -18,6 +18,7 @@ from emulator import state as state_module
 from emulator.conversation import Message, Prompt
 from emulator.journal import Journal, Note, at_once
 from emulator.state import Directions, Settings, State
+from emulator.store import Bounds
 
 T = TypeVar("T")
 _prefixes = itertools.count()
@@ -263,3 +264,22 @@ def test_response_id_sequences_are_the_in_process_ones_and_shared(redis_server: 
         assert await other.issue(("u", "sk", "digest"), None) == await alone.issue(("u", "sk", "digest"), None) == 1
 
     run(check, one, other)
+
+
+def test_lists_of_kept_values_are_the_in_process_ones(redis_server: str) -> None:
+    """Stored chat completions are listed in the order made, each once, within the store's bounds; a test's reset
+    forgets its lists."""
+    state, alone = shared(redis_server, kept=Bounds(entries=3)), State(Settings(kept=Bounds(entries=3)))
+
+    async def check() -> None:
+        for each in (state, alone):
+            for item in ("a", "b", "c", "b", "d"):
+                await each.enlist(("t", "k"), "chat", item)
+            await each.enlist(("u", "k"), "chat", "x")
+            await each.delist(("t", "k"), "chat", "c")
+        assert await state.enlisted(("t", "k"), "chat") == await alone.enlisted(("t", "k"), "chat") == ["b", "d"]
+        assert await state.enlisted(("t", "other"), "chat") == []
+        await state.reset("t")
+        assert await state.enlisted(("t", "k"), "chat") == [] and await state.enlisted(("u", "k"), "chat") == ["x"]
+
+    run(check, state)

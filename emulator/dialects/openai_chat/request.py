@@ -15,6 +15,7 @@ from emulator.conversation import (
     ToolCall,
     ToolChoice,
 )
+from emulator.dialects.openai_chat import stored
 from emulator.errors import InvalidRequest
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
 from emulator.logprobs import MAX_TOP
@@ -62,6 +63,8 @@ def parse_request(
             code="array_above_max_length",
         )
     logprobs = _logprobs(f) if rules.logprobs else None
+    # OpenAI keeps a completion asked to (`store`, false by default) with its `metadata`: see `stored.py`
+    echo = _stored(f) if rules.stored_responses and ("store" in f.data or "metadata" in f.data) else {}
     choices = f.count("n") or 1 if rules.max_choices > 1 else 1
     if choices > rules.max_choices:
         raise wrong_value("n", choices, f"an integer from 1 to {rules.max_choices}")
@@ -106,7 +109,12 @@ def parse_request(
         profile=profile,
         choices=choices,
         logprobs=logprobs,
+        echo=echo,
     )
+
+
+def _stored(f: Fields) -> dict[str, Any]:
+    return {"store": bool(f.get("store", bool, False)), "metadata": stored.metadata(f)}
 
 
 def _logprobs(f: Fields) -> int | None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from emulator import ids
+from emulator import ids, pages
 from emulator.errors import InvalidRequest, NotFound
-from emulator.fields import Fields, wrong_value
+from emulator.fields import Fields
 
 REFERENCE = "item_reference"
 # The id prefix of each kind of item, for items sent without one: the input items list shows every item by id.
@@ -25,7 +25,6 @@ PREFIXES = {
     "custom_tool_call": "ctc_",
     "custom_tool_call_output": "ctco_",
 }
-ORDERS = ("asc", "desc")
 
 
 def asks(body: Mapping[str, Any]) -> bool:
@@ -121,27 +120,9 @@ def _part(part: Any) -> Any:
 
 
 def page(items: Sequence[Mapping[str, Any]], query: Mapping[str, str]) -> dict[str, Any]:
-    """One page of a response's input items as `GET /v1/responses/{id}/input_items` lists them: `order` (`desc`
-    by default), at most `limit` (1 to 100, 20 by default), those `after` the item with that id."""
-    order = query.get("order", "desc")
-    if order not in ORDERS:
-        raise wrong_value("order", order, ORDERS)
-    limit = query.get("limit", "20")
-    if not limit.isdigit() or not 1 <= int(limit) <= 100:
-        raise wrong_value("limit", limit, "an integer from 1 to 100")
-    ordered = list(items) if order == "asc" else list(reversed(items))
-    after = query.get("after")
-    start = next(
-        (i + 1 for i, item in enumerate(ordered) if item.get("id") == after), 0 if after is None else len(ordered)
-    )
-    chosen = ordered[start : start + int(limit)]
-    return {
-        "object": "list",
-        "data": chosen,
-        "first_id": chosen[0]["id"] if chosen else None,
-        "last_id": chosen[-1]["id"] if chosen else None,
-        "has_more": start + int(limit) < len(ordered),
-    }
+    """One page of a response's input items as `GET /v1/responses/{id}/input_items` lists them: newest first by
+    default (`pages.page`)."""
+    return pages.page(items, query, "desc")
 
 
 def deleted(response_id: str) -> dict[str, Any]:
