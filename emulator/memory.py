@@ -134,8 +134,9 @@ async def keep(
     if ask is None:  # the conversation's items, the request's own with the ids and shapes `input_items` lists
         history, given = recalled.body["input"][: recalled.history], recalled.body["input"][recalled.history :]
         items = [*history, *responses.input_items(given, prompt.fingerprint)]
-        kept = {f"response:{answer['id']}": {"response": answer, "input": items}}
-        await state.keep(where, kept | {f"item:{item['id']}": item for item in answer["output"]})
+        output = responses.sealed_output(answer["output"], turn.reasoning, turn.id, turn.created)
+        kept = {f"response:{answer['id']}": {"response": answer, "input": items, "output": output}}
+        await state.keep(where, kept | {f"item:{item['id']}": item for item in output})
         return
     if ask.previous is not None:
         mine = threads.claim(prompt.headers, prompt.fingerprint, answer["id"])

@@ -10,7 +10,8 @@ from typing import Any
 import openai
 import pytest
 
-from tests.conftest import Server
+from emulator.app import Settings
+from tests.conftest import FROZEN, Server
 
 LOGPROBS: Any = ["message.output_text.logprobs"]
 
@@ -247,3 +248,89 @@ def test_input_tokens_refusals(gpt: openai.OpenAI) -> None:
 def test_input_tokens_is_openai_s_alone(server: Server) -> None:
     with server.openai() as inferam, pytest.raises(openai.NotFoundError):
         inferam.responses.input_tokens.count(model="DeepSeek-V4.1-Flash-1017", input="hi")
+
+
+# --- encrypted_content on reasoning items -------------------------------------------------------------------
+
+SEALED: Any = ["reasoning.encrypted_content"]
+
+
+def reasoning_of(response: Any) -> Any:
+    (item,) = [i for i in response.output if i.type == "reasoning"]
+    return item
+
+
+def test_encrypted_content_only_when_include_asks(gpt: openai.OpenAI) -> None:
+    plain = gpt.responses.create(model="gpt-5", input="Why do hash tables resize?", store=False)
+    sealed = gpt.responses.create(model="gpt-5", input="Why do hash tables resize?", store=False, include=SEALED)
+    assert reasoning_of(plain).encrypted_content is None
+    token = reasoning_of(sealed).encrypted_content
+    assert token and token.startswith("gAAAAA") and reasoning_of(sealed).summary == []  # opaque: no text shows
+    with gpt.responses.stream(model="gpt-5", input="Why do tries save space?", include=SEALED) as stream:
+        done = [e.item for e in stream if e.type == "response.output_item.done" and e.item.type == "reasoning"]
+        final = stream.get_final_response()
+    assert done[0].encrypted_content and reasoning_of(final).encrypted_content == done[0].encrypted_content
+
+
+def test_encrypted_content_is_reproducible_run_to_run(make_server: Any) -> None:
+    def token() -> str:
+        server = make_server(Settings(frozen_time=FROZEN))
+        with server.openai("/openai") as client:
+            made = client.responses.create(model="gpt-5", input="What is a skip list?", include=SEALED, store=False)
+        return str(reasoning_of(made).encrypted_content)
+
+    assert token() == token()
+
+
+def test_returned_reasoning_counts_as_the_conversation_s(gpt: openai.OpenAI) -> None:
+    """A stateless client sends the reasoning back sealed: it is read, and counted as the conversation's."""
+    question = "How does a B-tree stay balanced?"
+    first = gpt.responses.create(model="gpt-5", input=question, include=SEALED, store=False)
+    history: Any = [{"role": "user", "content": question}, *(i.model_dump(exclude_none=True) for i in first.output)]
+    follow: Any = [*history, {"role": "user", "content": "And on deletion?"}]
+    sent_back = gpt.responses.create(model="gpt-5", input=follow, include=SEALED, store=False)
+    dropped: Any = [{k: v for k, v in item.items() if k != "encrypted_content"} for item in follow]
+    without = gpt.responses.create(model="gpt-5", input=dropped, store=False)
+    assert sent_back.usage and without.usage and first.usage
+    reasoning = first.usage.output_tokens_details.reasoning_tokens
+    assert sent_back.usage.input_tokens == without.usage.input_tokens + reasoning > without.usage.input_tokens
+    assert sent_back.output_text == without.output_text
+
+
+@pytest.mark.parametrize("spoil", ["not a token", "gAAAAABthisisnotoneofours==", "tamper", ""])
+def test_anything_else_in_encrypted_content_is_refused(gpt: openai.OpenAI, spoil: str) -> None:
+    first = gpt.responses.create(model="gpt-5", input="What is a heap?", include=SEALED, store=False)
+    item = reasoning_of(first).model_dump(exclude_none=True)
+    token = item["encrypted_content"]
+    middle = len(token) // 2
+    flipped = token[:middle] + ("A" if token[middle] != "A" else "B") + token[middle + 1 :]
+    item["encrypted_content"] = flipped if spoil == "tamper" else spoil
+    sent: Any = [{"role": "user", "content": "What is a heap?"}, item, {"role": "user", "content": "And a treap?"}]
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.responses.create(model="gpt-5", input=sent, store=False)
+    assert caught.value.code == "invalid_encrypted_content" and caught.value.param is None
+    assert isinstance(caught.value.body, dict) and caught.value.body["message"].endswith("could not be verified.")
+    assert caught.value.body["type"] == "invalid_request_error"
+
+
+def test_inferam_ignores_encrypted_content(server: Server) -> None:
+    sent: Any = [
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "anything at all"},
+        {"role": "user", "content": "again"},
+    ]
+    with server.openai() as inferam:
+        answer = inferam.responses.create(model="DeepSeek-V4.1-Flash-1017", input=sent, include=SEALED)
+    assert all(i.encrypted_content is None for i in answer.output if i.type == "reasoning")
+
+
+def test_a_stored_conversation_counts_its_reasoning_as_a_stateless_one_does(gpt: openai.OpenAI) -> None:
+    question = "How does a log-structured merge tree compact?"
+    first = gpt.responses.create(model="gpt-5", input=question)  # stored; its reasoning shown to nobody
+    stored = gpt.responses.create(model="gpt-5", previous_response_id=first.id, input="And why?")
+    sealed = gpt.responses.create(model="gpt-5", input=question, include=SEALED, store=False)
+    history: Any = [{"role": "user", "content": question}, *(i.model_dump(exclude_none=True) for i in sealed.output)]
+    stateless = gpt.responses.create(model="gpt-5", input=[*history, {"role": "user", "content": "And why?"}])
+    assert stored.usage and stateless.usage and stored.usage.input_tokens == stateless.usage.input_tokens
+    assert stored.output_text == stateless.output_text
+    assert reasoning_of(gpt.responses.retrieve(first.id)).encrypted_content is None  # as it was answered

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator import ids, logprobs, profiles, tokens
+from emulator import ids, logprobs, profiles, sealed, tokens
 from emulator.conversation import (
     Prompt,
     Turn,
     Usage,
 )
+from emulator.dialects.openai_responses.request import ENCRYPTED
 from emulator.errors import EmulatorError, UpstreamError, openai_body
 from emulator.sse import comment, dumps, frame, quote
 
@@ -29,7 +30,7 @@ def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
         item["summary"] = [{"type": "summary_text", "text": turn.reasoning}] if summarised else []
         if shown:
             item["content"] = [{"type": "reasoning_text", "text": turn.reasoning}]
-        items.append(item | {"encrypted_content": None, "status": "completed"})
+        items.append(item | {"encrypted_content": _sealed(prompt, turn), "status": "completed"})
     if turn.text:
         text = {"type": "output_text", "text": turn.text, "annotations": [], "logprobs": _logprobs(prompt, turn)}
         items.append(
@@ -67,6 +68,13 @@ def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
     if turn.finish_reason in ("length", "content_filter") and items:
         items[-1]["status"] = "incomplete"
     return items
+
+
+def _sealed(prompt: Prompt, turn: Turn) -> str | None:
+    """The reasoning sealed, where `include` asks for it (OpenAI's; Inferam shows its reasoning as text, seed 001)."""
+    if ENCRYPTED not in prompt.echo.get("include", ()) or not profiles.PROFILES[prompt.profile].hidden_reasoning:
+        return None
+    return sealed.seal(turn.reasoning, turn.id, turn.created)
 
 
 def _logprobs(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator import identity, profiles, tokens
+from emulator import identity, profiles, sealed, tokens
 from emulator.conversation import (
     EFFORTS,
     Message,
@@ -42,7 +42,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
             param="previous_response_id",
             code="invalid_value",
         )
-    messages = _input(f)
+    messages = _input(f, profiles.PROFILES[profile].hidden_reasoning)
     instructions = f.get("instructions", str)
     if instructions:
         messages = [Message("system", instructions), *messages]
@@ -123,7 +123,9 @@ def _include(f: Fields) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _input(f: Fields) -> list[Message]:
+def _input(f: Fields, sealed_reasoning: bool = False) -> list[Message]:
+    """The conversation `input` holds; a reasoning item's `encrypted_content` is read where the profile seals its
+    reasoning (OpenAI's), and ignored elsewhere (Inferam's reasoning is text, seed 001)."""
     value = f.data.get("input")
     if value is None:
         f.need("input", str)
@@ -140,7 +142,7 @@ def _input(f: Fields) -> list[Message]:
             if turn is None:
                 turn = {"text": [], "reasoning": [], "calls": []}
                 messages.append(Message("assistant"))  # replaced when the run ends
-            _gather(item, kind, turn)
+            _gather(item, kind, turn, sealed_reasoning)
             messages[-1] = Message(
                 "assistant",
                 text="".join(turn["text"]),
@@ -163,10 +165,13 @@ def _input(f: Fields) -> list[Message]:
     return messages
 
 
-def _gather(item: Fields, kind: str | None, turn: dict[str, Any]) -> None:
+def _gather(item: Fields, kind: str | None, turn: dict[str, Any], sealed_reasoning: bool) -> None:
     if kind == "reasoning":
         parts = item.objects("content") or item.objects("summary")
-        turn["reasoning"].append("".join(p.need("text", str) for p in parts))
+        token = item.get("encrypted_content", str) if sealed_reasoning else None
+        turn["reasoning"].append(
+            _unsealed(item, token) if token is not None else "".join(p.need("text", str) for p in parts)
+        )
     elif kind == "function_call":
         turn["calls"].append(ToolCall(item.need("call_id", str), item.need("name", str), item.need("arguments", str)))
     elif kind == "custom_tool_call":
@@ -174,6 +179,17 @@ def _gather(item: Fields, kind: str | None, turn: dict[str, Any]) -> None:
         turn["calls"].append(call)
     else:
         turn["text"].append(_content(item)[0])
+
+
+def _unsealed(item: Fields, token: str) -> str:
+    """The reasoning a returned item's `encrypted_content` holds; anything this server did not seal is refused in the
+    public API's words (`invalid_encrypted_content`, `param` null, the token shown by its ends)."""
+    text = sealed.unseal(token)
+    if text is None:
+        raise InvalidRequest(
+            f"The encrypted content {sealed.shown(token)} could not be verified.", code="invalid_encrypted_content"
+        )
+    return text
 
 
 def _content(item: Fields, key: str = "content") -> tuple[str, int]:

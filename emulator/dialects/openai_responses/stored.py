@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from emulator import ids, pages
+from emulator import ids, pages, sealed
 from emulator.errors import InvalidRequest, NotFound
 from emulator.fields import Fields
 
@@ -69,7 +69,19 @@ def resolved(body: Mapping[str, Any], items: Mapping[str, Any]) -> dict[str, Any
 def conversation(previous: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A stored response's conversation, as a request continuing it has it: the items it was given, then its
     output."""
-    return [*previous["input"], *previous["response"]["output"]]
+    return [*previous["input"], *previous.get("output", previous["response"]["output"])]
+
+
+def sealed_output(output: Sequence[Mapping[str, Any]], reasoning: str, root: str, created: int) -> list[Any]:
+    """A response's output as kept for the requests that go on from it: its reasoning item with the reasoning sealed
+    (`encrypted_content`) where the answer did not show it, so that the conversation a `previous_response_id` or an
+    `item_reference` recalls has the reasoning that a stateless client sends back sealed."""
+    return [
+        {**item, "encrypted_content": sealed.seal(reasoning, root, created)}
+        if item.get("type") == "reasoning" and item.get("encrypted_content") is None and reasoning
+        else item
+        for item in output
+    ]
 
 
 def listed(value: str | list[Any]) -> list[Any]:
