@@ -69,6 +69,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 ),
                 Route(f"{prefix}/v1/responses/{{response_id}}", _stored(state, profile), methods=["GET", "DELETE"]),
                 Route(f"{prefix}/v1/responses/{{response_id}}/input_items", _stored(state, profile, items=True)),
+                Route(f"{prefix}/v1/responses/{{response_id}}/cancel", _stored(state, profile), methods=["POST"]),
                 Route(f"{prefix}/v1/chat/completions", _stored_chat(state, profile), methods=["GET"]),
                 Route(
                     f"{prefix}/v1/chat/completions/{{completion_id}}",

@@ -13,6 +13,7 @@ And `stored`, the routes that read and remove a stored response. All of it lives
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -125,7 +126,9 @@ async def keep(
     ask, where = recalled.thread, recalled.scope
     if ask is None and not prompt.echo.get("store"):
         return
-    answer = dialect.render(prompt, turn)
+    answer = (
+        openai_responses.finished(prompt, turn) if dialect.NAME == profiles.RESPONSES else dialect.render(prompt, turn)
+    )
     if dialect.NAME == profiles.CHAT:
         made = chats.kept(answer, recalled.body["messages"], prompt.echo.get("metadata", {}))
         await state.keep(where, {chats.key(answer["id"]): made})
@@ -135,7 +138,10 @@ async def keep(
         history, given = recalled.body["input"][: recalled.history], recalled.body["input"][recalled.history :]
         items = [*history, *responses.input_items(given, prompt.fingerprint)]
         output = responses.sealed_output(answer["output"], turn.reasoning, turn.id, turn.created)
-        kept = {f"response:{answer['id']}": {"response": answer, "input": items, "output": output}}
+        kept: dict[str, Any] = {f"response:{answer['id']}": {"response": answer, "input": items, "output": output}}
+        if prompt.echo.get("background"):  # its progress, as the pacing plays out: read when it is polled
+            progress = responses.schedule(turn.timing, turn.usage.output_tokens, time.time())
+            kept[f"response:{answer['id']}"]["background"] = progress
         await state.keep(where, kept | {f"item:{item['id']}": item for item in output})
         return
     if ask.previous is not None:
@@ -155,8 +161,9 @@ async def stored(
     query: Mapping[str, str],
     items: bool = False,
 ) -> Whole:
-    """`GET /v1/responses/{id}` (the response as created), `GET /v1/responses/{id}/input_items` (a page of its
-    conversation's items) and `DELETE /v1/responses/{id}`, as the public API answers them."""
+    """`GET /v1/responses/{id}` (the response as created; in background mode, as far as its pacing got), `GET
+    /v1/responses/{id}/input_items` (a page of its conversation's items), `POST /v1/responses/{id}/cancel` and
+    `DELETE /v1/responses/{id}`, as the public API answers them."""
     try:
         profiles.authenticate(profile, openai_responses.NAME, headers)
         where, key = scope(headers), f"response:{response_id}"
@@ -170,7 +177,10 @@ async def stored(
                 raise responses.response_not_found(response_id)
             if query.get("stream", "false") != "false":
                 raise InvalidRequest("Streaming a stored response again is not supported here.", param="stream")
-            body = responses.page(found["input"], query) if items else found["response"]
+            if method == "POST":  # cancel: a background response not yet answered stops where it is
+                found = responses.cancelled(found, time.time())
+                await state.keep(where, {key: found})
+            body = responses.page(found["input"], query) if items else responses.polled(found, time.time())
     except EmulatorError as error:
         return error_answer(openai_responses, error, profile=profile)
     root = ids.digest(state.settings.seed, method, response_id, items)

@@ -144,6 +144,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
         if recalled:
             await memory.keep(state, endpoint.dialect, recalled, prompt, shaped.turn, shaped.status)
+        if prompt.echo.get("background") and not prompt.stream:  # queued at once: the pacing plays out as it is polled
+            shaped = replace(shaped, turn=replace(shaped.turn, timing=None))
         noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest)  # 5
         entry = await state.open(noted)
         return render(endpoint, prompt, shaped, entry)  # 6

@@ -5,6 +5,7 @@ seed, which ignores `n` and `logprobs` (seed 000)."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import openai
@@ -334,3 +335,66 @@ def test_a_stored_conversation_counts_its_reasoning_as_a_stateless_one_does(gpt:
     assert stored.usage and stateless.usage and stored.usage.input_tokens == stateless.usage.input_tokens
     assert stored.output_text == stateless.output_text
     assert reasoning_of(gpt.responses.retrieve(first.id)).encrypted_content is None  # as it was answered
+
+
+# --- background responses -------------------------------------------------------------------------------------
+
+
+def paced(latency_ms: int, tokens_per_second: float) -> Any:
+    return {"x-emulator-timing": f"latency_ms={latency_ms};tokens_per_second={tokens_per_second}"}
+
+
+def test_a_background_response_is_queued_then_in_progress_then_completed(gpt: openai.OpenAI) -> None:
+    question = "Describe how a rate limiter refills its bucket."
+    whole = gpt.responses.create(model="gpt-4.1", input=question, store=False)
+    assert whole.usage
+    # queued for 1.5 s, then about a second of generating: a clear in-progress phase at any machine's speed
+    pace = paced(1500, whole.usage.output_tokens)
+    started = time.monotonic()
+    made = gpt.responses.create(model="gpt-4.1", input=question, background=True, extra_headers=pace)
+    assert time.monotonic() - started < 1.5  # answered at once, not after the 2.5 s its pacing takes
+    assert made.status == "queued" and made.background is True and made.output == [] and made.usage is None
+    seen: list[str | None] = [made.status]
+    while seen[-1] != "completed" and time.monotonic() - started < 30:
+        polled = gpt.responses.retrieve(made.id)
+        if polled.status != seen[-1]:
+            seen.append(polled.status)
+        time.sleep(0.05)
+    assert seen == ["queued", "in_progress", "completed"]
+    done = gpt.responses.retrieve(made.id)
+    assert (
+        done.output_text == whole.output_text and done.usage and done.usage.output_tokens == whole.usage.output_tokens
+    )
+
+
+def test_cancel_stops_a_background_response(gpt: openai.OpenAI) -> None:
+    made = gpt.responses.create(
+        model="gpt-4.1", input="A long essay on B-trees.", background=True, extra_headers=paced(60_000, 1)
+    )
+    cancelled = gpt.responses.cancel(made.id)
+    assert cancelled.id == made.id and cancelled.status == "cancelled" and cancelled.output == []
+    assert gpt.responses.retrieve(made.id).status == "cancelled"
+    assert gpt.responses.cancel(made.id).status == "cancelled"  # again: as it is
+    answered = gpt.responses.create(model="gpt-4.1", input="A short note on tries.", background=True)
+    assert gpt.responses.cancel(answered.id).status == "completed"  # nothing left to stop
+
+
+def test_background_refusals(gpt: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as unstored:
+        gpt.responses.create(model="gpt-4.1", input="hi", background=True, store=False)
+    assert unstored.value.param == "background"
+    foreground = gpt.responses.create(model="gpt-4.1", input="hi")
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.responses.cancel(foreground.id)
+    assert isinstance(caught.value.body, dict) and "background" in caught.value.body["message"]
+    with pytest.raises(openai.NotFoundError):
+        gpt.responses.cancel("resp_never_made")
+
+
+def test_a_background_stream_starts_queued(gpt: openai.OpenAI) -> None:
+    with gpt.responses.stream(model="gpt-4.1", input="What is a ring buffer?", background=True) as stream:
+        kinds = [event.type for event in stream]
+        final = stream.get_final_response()
+    assert kinds[:3] == ["response.created", "response.queued", "response.in_progress"]
+    assert final.status == "completed" and final.background is True
+    assert gpt.responses.retrieve(final.id).output_text == final.output_text

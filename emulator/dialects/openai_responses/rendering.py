@@ -130,7 +130,7 @@ def _response(
         else None,
         "user": echo.get("user"),
         "metadata": echo.get("metadata", {}),
-    } | ({"top_logprobs": echo["top_logprobs"]} if "top_logprobs" in echo else {})
+    } | {key: echo[key] for key in ("top_logprobs", "background") if key in echo}
 
 
 def _reasoning_tokens(prompt: Prompt, usage: Usage) -> int:
@@ -139,7 +139,14 @@ def _reasoning_tokens(prompt: Prompt, usage: Usage) -> int:
 
 
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
-    """The `Response` object for a non-streamed request."""
+    """The `Response` object for a non-streamed request; for one in background mode, as it starts: queued."""
+    if prompt.echo.get("background"):
+        return _response(prompt, turn, "queued", [], usage=False)
+    return finished(prompt, turn)
+
+
+def finished(prompt: Prompt, turn: Turn) -> dict[str, Any]:
+    """The `Response` object once answered: what a non-streamed request gets, and what is stored."""
     status, details = _status(turn)
     return _response(prompt, turn, status, _items(prompt, turn)) | {"incomplete_details": details}
 
@@ -153,7 +160,12 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         payloads.append({"type": kind, **fields})
 
     started = _response(prompt, turn, "in_progress", [], usage=False)
-    emit("response.created", response=started)
+    if prompt.echo.get("background"):  # queued first, as the public API starts a background response
+        queued = _response(prompt, turn, "queued", [], usage=False)
+        emit("response.created", response=queued)
+        emit("response.queued", response=queued)
+    else:
+        emit("response.created", response=started)
     emit("response.in_progress", response=started)
     for index, item in enumerate(_items(prompt, turn)):
         at = {"item_id": item["id"], "output_index": index}

@@ -79,6 +79,11 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         raise wrong_value("top_logprobs", top, f"an integer from 0 to {MAX_TOP}")
     if included:
         echo |= {"include": included, "top_logprobs": top}
+    if stores and f.get("background", bool, False):  # OpenAI's background mode: answered at once, polled after
+        if not echo["store"]:
+            # written in the API's style: no public source quotes this refusal
+            raise InvalidRequest("Background mode requires 'store' to be true.", param="background")
+        echo["background"] = True
     return Prompt(
         dialect=NAME,
         profile=profile,

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from emulator import ids, pages, sealed
+from emulator.conversation import Timing
 from emulator.errors import InvalidRequest, NotFound
 from emulator.fields import Fields
 
@@ -159,3 +160,47 @@ def item_not_found(item: str) -> NotFound:
 
 def response_not_found(response_id: str) -> NotFound:
     return NotFound(f"Response with id '{response_id}' not found.")
+
+
+# --- background mode -------------------------------------------------------------------------------------------
+
+
+def schedule(pace: Timing | None, output_tokens: int, now: float) -> dict[str, Any]:
+    """When a background response, created `now` (seconds of the wall clock, which every worker shares), leaves the
+    queue and is answered, as its pacing says: queued for its latency, in progress to its first token and through
+    its tokens; no pacing, answered at once."""
+    pace = pace or Timing()
+    generating = output_tokens / pace.tokens_per_second if pace.tokens_per_second else 0.0
+    queued = pace.latency_ms / 1000
+    return {"at": now, "queued": queued, "done": queued + pace.ttft_ms / 1000 + generating, "cancelled": False}
+
+
+def polled(held: Mapping[str, Any], now: float) -> dict[str, Any]:
+    """A stored response as `GET` finds it `now`: as created, unless in background mode and not answered yet (or
+    cancelled), when it has its status and no output yet."""
+    response, progress = held["response"], held.get("background")
+    if progress is None:
+        return dict(response)
+    status = _status(progress, now)
+    if status == "completed":
+        return dict(response)
+    return {**response, "status": status, "output": [], "usage": None, "incomplete_details": None}
+
+
+def cancelled(held: Mapping[str, Any], now: float) -> dict[str, Any]:
+    """`held` once `POST /v1/responses/{id}/cancel` asked: a background response still queued or in progress is
+    cancelled; one answered (or cancelled) already stays as it is. Only background responses can be cancelled."""
+    progress = held.get("background")
+    if progress is None:
+        # written in the API's style: no public source quotes this refusal
+        raise InvalidRequest("Only responses created with 'background' set to true can be cancelled.")
+    if _status(progress, now) in ("completed", "cancelled"):
+        return dict(held)
+    return {**held, "background": {**progress, "cancelled": True}}
+
+
+def _status(progress: Mapping[str, Any], now: float) -> str:
+    if progress.get("cancelled"):
+        return "cancelled"
+    elapsed = now - progress["at"]
+    return "completed" if elapsed >= progress["done"] else "queued" if elapsed < progress["queued"] else "in_progress"
