@@ -144,3 +144,22 @@ def test_kept_within_the_store_s_bounds(make_server: Any) -> None:
         assert [c.id for c in gpt.chat.completions.list()] == made[2:]
         with pytest.raises(openai.NotFoundError):
             gpt.chat.completions.retrieve(made[0])
+
+
+def test_what_the_sdk_s_own_tests_send_that_the_api_refuses(gpt: openai.OpenAI, loose: openai.OpenAI) -> None:
+    """The SDK's `tests/api_resources` send placeholders a mock answers and the API refuses: `limit=0` on every list
+    (1 to 100), `max_completion_tokens=0`."""
+    made = ask(gpt, "What is a Merkle tree?", store=True)
+    response = gpt.responses.create(model="gpt-4.1", input="What is a Merkle tree?")
+    lists: Any = [
+        lambda: gpt.chat.completions.list(limit=0),
+        lambda: loose.chat.completions.messages.list(made.id, limit=0),
+        lambda: gpt.responses.input_items.list(response.id, limit=0),
+    ]
+    for listing in lists:
+        with pytest.raises(openai.BadRequestError) as caught:
+            listing()
+        assert caught.value.param == "limit" and caught.value.code == "invalid_value"
+    with pytest.raises(openai.BadRequestError) as zero:
+        ask(gpt, "hi", max_completion_tokens=0)
+    assert zero.value.param == "max_completion_tokens"
