@@ -33,6 +33,7 @@ from emulator.state import State
 from emulator.store import Scope
 from emulator.wire import Whole, whole
 
+EVENT_STREAM = {"cache-control": "no-cache"}
 # A fault that spoils the answer itself: nothing is kept. Others break its delivery; the server finished it.
 SPOILT = ("stream_error", "model_output")
 
@@ -141,7 +142,8 @@ async def keep(
         kept: dict[str, Any] = {f"response:{answer['id']}": {"response": answer, "input": items, "output": output}}
         if prompt.echo.get("background"):  # its progress, as the pacing plays out: read when it is polled
             progress = responses.schedule(turn.timing, turn.usage.output_tokens, time.time())
-            kept[f"response:{answer['id']}"]["background"] = progress
+            events = [event.decode() for event in openai_responses.render_stream(prompt, turn)]  # to stream again
+            kept[f"response:{answer['id']}"] |= {"background": progress, "events": events}
         await state.keep(where, kept | {f"item:{item['id']}": item for item in output})
         return
     if ask.previous is not None:
@@ -176,7 +178,7 @@ async def stored(
             if found is None:
                 raise responses.response_not_found(response_id)
             if query.get("stream", "false") != "false":
-                raise InvalidRequest("Streaming a stored response again is not supported here.", param="stream")
+                return _streamed_again(found, query, profile, state.settings.seed, response_id)
             if method == "POST":  # cancel: a background response not yet answered stops where it is
                 found = responses.cancelled(found, time.time())
                 await state.keep(where, {key: found})
@@ -240,3 +242,20 @@ def _body(raw: bytes) -> Any:
         return loads(raw)
     except ValueError:
         raise InvalidRequest("We could not parse the JSON body of your request.", code="invalid_json") from None
+
+
+def _streamed_again(
+    found: Mapping[str, Any], query: Mapping[str, str], profile: Profile, seed: int, response_id: str
+) -> Whole:
+    """`GET /v1/responses/{id}?stream=true&starting_after=N`: a background response's events after the N-th, as the
+    SDK's `responses.stream(response_id=…)` resumes a stream; a response not made in background mode has none."""
+    if "events" not in found:
+        # written in the API's style: no public source quotes this refusal
+        raise InvalidRequest("Only responses created with 'background' set to true can be streamed.", param="stream")
+    after = query.get("starting_after", "-1")
+    if not after.lstrip("-").isdigit():
+        raise InvalidRequest(f"Invalid 'starting_after': {after!r}. Expected an integer.", param="starting_after")
+    root = ids.digest(seed, "stream", response_id, after)
+    headers = profiles.request_id(profile, openai_responses.NAME, root) | dict(profile.headers) | EVENT_STREAM
+    body = "".join(found["events"][max(-1, int(after)) + 1 :]).encode()
+    return whole(body, headers, content_type=b"text/event-stream; charset=utf-8")

@@ -398,3 +398,19 @@ def test_a_background_stream_starts_queued(gpt: openai.OpenAI) -> None:
     assert kinds[:3] == ["response.created", "response.queued", "response.in_progress"]
     assert final.status == "completed" and final.background is True
     assert gpt.responses.retrieve(final.id).output_text == final.output_text
+
+
+def test_a_background_response_streams_again_from_where_a_client_left(gpt: openai.OpenAI) -> None:
+    made = gpt.responses.create(model="gpt-4.1", input="How does a bloom filter size itself?", background=True)
+    whole = list(gpt.responses.retrieve(made.id, stream=True))
+    assert [e.sequence_number for e in whole] == list(range(len(whole)))
+    assert [e.type for e in whole][:2] == ["response.created", "response.queued"]
+    rest = list(gpt.responses.retrieve(made.id, stream=True, starting_after=4))
+    assert [e.sequence_number for e in rest] == list(range(5, len(whole))) and rest == whole[5:]
+    with gpt.responses.stream(response_id=made.id, starting_after=2) as stream:
+        resumed = stream.get_final_response()
+    assert resumed.output_text == gpt.responses.retrieve(made.id).output_text and resumed.status == "completed"
+    foreground = gpt.responses.create(model="gpt-4.1", input="hi")
+    with pytest.raises(openai.BadRequestError) as caught:
+        list(gpt.responses.retrieve(foreground.id, stream=True))
+    assert caught.value.param == "stream"
