@@ -62,8 +62,22 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         ]
         if profile.stored_responses:  # elsewhere these paths are not served: 404, as before
             routes += [
+                _answering(
+                    f"{prefix}/v1/responses/input_tokens",
+                    state,
+                    Endpoint(openai_responses, profile, "input_tokens"),
+                    pipeline.count,
+                ),
                 Route(f"{prefix}/v1/responses/{{response_id}}", _stored(state, profile), methods=["GET", "DELETE"]),
                 Route(f"{prefix}/v1/responses/{{response_id}}/input_items", _stored(state, profile, items=True)),
+                Route(f"{prefix}/v1/responses/{{response_id}}/cancel", _stored(state, profile), methods=["POST"]),
+                Route(f"{prefix}/v1/chat/completions", _stored_chat(state, profile), methods=["GET"]),
+                Route(
+                    f"{prefix}/v1/chat/completions/{{completion_id}}",
+                    _stored_chat(state, profile),
+                    methods=["GET", "POST", "DELETE"],
+                ),
+                Route(f"{prefix}/v1/chat/completions/{{completion_id}}/messages", _stored_chat(state, profile, True)),
             ]
     routes += admin.routes(state)
     answering = {route.path: route.endpoint.app for route in routes if isinstance(route.endpoint, _Endpoint)}
@@ -103,6 +117,22 @@ def _stored(state: State, profile: profiles.Profile, items: bool = False) -> Cal
         response_id = request.path_params["response_id"]
         return await memory.stored(
             state, profile, request.method, response_id, request.headers, request.query_params, items
+        )
+
+    return handle
+
+
+def _stored_chat(
+    state: State, profile: profiles.Profile, messages: bool = False
+) -> Callable[[Request], Awaitable[Whole]]:
+    """A route over stored chat completions: `memory.stored_chat` with what it needs of the request."""
+
+    async def handle(request: Request) -> Whole:
+        body = await request.body() if request.method == "POST" else b""
+        completion_id = request.path_params.get("completion_id")
+        query = request.query_params.multi_items()
+        return await memory.stored_chat(
+            state, profile, request.method, completion_id, request.headers, query, body, messages
         )
 
     return handle

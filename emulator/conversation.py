@@ -112,6 +112,7 @@ class Prompt:
     echo: Mapping[str, Any] = field(default_factory=dict)  # request fields the dialect reflects back as given
     profile: str = "inferam"  # the upstream it was sent to (`profiles.PROFILES`), whose shapes the answer takes
     choices: int = 1  # Chat Completions' `n`, where the profile honours it
+    logprobs: int | None = None  # where the profile honours them: how many `top_logprobs` (None: no logprobs)
 
     @property
     def thinking(self) -> bool:

@@ -13,24 +13,27 @@ And `stored`, the routes that read and remove a stored response. All of it lives
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from emulator import ids, profiles
 from emulator.answer import TEST_ID, Source
 from emulator.conversation import Prompt, Turn, frozen
-from emulator.dialects import Dialect, anthropic_messages, openai_responses
+from emulator.dialects import Dialect, anthropic_messages, openai_chat, openai_responses
 from emulator.dialects.anthropic_messages import threads
+from emulator.dialects.openai_chat import stored as chats
 from emulator.dialects.openai_responses import stored as responses
 from emulator.error_answer import error_answer
 from emulator.errors import EmulatorError, InvalidRequest
-from emulator.fields import bearer
+from emulator.fields import Fields, bearer
 from emulator.profiles import Profile
-from emulator.sse import encode
+from emulator.sse import encode, loads
 from emulator.state import State
 from emulator.store import Scope
 from emulator.wire import Whole, whole
 
+EVENT_STREAM = {"cache-control": "no-cache"}
 # A fault that spoils the answer itself: nothing is kept. Others break its delivery; the server finished it.
 SPOILT = ("stream_error", "model_output")
 
@@ -55,6 +58,8 @@ def asks(dialect: Dialect, profile: Profile, body: Any) -> bool:
         return False
     if dialect.NAME == profiles.MESSAGES:
         return body.get("thread") is not None
+    if dialect.NAME == profiles.CHAT:  # a completion to be stored (`store: true`; false by default)
+        return profile.stored_responses and body.get("store") is True
     return dialect.NAME == profiles.RESPONSES and profile.stored_responses and responses.asks(body)
 
 
@@ -71,6 +76,8 @@ async def recall(
     where = scope(headers)
     if dialect.NAME == profiles.MESSAGES:
         return await _thread(state, profile, headers, fingerprint, body, where)
+    if dialect.NAME == profiles.CHAT:  # nothing to recall: the completion is kept once answered
+        return Recalled(where, body)
     previous, named = responses.references(body)
     keys = [f"response:{previous}"] if previous else []
     found = await state.recall(where, [*keys, *(f"item:{item}" for item in named)]) if keys or named else []
@@ -120,12 +127,24 @@ async def keep(
     ask, where = recalled.thread, recalled.scope
     if ask is None and not prompt.echo.get("store"):
         return
-    answer = dialect.render(prompt, turn)
+    answer = (
+        openai_responses.finished(prompt, turn) if dialect.NAME == profiles.RESPONSES else dialect.render(prompt, turn)
+    )
+    if dialect.NAME == profiles.CHAT:
+        made = chats.kept(answer, recalled.body["messages"], prompt.echo.get("metadata", {}))
+        await state.keep(where, {chats.key(answer["id"]): made})
+        await state.enlist(where, chats.LISTING, answer["id"])
+        return
     if ask is None:  # the conversation's items, the request's own with the ids and shapes `input_items` lists
         history, given = recalled.body["input"][: recalled.history], recalled.body["input"][recalled.history :]
         items = [*history, *responses.input_items(given, prompt.fingerprint)]
-        kept = {f"response:{answer['id']}": {"response": answer, "input": items}}
-        await state.keep(where, kept | {f"item:{item['id']}": item for item in answer["output"]})
+        output = responses.sealed_output(answer["output"], turn.reasoning, turn.id, turn.created)
+        kept: dict[str, Any] = {f"response:{answer['id']}": {"response": answer, "input": items, "output": output}}
+        if prompt.echo.get("background"):  # its progress, as the pacing plays out: read when it is polled
+            progress = responses.schedule(turn.timing, turn.usage.output_tokens, time.time())
+            events = [event.decode() for event in openai_responses.render_stream(prompt, turn)]  # to stream again
+            kept[f"response:{answer['id']}"] |= {"background": progress, "events": events}
+        await state.keep(where, kept | {f"item:{item['id']}": item for item in output})
         return
     if ask.previous is not None:
         mine = threads.claim(prompt.headers, prompt.fingerprint, answer["id"])
@@ -144,8 +163,9 @@ async def stored(
     query: Mapping[str, str],
     items: bool = False,
 ) -> Whole:
-    """`GET /v1/responses/{id}` (the response as created), `GET /v1/responses/{id}/input_items` (a page of its
-    conversation's items) and `DELETE /v1/responses/{id}`, as the public API answers them."""
+    """`GET /v1/responses/{id}` (the response as created; in background mode, as far as its pacing got), `GET
+    /v1/responses/{id}/input_items` (a page of its conversation's items), `POST /v1/responses/{id}/cancel` and
+    `DELETE /v1/responses/{id}`, as the public API answers them."""
     try:
         profiles.authenticate(profile, openai_responses.NAME, headers)
         where, key = scope(headers), f"response:{response_id}"
@@ -158,9 +178,84 @@ async def stored(
             if found is None:
                 raise responses.response_not_found(response_id)
             if query.get("stream", "false") != "false":
-                raise InvalidRequest("Streaming a stored response again is not supported here.", param="stream")
-            body = responses.page(found["input"], query) if items else found["response"]
+                return _streamed_again(found, query, profile, state.settings.seed, response_id)
+            if method == "POST":  # cancel: a background response not yet answered stops where it is
+                found = responses.cancelled(found, time.time())
+                await state.keep(where, {key: found})
+            body = responses.page(found["input"], query) if items else responses.polled(found, time.time())
     except EmulatorError as error:
         return error_answer(openai_responses, error, profile=profile)
     root = ids.digest(state.settings.seed, method, response_id, items)
     return whole(encode(body), profiles.request_id(profile, openai_responses.NAME, root) | dict(profile.headers))
+
+
+async def stored_chat(
+    state: State,
+    profile: Profile,
+    method: str,
+    completion_id: str | None,
+    headers: Mapping[str, str],
+    query: Sequence[tuple[str, str]],
+    body: bytes = b"",
+    messages: bool = False,
+) -> Whole:
+    """Stored chat completions, as the public API answers them: `GET /v1/chat/completions` (a page of the kept
+    ones), `GET …/{id}` (one), `POST …/{id}` (its metadata replaced), `DELETE …/{id}`, `GET …/{id}/messages`."""
+    asked = dict(query)
+    try:
+        profiles.authenticate(profile, openai_chat.NAME, headers)
+        where = scope(headers)
+        if completion_id is None:
+            listed = await state.enlisted(where, chats.LISTING)
+            held = [h for h in await state.recall(where, [chats.key(i) for i in listed]) if h is not None]
+            answer = chats.listing(held, asked, chats.metadata_filter(query))
+        else:
+            answer = await _one_chat(state, where, method, completion_id, asked, body, messages)
+    except EmulatorError as error:
+        return error_answer(openai_chat, error, profile=profile)
+    root = ids.digest(state.settings.seed, method, completion_id or "", messages)
+    return whole(encode(answer), profiles.request_id(profile, openai_chat.NAME, root) | dict(profile.headers))
+
+
+async def _one_chat(
+    state: State, where: Scope, method: str, completion_id: str, query: Mapping[str, str], body: bytes, listed: bool
+) -> dict[str, Any]:
+    at = chats.key(completion_id)
+    if method == "DELETE":
+        if not await state.forget(where, at):
+            raise chats.not_found(completion_id)
+        await state.delist(where, chats.LISTING, completion_id)
+        return chats.deleted(completion_id)
+    (held,) = await state.recall(where, [at])
+    if held is None:
+        raise chats.not_found(completion_id)
+    if listed:
+        return chats.page(held["messages"], query, "asc")
+    if method == "POST":  # the metadata replaced, as `update` sends it (`metadata: null` clears it)
+        held = {**held, "metadata": chats.metadata(Fields(_body(body)))}
+        await state.keep(where, {at: held})
+    return chats.shown(held)
+
+
+def _body(raw: bytes) -> Any:
+    try:
+        return loads(raw)
+    except ValueError:
+        raise InvalidRequest("We could not parse the JSON body of your request.", code="invalid_json") from None
+
+
+def _streamed_again(
+    found: Mapping[str, Any], query: Mapping[str, str], profile: Profile, seed: int, response_id: str
+) -> Whole:
+    """`GET /v1/responses/{id}?stream=true&starting_after=N`: a background response's events after the N-th, as the
+    SDK's `responses.stream(response_id=…)` resumes a stream; a response not made in background mode has none."""
+    if "events" not in found:
+        # written in the API's style: no public source quotes this refusal
+        raise InvalidRequest("Only responses created with 'background' set to true can be streamed.", param="stream")
+    after = query.get("starting_after", "-1")
+    if not after.lstrip("-").isdigit():
+        raise InvalidRequest(f"Invalid 'starting_after': {after!r}. Expected an integer.", param="starting_after")
+    root = ids.digest(seed, "stream", response_id, after)
+    headers = profiles.request_id(profile, openai_responses.NAME, root) | dict(profile.headers) | EVENT_STREAM
+    body = "".join(found["events"][max(-1, int(after)) + 1 :]).encode()
+    return whole(body, headers, content_type=b"text/event-stream; charset=utf-8")

@@ -28,7 +28,7 @@ from typing import Any
 from emulator import catalog, faults, identity, ids, journal, limits, memory, profiles, recordings, report, validation
 from emulator.answer import TEST_ID, Source, calls_key, compose
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
-from emulator.dialects import Dialect, anthropic_messages
+from emulator.dialects import Dialect, anthropic_messages, openai_responses
 from emulator.error_answer import error_answer, retry_headers
 from emulator.errors import (
     EmulatorError,
@@ -44,7 +44,7 @@ from emulator.profiles import Profile
 from emulator.recordings import Library
 from emulator.scenarios import Book
 from emulator.sse import deeper_than, encode, loads
-from emulator.state import Settings, State
+from emulator.state import LAST, Settings, State
 from emulator.wire import JSON, Pairs, Script, Whole, raw, silent, text, whole
 
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
@@ -114,6 +114,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         if state.directed:  # a test set a fault, pacing or a scenario for its own requests
             test_id = request.headers.get(TEST_ID, "")
             request = replace(request, headers=request.headers | await state.headers_for(test_id, request.headers))
+        if profile.stored_responses or profile.threads:  # a public API that keeps answers: a fresh id each time
+            request = await _sequenced(state, request)
         body = _json(request.raw)
         held, lenient = endpoint.catalog, False  # a public profile's checks, and whether it is lenient
         let_by: tuple[str, ...] = ()  # what leniency let by
@@ -152,6 +154,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
         if recalled:
             await memory.keep(state, endpoint.dialect, recalled, prompt, shaped.turn, shaped.status)
+        if prompt.echo.get("background") and not prompt.stream:  # queued at once: the pacing plays out as it is polled
+            shaped = replace(shaped, turn=replace(shaped.turn, timing=None))
         noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest, let_by=let_by)  # 5
         entry = await state.open(noted)
         return render(endpoint, prompt, shaped, entry)  # 6
@@ -164,7 +168,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
 
 
 async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
-    """`/v1/messages/count_tokens`: read, then count; a recording of this very request answers as recorded."""
+    """`/v1/messages/count_tokens` and `/v1/responses/input_tokens`: read, then count (a Responses body with the
+    stored conversation it names); a recording of this very request answers as recorded."""
     request: Request | None = None
     try:
         request = await read(endpoint, scope, receive, state.settings)
@@ -174,23 +179,37 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
             recorded = note(endpoint, request, None, None, hit.status, source=f"recording {hit.source}")
             return recordings.script(hit, state.settings.replay_speed, await state.open(recorded))
         body = _json(request.raw)
-        if endpoint.catalog is not None:  # Anthropic's: unknown fields, required ones, the model
+        if endpoint.catalog is not None:  # unknown fields, required ones, the model
             lenient = state.settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
             validation.body(endpoint.catalog, endpoint.name, body, request.headers, lenient)
             model = body.get("model") if isinstance(body, dict) else None
             book = state.book_for(request.headers.get(TEST_ID, ""))
             if isinstance(model, str) and not (lenient or endpoint.catalog.get(model) or known(model, book, state)):
-                raise validation.unknown_model(endpoint.name, model)  # as Messages: the model is Anthropic's
-        counted = anthropic_messages.count_tokens(body, request.headers)
+                raise validation.unknown_model(endpoint.name, model)  # as the endpoint it counts for
+        counted = await _counted(state, endpoint, request)
     except EmulatorError as error:
         refused = request or Request(scope["method"], scope["path"], {}, b"", "")
         entry = await state.open(note(endpoint, refused, None, None, error.status))
-        return replace(error_answer(endpoint.dialect, error), entry=entry)
+        return replace(error_answer(endpoint.dialect, error, profile=endpoint.profile), entry=entry)
     except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
-        return error_answer(endpoint.dialect, _internal(exc))
+        return error_answer(endpoint.dialect, _internal(exc), profile=endpoint.profile)
     entry = await state.open(note(endpoint, request, None, None, 200, source="default"))
-    headers = profiles.request_id(None, profiles.MESSAGES, request.fingerprint)
+    headers = profiles.request_id(endpoint.profile, endpoint.dialect.NAME, request.fingerprint)
+    if endpoint.dialect.NAME == profiles.RESPONSES:
+        headers |= endpoint.profile.headers
     return whole(encode(counted), headers, entry=entry)
+
+
+async def _counted(state: State, endpoint: Endpoint, request: Request) -> dict[str, Any]:
+    body = _json(request.raw)
+    if endpoint.dialect.NAME == profiles.MESSAGES:
+        return anthropic_messages.count_tokens(body, request.headers)
+    profile = endpoint.profile
+    if memory.asks(endpoint.dialect, profile, body):  # `previous_response_id`, `item_reference`: what they stand for
+        given = body.get("input")
+        filled = {**body, "model": body.get("model") or "", "input": [] if given is None else given}
+        body = (await memory.recall(state, endpoint.dialect, profile, request.headers, "", filled)).body
+    return openai_responses.count_tokens(body, request.headers, profile.name)
 
 
 # --- 1. read ----------------------------------------------------------------------------------------------
@@ -218,6 +237,21 @@ async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, s
     if too_large:
         raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
     return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
+
+
+async def _sequenced(state: State, request: Request) -> Request:
+    """The request with its own root for ids: the public APIs mint a new response id per request, where the seeds'
+    upstreams (and the first of a body here) derive it from the body. A repeat of a body by the same test id and key
+    takes the next number of its sequence, kept in the state store (so workers agree, and a run is reproducible);
+    a retry keeps the number it had (the same `idempotency-key`, or the SDK's `x-stainless-retry-count` above 0),
+    so that a retried thread continues with the same answer."""
+    headers = request.headers
+    idempotency = headers.get("idempotency-key")
+    retried = headers.get(RETRY_COUNT, "")
+    retry = f"key\0{idempotency}" if idempotency else LAST if retried.isdigit() and int(retried) > 0 else None
+    test_id, key = memory.scope(headers)
+    number = await state.issue((test_id, key, request.fingerprint), retry)
+    return replace(request, fingerprint=ids.digest(request.fingerprint, "repeat", number)) if number else request
 
 
 # --- 2. parse ---------------------------------------------------------------------------------------------

@@ -73,6 +73,7 @@ class Profile:
     efforts: tuple[str, ...] | None = None  # the `reasoning_effort` values accepted; None: the dialect's own
     max_tools: int | None = None
     max_choices: int = 1  # `n` up to this many; 1: `n` is ignored
+    logprobs: bool = False  # `logprobs` and `top_logprobs` answered (OpenAI); else ignored (Inferam, seed 000)
     top_k: tuple[int, int] | None = None  # the accepted range of `top_k`; None: ignored
     # model (or "*", any other) → how it thinks: "flag" (only with `chat_template_kwargs.enable_thinking`),
     # "effort" (honours `reasoning_effort`, default medium), "asked" (as asked, reasoning by default),
@@ -141,6 +142,8 @@ PROFILES = {
         headers={"openai-version": "2020-10-01"},
         processing_ms=True,
         stored_responses=True,
+        max_choices=128,  # the API reference's range for `n`
+        logprobs=True,
     ),
     "anthropic": Profile(
         "anthropic",

@@ -50,7 +50,7 @@ from emulator.errors import StateUnavailable
 from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.journal import Delivered, Entry, Note
 from emulator.sse import encode, loads
-from emulator.state import Directions, Settings, State
+from emulator.state import LAST, Directions, Settings, State
 from emulator.store import Scope
 from emulator.validation import LENIENT_HEADER
 from emulator.wire import Headers
@@ -405,6 +405,22 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 """
 
+# KEYS: a test id's sequences of response ids (hash). ARGV: the sequence's field (key NUL body digest), the field of
+# the retry asked for ('' when none), seconds to keep the hash unused, the suffix of the field of the number issued
+# last. `State.issue`: a retry takes the number kept for it; else the sequence's next number, kept as the last issued
+# (and for the retry's field, when given).
+ISSUE = """
+if ARGV[2] ~= '' then
+  local held = redis.call('HGET', KEYS[1], ARGV[2])
+  if held then return tonumber(held) end
+end
+local number = redis.call('HINCRBY', KEYS[1], ARGV[1], 1) - 1
+redis.call('HSET', KEYS[1], ARGV[1] .. ARGV[4], number)
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], ARGV[2], number) end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return number
+"""
+
 SCRIPTS = {
     "publish": PUBLISH,
     "buckets": BUCKETS,
@@ -414,6 +430,7 @@ SCRIPTS = {
     "direct": DIRECT,
     "post": POST,
     "unpost": UNPOST,
+    "issue": ISSUE,
 }
 
 
@@ -488,6 +505,12 @@ class SharedState(State):
 
     async def next_attempt(self, request: tuple[str, str, str]) -> int:
         return await self._count(self._key("attempts"), "\0".join(request))
+
+    async def issue(self, sequence: tuple[str, str, str], retry: str | None) -> int:
+        test_id, api_key, digest = sequence
+        field = f"{api_key}\0{digest}"
+        asked = "" if retry is None else field + retry
+        return int(await self._run("issue", [self._key("issued:", test_id)], [field, asked, IDLE, LAST]))
 
     async def take(self, scope: tuple[str, str], tokens: int, now: float) -> limits.Verdict:
         return await self._take(scope, tokens, now, self.settings.limits.enforce)
@@ -727,6 +750,25 @@ class SharedState(State):
     async def forget(self, scope: Scope, key: str) -> bool:
         return bool(await self._client().delete(self._kept_at(scope, key)))
 
+    def _list_at(self, scope: Scope, listing: str) -> str:
+        return self._key("list:", "\0".join((*scope, listing)))
+
+    async def enlist(self, scope: Scope, listing: str, item: str) -> None:
+        at, bounds = self._list_at(scope, listing), self.settings.kept
+        async with self._client().pipeline(transaction=True) as pipe:
+            pipe.lrem(at, 0, item)
+            pipe.rpush(at, item)
+            pipe.ltrim(at, -bounds.entries, -1)
+            pipe.pexpire(at, _ms(bounds.ttl))
+            pipe.sadd(self._key("kept-index:", scope[0]), at)  # forgotten with the test's kept values
+            await pipe.execute()
+
+    async def enlisted(self, scope: Scope, listing: str) -> list[str]:
+        return [item.decode() for item in await self._client().lrange(self._list_at(scope, listing), 0, -1)]
+
+    async def delist(self, scope: Scope, listing: str, item: str) -> None:
+        await self._client().lrem(self._list_at(scope, listing), 0, item)
+
     # --- metrics and reset -------------------------------------------------------------------------------------
 
     async def health(self) -> str:
@@ -763,7 +805,7 @@ class SharedState(State):
             pipe.delete(self._key("calls:", test_id), self._key("buckets:", test_id), self._key("attempts"), *caches)
             pipe.hdel(self._key("directions"), test_id)
             pipe.smembers(index)
-            pipe.delete(index)
+            pipe.delete(index, self._key("issued:", test_id))
             stored = (await pipe.execute())[2]
         if stored:
             await client.delete(*stored)

@@ -28,6 +28,7 @@ from emulator.store import Scope, Store
 from emulator.validation import LENIENT_HEADER
 from emulator.wire import Headers
 
+LAST = "\0last"  # `State.issue`'s retry that takes the number issued last (a retry the SDK counted)
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
 READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
 
@@ -84,11 +85,13 @@ class State:
         self.limited = bool(settings.limits)
         self._calls: Recent[CallKey, int] = Recent(settings.max_clients)  # → calls a `replies` scenario had
         self._attempts: Recent[tuple[str, str, str], int] = Recent(settings.max_clients)  # (test id, key, request)
+        self._issued: Recent[tuple[str, ...], int] = Recent(settings.max_clients)  # response ids' sequences
         self._limiter = limits.Limiter(settings.limits, settings.max_clients)
         self._caches = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
         self._journal = Journal(settings.journal_size, settings.journal_bytes)
         self.meter = metrics.Meter()  # plain counters, per process: `/metrics` reads them
         self._kept = Store(settings.kept)
+        self._lists: Recent[tuple[str, str, str], dict[str, float]] = Recent(settings.max_clients)  # → expiry
         # Scenarios posted at run time: by test id ("" for everyone), by name, newest last; and the book each
         # test id sees (its own, then everyone's, newest first, then the files' not shadowed), made on demand.
         self._posted: dict[str, dict[str, scenarios.Scenario]] = {}
@@ -162,6 +165,18 @@ class State:
         """This attempt's number, from 0, at a request (test id, key, conversation): for chaos, and for the
         request id of a client that does not count its retries."""
         return self._attempts.count(request)
+
+    async def issue(self, sequence: tuple[str, str, str], retry: str | None) -> int:
+        """The number of a request's response id in its `sequence` (test id, API key, body digest): the next one, from
+        0; or, for a retry, the one it had. `retry` names which: `LAST` (the SDK counted a retry: the number issued
+        last), an idempotency key (the number issued to that key), or None (no retry)."""
+        if retry is not None and (held := self._issued.get((*sequence, retry))) is not None:
+            return held
+        number = self._issued.count(sequence)
+        for kept in [LAST] if retry is None or retry == LAST else [LAST, retry]:
+            self._issued.pop((*sequence, kept), None)
+            self._issued.use((*sequence, kept), number)
+        return number
 
     async def take(self, scope: tuple[str, str], tokens: int, now: float) -> limits.Verdict:
         """Take a request and its tokens from the rate-limit buckets of (test id, key)."""
@@ -267,6 +282,25 @@ class State:
         """Forget the value kept under `key`; whether there was one."""
         return self._kept.delete(scope, key, time.monotonic())
 
+    async def enlist(self, scope: Scope, listing: str, item: str) -> None:
+        """Add `item` at the end of the list `listing` in `scope` (stored chat completions, in the order made), for
+        the store's time to live; at most the store's `entries` items, the oldest out first."""
+        held = self._lists.use((*scope, listing), {})
+        now = time.monotonic()
+        held.pop(item, None)
+        held[item] = now + self.settings.kept.ttl
+        while held and (len(held) > self.settings.kept.entries or next(iter(held.values())) <= now):
+            del held[next(iter(held))]
+
+    async def enlisted(self, scope: Scope, listing: str) -> list[str]:
+        """The items of the list `listing` in `scope`, oldest first (the values they name may be gone since)."""
+        now = time.monotonic()
+        return [item for item, expiry in self._lists.get((*scope, listing), {}).items() if expiry > now]
+
+    async def delist(self, scope: Scope, listing: str, item: str) -> None:
+        """Take `item` out of the list `listing` in `scope`."""
+        self._lists.get((*scope, listing), {}).pop(item, None)
+
     @property
     def directed(self) -> bool:
         """Whether any test set a fault, pacing or scenario for its requests: else nothing to look up."""
@@ -317,7 +351,9 @@ class State:
             cache.reset()
         self._limiter.reset(test_id)
         self._attempts.clear()
+        self._issued.forget(lambda key: test_id is None or key[0] == test_id)
         self._kept.clear(test_id)
+        self._lists.forget(lambda key: test_id is None or key[0] == test_id)
         if test_id is None:
             self._directed.clear()
         else:

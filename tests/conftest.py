@@ -206,6 +206,19 @@ def client(server: Server) -> Iterator[openai.OpenAI]:
 
 
 @pytest.fixture
+def test_id(request: pytest.FixtureRequest) -> str:
+    """Each test's own scope on the shared server: its stored responses, threads and id sequences are its own."""
+    return str(request.node.name)
+
+
+@pytest.fixture
+def gpt(server: Server, test_id: str) -> Iterator[openai.OpenAI]:
+    """The openai SDK, strict, on the `openai` profile, in the test's own scope."""
+    with server.openai("/openai", default_headers={"x-emulator-test-id": test_id}) as client:
+        yield client
+
+
+@pytest.fixture
 def make_server() -> Iterator[Callable[[Settings], Server]]:
     """Start extra servers with other settings; each stops at the end of the test."""
     stops: list[Iterator[Server]] = []

@@ -50,18 +50,6 @@ def message(error: openai.APIStatusError) -> str:
 
 
 @pytest.fixture
-def test_id(request: pytest.FixtureRequest) -> str:
-    """Each test's own scope on the shared server: its stored responses and threads are its own."""
-    return str(request.node.name)
-
-
-@pytest.fixture
-def gpt(server: Server, test_id: str) -> Iterator[openai.OpenAI]:
-    with server.openai("/openai", default_headers={"x-emulator-test-id": test_id}) as client:
-        yield client
-
-
-@pytest.fixture
 def claude(server: Server, test_id: str) -> Iterator[anthropic.Anthropic]:
     with server.anthropic("/anthropic", default_headers={"x-emulator-test-id": test_id}) as client:
         yield client

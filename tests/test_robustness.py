@@ -72,7 +72,7 @@ ENDPOINTS = [
         ("/v1/messages/count_tokens", "m", "anthropic"),
     ]
     if dialect in dialects
-]
+] + [("/openai/v1/responses/input_tokens", "openai")]
 CHAT = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}], "input": "hi", "max_tokens": 5}'
 # Bytes that are not UTF-8: a lone surrogate's encoding (ED A0 80), a stray continuation byte, a truncated
 # sequence, an overlong encoding, and bytes that never occur.

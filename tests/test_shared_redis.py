@@ -14,9 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator import limits, profiles, shared_redis
+from emulator import state as state_module
 from emulator.conversation import Message, Prompt
 from emulator.journal import Journal, Note, at_once
-from emulator.state import Directions, Settings
+from emulator.state import Directions, Settings, State
+from emulator.store import Bounds
 
 T = TypeVar("T")
 _prefixes = itertools.count()
@@ -240,3 +242,44 @@ def test_posted_scenarios_reach_a_state_that_did_not_post_them(redis_server: str
         assert listing == [{"name": "y", "source": "posted", "test_id": "t"}]
 
     run(check, one, other)
+
+
+def test_response_id_sequences_are_the_in_process_ones_and_shared(redis_server: str) -> None:
+    """Each worker takes the next number of a body's sequence; a retry keeps the number it had, by the SDK's count
+    (the last issued) or by its idempotency key; a test's reset starts its sequences again."""
+    url = f"{redis_server}?prefix=unit{next(_prefixes)}"
+    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+    alone = State(Settings())
+    body, retry, key = ("t", "sk", "digest"), state_module.LAST, "key\0abc"
+    asks = [(body, None), (body, None), (body, retry), (body, key), (body, None), (body, key), (body, retry)]
+    asks += [(("t", "other-key", "digest"), None), (("u", "sk", "digest"), retry)]
+
+    async def check() -> None:
+        shared_numbers = [await (one, other)[i % 2].issue(*ask) for i, ask in enumerate(asks)]
+        in_process = [await alone.issue(*ask) for ask in asks]
+        assert shared_numbers == in_process == [0, 1, 1, 2, 3, 2, 3, 0, 0]
+        await one.reset("t")
+        await alone.reset("t")
+        assert await other.issue(body, None) == await alone.issue(body, None) == 0
+        assert await other.issue(("u", "sk", "digest"), None) == await alone.issue(("u", "sk", "digest"), None) == 1
+
+    run(check, one, other)
+
+
+def test_lists_of_kept_values_are_the_in_process_ones(redis_server: str) -> None:
+    """Stored chat completions are listed in the order made, each once, within the store's bounds; a test's reset
+    forgets its lists."""
+    state, alone = shared(redis_server, kept=Bounds(entries=3)), State(Settings(kept=Bounds(entries=3)))
+
+    async def check() -> None:
+        for each in (state, alone):
+            for item in ("a", "b", "c", "b", "d"):
+                await each.enlist(("t", "k"), "chat", item)
+            await each.enlist(("u", "k"), "chat", "x")
+            await each.delist(("t", "k"), "chat", "c")
+        assert await state.enlisted(("t", "k"), "chat") == await alone.enlisted(("t", "k"), "chat") == ["b", "d"]
+        assert await state.enlisted(("t", "other"), "chat") == []
+        await state.reset("t")
+        assert await state.enlisted(("t", "k"), "chat") == [] and await state.enlisted(("u", "k"), "chat") == ["x"]
+
+    run(check, state)

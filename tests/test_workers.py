@@ -429,3 +429,53 @@ def configure(port: int, **settings: str) -> None:
             client.config_set(name, value)
     finally:
         client.close()
+
+
+def test_workers_mint_one_sequence_of_response_ids(workers: Workers, make_server: Callable[[Settings], Any]) -> None:
+    """The same body sent again and again through both workers gets a new id each time, none twice, the very ids
+    one process mints for as many repeats: the sequence is kept in Redis."""
+    tid = new_test_id()
+
+    def send(i: int) -> str:
+        with workers.openai(tid, "/openai") as client:
+            return client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "hi"}]).id
+
+    minted = workers.spread(tid, send)
+    alone = make_server(Settings())
+    with alone.openai("/openai", default_headers={"x-emulator-test-id": tid}) as client:
+        expected = [
+            client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "hi"}]).id
+            for _ in minted
+        ]
+    assert len(set(minted)) == len(minted) and set(minted) == set(expected)
+
+
+def test_stored_chat_completions_and_background_responses_are_every_worker_s(workers: Workers) -> None:
+    """What one worker stored, any lists, reads, updates and deletes: the store and its lists are in Redis."""
+    tid = new_test_id()
+
+    def store(i: int) -> str:
+        with workers.openai(tid, "/openai") as client:
+            asked: Any = [{"role": "user", "content": f"Fact {i} about queues?"}]
+            return client.chat.completions.create(
+                model="gpt-4.1", messages=asked, store=True, metadata={"i": str(i)}
+            ).id
+
+    made = workers.spread(tid, store)
+    listings = []
+    for _ in range(4):  # each on a new connection: either worker; in the order kept (sent concurrently)
+        with workers.openai(tid, "/openai") as client:
+            listings.append([c.id for c in client.chat.completions.list(limit=100)])
+    assert all(listed == listings[0] for listed in listings) and sorted(listings[0]) == sorted(made)
+    with workers.openai(tid, "/openai") as client:
+        assert client.chat.completions.update(made[0], metadata={"i": "first"}).metadata == {"i": "first"}
+    with workers.openai(tid, "/openai") as client:
+        assert [c.id for c in client.chat.completions.list(metadata={"i": "first"})] == [made[0]]
+        assert client.chat.completions.delete(made[1]).deleted
+    with workers.openai(tid, "/openai") as client:
+        assert made[1] not in [c.id for c in client.chat.completions.list(limit=100)]
+        background = client.responses.create(model="gpt-4.1", input="What is a deque?", background=True)
+    assert background.status == "queued"
+    for _ in range(4):
+        with workers.openai(tid, "/openai") as client:
+            assert client.responses.retrieve(background.id).status == "completed"  # no pacing: answered at once

@@ -6,7 +6,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from emulator import ids, profiles, tokens
+from emulator import ids, logprobs, profiles, tokens
 from emulator.conversation import (
     Prompt,
     ToolCall,
@@ -78,6 +78,11 @@ def _timing_usage(profile: profiles.Profile, choices: list[Turn]) -> dict[str, A
 def _usage_for(profile: profiles.Profile, choices: list[Turn]) -> dict[str, Any]:
     if profile.timing_usage:
         return _timing_usage(profile, choices)
+    if len(choices) > 1:  # `n`: every choice's tokens are generated, and counted
+        usage = choices[0].usage
+        reasoning = sum(t.usage.reasoning_tokens for t in choices)
+        output = sum(t.usage.output_tokens for t in choices)
+        return _usage(replace(usage, output_tokens=output, reasoning_tokens=reasoning))
     return _usage(choices[0].usage)
 
 
@@ -125,7 +130,7 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     profile = profiles.PROFILES[prompt.profile]
     choices = _choices(profile, prompt, turn)
     return _head(profile, turn, "chat.completion") | {
-        "choices": [_choice(profile, i, t) for i, t in enumerate(choices)],
+        "choices": [_choice(profile, i, t, _logprobs(prompt, i, t)) for i, t in enumerate(choices)],
         "usage": _usage_for(profile, choices),
     }
 
@@ -136,7 +141,15 @@ def _choices(profile: profiles.Profile, prompt: Prompt, turn: Turn) -> list[Turn
     return [_shown(profile, t) for t in turns]
 
 
-def _choice(profile: profiles.Profile, index: int, turn: Turn) -> dict[str, Any]:
+def _logprobs(prompt: Prompt, index: int, turn: Turn) -> list[dict[str, Any]] | None:
+    """The logprobs of a choice's content, when asked for: seeded by the conversation and the choice's index, so
+    that choice 0 has the `n=1` answer's, streamed or not."""
+    if prompt.logprobs is None:
+        return None
+    return logprobs.entries(turn.text, ids.digest(prompt.root, index), prompt.logprobs)
+
+
+def _choice(profile: profiles.Profile, index: int, turn: Turn, entries: list[dict[str, Any]] | None) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or _no_content(turn)}
     if profile.refusal:
         message["refusal"] = None
@@ -144,7 +157,8 @@ def _choice(profile: profiles.Profile, index: int, turn: Turn) -> dict[str, Any]
         message[profile.reasoning_field] = turn.reasoning
     if turn.tool_calls:
         message["tool_calls"] = [_call(c) for c in turn.tool_calls]
-    return {"index": index, "message": message, "logprobs": None, "finish_reason": _finish_reason(profile, turn)}
+    logged = None if entries is None else {"content": entries if turn.text else None, "refusal": None}
+    return {"index": index, "message": message, "logprobs": logged, "finish_reason": _finish_reason(profile, turn)}
 
 
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
@@ -162,7 +176,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     events = []
     for index, choice in enumerate(choices):  # `n`: each choice streamed whole, one after another
         head = head_fields + f',"choices":[{{"index":{index},"delta":'
-        events += _choice_events(profile, choice, head, tail, open_tail)
+        events += _choice_events(profile, choice, head, tail, open_tail, _logprobs(prompt, index, choice))
     if include_usage:
         usage = {"choices": [], "usage": _usage_for(profile, choices)}
         events.append(frame(dumps(_head(profile, turn, "chat.completion.chunk") | usage)))
@@ -174,8 +188,11 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     return events
 
 
-def _choice_events(profile: profiles.Profile, turn: Turn, head: str, tail: str, open_tail: str) -> list[bytes]:
-    """The chunks of one choice: role, reasoning, content, tool calls, and the one with `finish_reason`."""
+def _choice_events(
+    profile: profiles.Profile, turn: Turn, head: str, tail: str, open_tail: str, entries: list[dict[str, Any]] | None
+) -> list[bytes]:
+    """The chunks of one choice: role, reasoning, content, tool calls, and the one with `finish_reason`; each
+    content chunk with its token's logprobs when `entries` has them."""
 
     def chunk(delta: dict[str, Any]) -> bytes:
         return frame(head + dumps(delta) + open_tail)
@@ -193,7 +210,15 @@ def _choice_events(profile: profiles.Profile, turn: Turn, head: str, tail: str, 
         first["refusal"] = None
     events = [chunk(first)]
     events += text_chunks(profile.reasoning_field, turn.reasoning, "analysis")
-    events += text_chunks("content", turn.text, "final")
+    if entries:  # the content's tokens are its deltas: one entry each
+        start, rest = f'{head}{{"content":', open_tail.removeprefix(',"logprobs":null')
+        logged = ({"content": [e], "refusal": None} for e in entries)
+        events += [
+            f'data: {start}{quote(e["token"])}}},"logprobs":{dumps(lp)}{rest}\n\n'.encode()
+            for e, lp in zip(entries, logged, strict=True)
+        ]
+    else:
+        events += text_chunks("content", turn.text, "final")
     for index, call in enumerate(turn.tool_calls):
         if profile.whole_tool_calls:  # id, type and function on every entry: the call in one chunk
             events.append(chunk({"tool_calls": [{"index": index} | _call(call)]}))

@@ -15,11 +15,14 @@ from emulator.conversation import (
     ToolCall,
     ToolChoice,
 )
+from emulator.dialects.openai_chat import stored
 from emulator.errors import InvalidRequest
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
+from emulator.logprobs import MAX_TOP
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 NAME = "openai_chat"  # as `Prompt.dialect` and profiles name it
+TOP_ALONE = "The 'top_logprobs' parameter is only allowed when 'logprobs' is enabled."
 AUTO, TEXT = ToolChoice(), ResponseFormat()  # the defaults, built once rather than per request
 
 
@@ -59,6 +62,9 @@ def parse_request(
             param="tools",
             code="array_above_max_length",
         )
+    logprobs = _logprobs(f) if rules.logprobs else None
+    # OpenAI keeps a completion asked to (`store`, false by default) with its `metadata`: see `stored.py`
+    echo = _stored(f) if rules.stored_responses and ("store" in f.data or "metadata" in f.data) else {}
     choices = f.count("n") or 1 if rules.max_choices > 1 else 1
     if choices > rules.max_choices:
         raise wrong_value("n", choices, f"an integer from 1 to {rules.max_choices}")
@@ -102,7 +108,25 @@ def parse_request(
         conversation=identity.key(model, messages, tools, choice, form, temperature, seed),
         profile=profile,
         choices=choices,
+        logprobs=logprobs,
+        echo=echo,
     )
+
+
+def _stored(f: Fields) -> dict[str, Any]:
+    return {"store": bool(f.get("store", bool, False)), "metadata": stored.metadata(f)}
+
+
+def _logprobs(f: Fields) -> int | None:
+    """How many `top_logprobs` a request asks for with its `logprobs` (0 to 20), None when it asks for none."""
+    asked = f.get("logprobs", bool, False)
+    top = f.get("top_logprobs", int)
+    if top is not None and not asked:
+        # OpenAI's words, as its API answered a client that sent `top_logprobs` alone (`code` null)
+        raise InvalidRequest(TOP_ALONE, param="top_logprobs")
+    if top is not None and not 0 <= top <= MAX_TOP:
+        raise wrong_value("top_logprobs", top, f"an integer from 0 to {MAX_TOP}")
+    return (top or 0) if asked else None
 
 
 def _message(m: Fields) -> Message:

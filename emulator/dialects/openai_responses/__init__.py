@@ -12,13 +12,22 @@ The parts: `request` (parse and validate), `rendering` (the answer, whole or str
 from __future__ import annotations
 
 from emulator.dialects.openai_responses.recorded import read_response
-from emulator.dialects.openai_responses.rendering import KEEPALIVE, MALFORMED, render, render_error, render_stream
-from emulator.dialects.openai_responses.request import NAME, parse_request
+from emulator.dialects.openai_responses.rendering import (
+    KEEPALIVE,
+    MALFORMED,
+    finished,
+    render,
+    render_error,
+    render_stream,
+)
+from emulator.dialects.openai_responses.request import NAME, count_tokens, parse_request
 
 __all__ = [
     "KEEPALIVE",
     "MALFORMED",
     "NAME",
+    "count_tokens",
+    "finished",
     "parse_request",
     "read_response",
     "render",

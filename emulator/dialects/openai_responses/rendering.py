@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator import ids, profiles, tokens
+from emulator import ids, logprobs, profiles, sealed, tokens
 from emulator.conversation import (
     Prompt,
     Turn,
     Usage,
 )
+from emulator.dialects.openai_responses.request import ENCRYPTED
 from emulator.errors import EmulatorError, UpstreamError, openai_body
 from emulator.sse import comment, dumps, frame, quote
 
@@ -29,15 +30,16 @@ def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
         item["summary"] = [{"type": "summary_text", "text": turn.reasoning}] if summarised else []
         if shown:
             item["content"] = [{"type": "reasoning_text", "text": turn.reasoning}]
-        items.append(item | {"encrypted_content": None, "status": "completed"})
+        items.append(item | {"encrypted_content": _sealed(prompt, turn), "status": "completed"})
     if turn.text:
+        text = {"type": "output_text", "text": turn.text, "annotations": [], "logprobs": _logprobs(prompt, turn)}
         items.append(
             {
                 "id": ids.make("msg_", turn.id),
                 "type": "message",
                 "status": "completed",
                 "role": "assistant",
-                "content": [{"type": "output_text", "text": turn.text, "annotations": [], "logprobs": []}],
+                "content": [text],
             }
         )
     for call in turn.tool_calls:
@@ -66,6 +68,21 @@ def _items(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
     if turn.finish_reason in ("length", "content_filter") and items:
         items[-1]["status"] = "incomplete"
     return items
+
+
+def _sealed(prompt: Prompt, turn: Turn) -> str | None:
+    """The reasoning sealed, where `include` asks for it (OpenAI's; Inferam shows its reasoning as text, seed 001)."""
+    if ENCRYPTED not in prompt.echo.get("include", ()) or not profiles.PROFILES[prompt.profile].hidden_reasoning:
+        return None
+    return sealed.seal(turn.reasoning, turn.id, turn.created)
+
+
+def _logprobs(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
+    """The output text's token logprobs when `include` asks for them, seeded by the conversation: the same
+    streamed or not, and as Chat's first choice has them."""
+    if prompt.logprobs is None:
+        return []
+    return logprobs.entries(turn.text, ids.digest(prompt.root, 0), prompt.logprobs)
 
 
 def _status(turn: Turn) -> tuple[str, dict[str, str] | None]:
@@ -113,7 +130,7 @@ def _response(
         else None,
         "user": echo.get("user"),
         "metadata": echo.get("metadata", {}),
-    }
+    } | {key: echo[key] for key in ("top_logprobs", "background") if key in echo}
 
 
 def _reasoning_tokens(prompt: Prompt, usage: Usage) -> int:
@@ -122,7 +139,14 @@ def _reasoning_tokens(prompt: Prompt, usage: Usage) -> int:
 
 
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
-    """The `Response` object for a non-streamed request."""
+    """The `Response` object for a non-streamed request; for one in background mode, as it starts: queued."""
+    if prompt.echo.get("background"):
+        return _response(prompt, turn, "queued", [], usage=False)
+    return finished(prompt, turn)
+
+
+def finished(prompt: Prompt, turn: Turn) -> dict[str, Any]:
+    """The `Response` object once answered: what a non-streamed request gets, and what is stored."""
     status, details = _status(turn)
     return _response(prompt, turn, status, _items(prompt, turn)) | {"incomplete_details": details}
 
@@ -136,7 +160,12 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         payloads.append({"type": kind, **fields})
 
     started = _response(prompt, turn, "in_progress", [], usage=False)
-    emit("response.created", response=started)
+    if prompt.echo.get("background"):  # queued first, as the public API starts a background response
+        queued = _response(prompt, turn, "queued", [], usage=False)
+        emit("response.created", response=queued)
+        emit("response.queued", response=queued)
+    else:
+        emit("response.created", response=started)
     emit("response.in_progress", response=started)
     for index, item in enumerate(_items(prompt, turn)):
         at = {"item_id": item["id"], "output_index": index}
@@ -144,15 +173,23 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
         if item["type"] == "reasoning":
             _stream_reasoning(emit, payloads, at, item)
         elif item["type"] == "message":
-            text = item["content"][0]["text"]
+            text, entries = item["content"][0]["text"], item["content"][0]["logprobs"]
             part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
             emit("response.content_part.added", **at, content_index=0, part=part)
-            payloads += _deltas("response.output_text.delta", at | {"content_index": 0}, text, ',"logprobs":[]')
-            emit("response.output_text.done", **at, content_index=0, text=text, logprobs=[])
-            emit("response.content_part.done", **at, content_index=0, part=part | {"text": text})
+            if entries:  # each delta is one token: its logprobs ride with it
+                kind, where = "response.output_text.delta", at | {"content_index": 0}
+                payloads += [
+                    {"type": kind, **where, "delta": e["token"], "logprobs": [logprobs.brief(e)]} for e in entries
+                ]
+            else:
+                payloads += _deltas("response.output_text.delta", at | {"content_index": 0}, text, ',"logprobs":[]')
+            brief = [logprobs.brief(e) for e in entries]
+            emit("response.output_text.done", **at, content_index=0, text=text, logprobs=brief)
+            emit("response.content_part.done", **at, content_index=0, part=part | {"text": text, "logprobs": entries})
         elif item["type"] == "function_call":
             payloads += _deltas("response.function_call_arguments.delta", at, item["arguments"])
-            emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
+            # `name` as OpenAI's spec has it on the event (the SDK keeps it as an extra field)
+            emit("response.function_call_arguments.done", **at, name=item["name"], arguments=item["arguments"])
         else:
             payloads += _deltas("response.custom_tool_call_input.delta", at, item["input"])
             emit("response.custom_tool_call_input.done", **at, input=item["input"])

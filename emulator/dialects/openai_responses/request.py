@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator import identity, profiles
+from emulator import identity, profiles, sealed, tokens
 from emulator.conversation import (
     EFFORTS,
     Message,
@@ -17,6 +17,7 @@ from emulator.conversation import (
 )
 from emulator.errors import InvalidRequest
 from emulator.fields import Fields, bearer, wrong_type, wrong_value
+from emulator.logprobs import MAX_TOP
 
 ROLES = ("user", "assistant", "system", "developer")
 # Items the model produced: a run of them in `input` is one assistant turn.
@@ -25,6 +26,8 @@ ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call
 # Inferam can't run hosted tools and drops them from the request (seed 001).
 CLIENT_TOOLS = ("function", "custom")
 NAME = "openai_responses"  # as `Prompt.dialect` and profiles name it
+LOGPROBS = "message.output_text.logprobs"  # in `include`: the output text's token logprobs
+ENCRYPTED = "reasoning.encrypted_content"  # in `include`: reasoning items carry their reasoning, sealed
 
 
 def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = "inferam") -> Prompt:
@@ -39,7 +42,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
             param="previous_response_id",
             code="invalid_value",
         )
-    messages = _input(f)
+    messages = _input(f, profiles.PROFILES[profile].hidden_reasoning)
     instructions = f.get("instructions", str)
     if instructions:
         messages = [Message("system", instructions), *messages]
@@ -70,6 +73,17 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         "previous_response_id": f.get("previous_response_id", str) if stores else None,
     }
     form = _format(text)
+    included = _include(f) if profiles.PROFILES[profile].logprobs else ()
+    top = f.get("top_logprobs", int) if LOGPROBS in included else None
+    if top is not None and not 0 <= top <= MAX_TOP:
+        raise wrong_value("top_logprobs", top, f"an integer from 0 to {MAX_TOP}")
+    if included:
+        echo |= {"include": included, "top_logprobs": top}
+    if stores and f.get("background", bool, False):  # OpenAI's background mode: answered at once, polled after
+        if not echo["store"]:
+            # written in the API's style: no public source quotes this refusal
+            raise InvalidRequest("Background mode requires 'store' to be true.", param="background")
+        echo["background"] = True
     return Prompt(
         dialect=NAME,
         profile=profile,
@@ -90,10 +104,33 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         fingerprint=fingerprint,
         conversation=identity.key(model, messages, tools, choice, form, echo["temperature"], None),
         echo=echo,
+        logprobs=(top or 0) if LOGPROBS in included else None,
     )
 
 
-def _input(f: Fields) -> list[Message]:
+def count_tokens(body: Any, headers: Mapping[str, str], profile: str) -> dict[str, Any]:
+    """`POST /v1/responses/input_tokens`: the input tokens a Responses body would take, by the one token model, so
+    that it equals the `input_tokens` its answer reports. Every field is optional (the SDK's `count()` may send
+    none): no `input` counts the instructions and tools alone."""
+    f = Fields(body)
+    given = f.data.get("input")
+    filled = {**f.data, "model": f.get("model", str) or "", "input": [] if given is None else given}
+    prompt = parse_request(filled, headers, "", profile)
+    return {"object": "response.input_tokens", "input_tokens": tokens.prompt_tokens(prompt)}
+
+
+def _include(f: Fields) -> tuple[str, ...]:
+    """What `include` asks for beside the answer, as given (OpenAI's; Inferam ignores the field, seed 001)."""
+    value = f.get("include", list) or []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, str):
+            raise wrong_type(f"include[{i}]", "a string", entry)
+    return tuple(value)
+
+
+def _input(f: Fields, sealed_reasoning: bool = False) -> list[Message]:
+    """The conversation `input` holds; a reasoning item's `encrypted_content` is read where the profile seals its
+    reasoning (OpenAI's), and ignored elsewhere (Inferam's reasoning is text, seed 001)."""
     value = f.data.get("input")
     if value is None:
         f.need("input", str)
@@ -110,7 +147,7 @@ def _input(f: Fields) -> list[Message]:
             if turn is None:
                 turn = {"text": [], "reasoning": [], "calls": []}
                 messages.append(Message("assistant"))  # replaced when the run ends
-            _gather(item, kind, turn)
+            _gather(item, kind, turn, sealed_reasoning)
             messages[-1] = Message(
                 "assistant",
                 text="".join(turn["text"]),
@@ -133,10 +170,13 @@ def _input(f: Fields) -> list[Message]:
     return messages
 
 
-def _gather(item: Fields, kind: str | None, turn: dict[str, Any]) -> None:
+def _gather(item: Fields, kind: str | None, turn: dict[str, Any], sealed_reasoning: bool) -> None:
     if kind == "reasoning":
         parts = item.objects("content") or item.objects("summary")
-        turn["reasoning"].append("".join(p.need("text", str) for p in parts))
+        token = item.get("encrypted_content", str) if sealed_reasoning else None
+        turn["reasoning"].append(
+            _unsealed(item, token) if token is not None else "".join(p.need("text", str) for p in parts)
+        )
     elif kind == "function_call":
         turn["calls"].append(ToolCall(item.need("call_id", str), item.need("name", str), item.need("arguments", str)))
     elif kind == "custom_tool_call":
@@ -144,6 +184,17 @@ def _gather(item: Fields, kind: str | None, turn: dict[str, Any]) -> None:
         turn["calls"].append(call)
     else:
         turn["text"].append(_content(item)[0])
+
+
+def _unsealed(item: Fields, token: str) -> str:
+    """The reasoning a returned item's `encrypted_content` holds; anything this server did not seal is refused in the
+    public API's words (`invalid_encrypted_content`, `param` null, the token shown by its ends)."""
+    text = sealed.unseal(token)
+    if text is None:
+        raise InvalidRequest(
+            f"The encrypted content {sealed.shown(token)} could not be verified.", code="invalid_encrypted_content"
+        )
+    return text
 
 
 def _content(item: Fields, key: str = "content") -> tuple[str, int]:

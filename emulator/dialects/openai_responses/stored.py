@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from emulator import ids
+from emulator import ids, pages, sealed
+from emulator.conversation import Timing
 from emulator.errors import InvalidRequest, NotFound
-from emulator.fields import Fields, wrong_value
+from emulator.fields import Fields
 
 REFERENCE = "item_reference"
 # The id prefix of each kind of item, for items sent without one: the input items list shows every item by id.
@@ -25,7 +26,6 @@ PREFIXES = {
     "custom_tool_call": "ctc_",
     "custom_tool_call_output": "ctco_",
 }
-ORDERS = ("asc", "desc")
 
 
 def asks(body: Mapping[str, Any]) -> bool:
@@ -70,7 +70,19 @@ def resolved(body: Mapping[str, Any], items: Mapping[str, Any]) -> dict[str, Any
 def conversation(previous: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A stored response's conversation, as a request continuing it has it: the items it was given, then its
     output."""
-    return [*previous["input"], *previous["response"]["output"]]
+    return [*previous["input"], *previous.get("output", previous["response"]["output"])]
+
+
+def sealed_output(output: Sequence[Mapping[str, Any]], reasoning: str, root: str, created: int) -> list[Any]:
+    """A response's output as kept for the requests that go on from it: its reasoning item with the reasoning sealed
+    (`encrypted_content`) where the answer did not show it, so that the conversation a `previous_response_id` or an
+    `item_reference` recalls has the reasoning that a stateless client sends back sealed."""
+    return [
+        {**item, "encrypted_content": sealed.seal(reasoning, root, created)}
+        if item.get("type") == "reasoning" and item.get("encrypted_content") is None and reasoning
+        else item
+        for item in output
+    ]
 
 
 def listed(value: str | list[Any]) -> list[Any]:
@@ -121,27 +133,9 @@ def _part(part: Any) -> Any:
 
 
 def page(items: Sequence[Mapping[str, Any]], query: Mapping[str, str]) -> dict[str, Any]:
-    """One page of a response's input items as `GET /v1/responses/{id}/input_items` lists them: `order` (`desc`
-    by default), at most `limit` (1 to 100, 20 by default), those `after` the item with that id."""
-    order = query.get("order", "desc")
-    if order not in ORDERS:
-        raise wrong_value("order", order, ORDERS)
-    limit = query.get("limit", "20")
-    if not limit.isdigit() or not 1 <= int(limit) <= 100:
-        raise wrong_value("limit", limit, "an integer from 1 to 100")
-    ordered = list(items) if order == "asc" else list(reversed(items))
-    after = query.get("after")
-    start = next(
-        (i + 1 for i, item in enumerate(ordered) if item.get("id") == after), 0 if after is None else len(ordered)
-    )
-    chosen = ordered[start : start + int(limit)]
-    return {
-        "object": "list",
-        "data": chosen,
-        "first_id": chosen[0]["id"] if chosen else None,
-        "last_id": chosen[-1]["id"] if chosen else None,
-        "has_more": start + int(limit) < len(ordered),
-    }
+    """One page of a response's input items as `GET /v1/responses/{id}/input_items` lists them: newest first by
+    default (`pages.page`)."""
+    return pages.page(items, query, "desc")
 
 
 def deleted(response_id: str) -> dict[str, Any]:
@@ -166,3 +160,47 @@ def item_not_found(item: str) -> NotFound:
 
 def response_not_found(response_id: str) -> NotFound:
     return NotFound(f"Response with id '{response_id}' not found.")
+
+
+# --- background mode -------------------------------------------------------------------------------------------
+
+
+def schedule(pace: Timing | None, output_tokens: int, now: float) -> dict[str, Any]:
+    """When a background response, created `now` (seconds of the wall clock, which every worker shares), leaves the
+    queue and is answered, as its pacing says: queued for its latency, in progress to its first token and through
+    its tokens; no pacing, answered at once."""
+    pace = pace or Timing()
+    generating = output_tokens / pace.tokens_per_second if pace.tokens_per_second else 0.0
+    queued = pace.latency_ms / 1000
+    return {"at": now, "queued": queued, "done": queued + pace.ttft_ms / 1000 + generating, "cancelled": False}
+
+
+def polled(held: Mapping[str, Any], now: float) -> dict[str, Any]:
+    """A stored response as `GET` finds it `now`: as created, unless in background mode and not answered yet (or
+    cancelled), when it has its status and no output yet."""
+    response, progress = held["response"], held.get("background")
+    if progress is None:
+        return dict(response)
+    status = _status(progress, now)
+    if status == "completed":
+        return dict(response)
+    return {**response, "status": status, "output": [], "usage": None, "incomplete_details": None}
+
+
+def cancelled(held: Mapping[str, Any], now: float) -> dict[str, Any]:
+    """`held` once `POST /v1/responses/{id}/cancel` asked: a background response still queued or in progress is
+    cancelled; one answered (or cancelled) already stays as it is. Only background responses can be cancelled."""
+    progress = held.get("background")
+    if progress is None:
+        # written in the API's style: no public source quotes this refusal
+        raise InvalidRequest("Only responses created with 'background' set to true can be cancelled.")
+    if _status(progress, now) in ("completed", "cancelled"):
+        return dict(held)
+    return {**held, "background": {**progress, "cancelled": True}}
+
+
+def _status(progress: Mapping[str, Any], now: float) -> str:
+    if progress.get("cancelled"):
+        return "cancelled"
+    elapsed = now - progress["at"]
+    return "completed" if elapsed >= progress["done"] else "queued" if elapsed < progress["queued"] else "in_progress"
