@@ -57,7 +57,7 @@ def traffic(base_url: str) -> None:
         with contextlib.suppress(openai.RateLimitError):  # the client gives up: the report's finding
             sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "And my open invoices?"}])
     with anthropic.Anthropic(base_url=base_url, api_key="sk-demo", default_headers={"x-emulator-test-id": "docs"}) as a:
-        question: list[Any] = [{"role": "user", "content": "Explain how a circuit breaker protects a service, briefly."}]
+        question: list[Any] = [{"role": "user", "content": "How does a circuit breaker protect a service?"}]
         with a.messages.stream(model="claude-sonnet-4-6", max_tokens=120, messages=question) as stream:
             stream.get_final_message()
 
@@ -70,7 +70,7 @@ def shoot(url: str, out: Path) -> None:
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 860}, device_scale_factor=1)
             page.goto(f"{url}/_emulator/")
-            row = page.locator("tr.entry", has_text="circuit breaker")
+            row = page.locator("tr.entry", has_text="circuit breaker protect")
             row.wait_for(timeout=15_000)
             row.click()
             page.locator("#entry .said").wait_for(timeout=15_000)
