@@ -3,7 +3,7 @@
 // (`report?test_id=`); the page's other filters keep the findings that name a request they show.
 "use strict";
 
-const Findings = {count: null};
+const Findings = {reread: false};
 
 async function readReport() {
   const report = await api("report", {test_id: field("test_id")});
@@ -19,12 +19,13 @@ async function readReport() {
 function requestLink(id) {
   const e = List.entries.get(id);
   const a = el("a", {href: link(id), className: "request-link"}, "#" + id);
-  if (!e) return a;
+  if (!e) { a.dataset.unread = "yes"; return a; }
   return el("span", {className: "request-ref"}, a, " ", el("span", {className: "status " + (failed(e) ? "bad" : "good")},
     e.status === null ? "none" : e.status), e.kind ? " " + e.kind : "", " ", el("span", {className: "dim"}, clock(e.time)));
 }
 
 async function showFindings() {
+  if (!List.entries.size) Findings.reread = false;
   const view = document.getElementById("findings-view");
   let report;
   try {
@@ -50,6 +51,15 @@ async function showFindings() {
   view.replaceChildren(el("h2", {}, "What went wrong"), verdict, list,
     report.calls.length ? el("h3", {}, "Calls that met a fault") : "", report.calls.length ? calls : "");
 }
+
+// The list's first poll brings the rows a finding names: show them with their status once it does.
+List.listeners.push(() => {
+  const view = document.getElementById("findings-view");
+  if (!view.hidden && view.querySelector("[data-unread]") && !Findings.reread) {
+    Findings.reread = true;  // once: a request the list does not hold (dropped, filtered out) stays unread
+    showFindings();
+  }
+});
 
 // The count in the navigation, kept fresh every few seconds.
 async function countFindings() {
