@@ -36,12 +36,13 @@ def routes(state: State) -> list[Route]:
     """Every admin route: health, the journal and the report, the scenarios and faults set at run time, the
     inspector page and `/metrics`; all but health guarded (`guard`)."""
     guarded = guard(state.settings.host, state.settings.admin_token)
+    readings = inspector.Readings(state.settings.journal_size)
     refusal = refuser(state.settings.host, state.settings.admin_token)
     pages = _page_routes(state, guarded, refusal)
-    return [*_journal_routes(state, guarded), *_scenario_routes(state, guarded), *pages]
+    return [*_journal_routes(state, guarded, readings), *_scenario_routes(state, guarded), *pages]
 
 
-def _journal_routes(state: State, guarded: Callable[[Handler], Handler]) -> list[Route]:
+def _journal_routes(state: State, guarded: Callable[[Handler], Handler], readings: inspector.Readings) -> list[Route]:
     """The journal (read, one entry, cleared), the client report graded from it, and reset."""
 
     async def reset(request: Request) -> Whole:
@@ -61,21 +62,16 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler]) -> list
             await state.clear(_test_id(request))
             return whole(encode({"cleared": True}))
         params = request.query_params
-        where = _where(request)
-        since, limit = params.get("since", "0"), params.get("limit", "0")
-        if not since.isdigit() or not limit.isdigit():
-            name, value = ("since", since) if not since.isdigit() else ("limit", limit)
-            return _refused(400, f"{name} must be a whole number, not {value!r}.", "invalid_request_error")
+        numbers = {name: params.get(name, "0") for name in ("since", "limit", "before")}
+        for name, value in numbers.items():
+            if not value.isdigit():
+                return _refused(400, f"{name} must be a whole number, not {value!r}.", "invalid_request_error")
+        since, limit, before = (int(v) for v in numbers.values())
         bodies, preview, query = _flag(params, "bodies", True), _flag(params, "preview", False), params.get("q", "")
-        start = int(since)
-        if int(limit) and not query:  # only the newest N are read with their bodies
-            ids = await state.find(where, start, False)
-            start = max(start, ids[-int(limit)]["id"] - 1) if len(ids) > int(limit) else start
-        if preview or query:
-            views = inspector.searched(await state.find(where, start, True), query)
-            found = [inspector.listed(v, bodies, preview) for v in (views[-int(limit) :] if int(limit) else views)]
+        if preview or query or limit or before:
+            found = await _listing(state, readings, _where(request), since, bodies, preview, query, limit, before)
         else:
-            found = await state.find(where, start, bodies)
+            found = await state.find(_where(request), since, bodies)
         last = found[-1]["id"] if found else int(since)
         return whole(encode({"requests": found, "last": last, "dropped": await state.dropped()}))
 
@@ -94,8 +90,10 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler]) -> list
         """GET: the conversations the journal's entries make (`stories`), filtered as the journal is; with
         `?request=ID`, the one holding that entry."""
         holding = request.query_params.get("request", "")
-        views = await state.find(_where(request, ("request",)), 0, True)
-        return whole(encode(inspector.conversations(views, int(holding) if holding.isdigit() else None)))
+        where = _where(request, ("request",))
+        summaries = await state.find(where, 0, False)
+        read = await _read(state, readings, where, summaries)
+        return whole(encode(inspector.conversations(summaries, read, int(holding) if holding.isdigit() else None)))
 
     return [
         Route("/_emulator/reset", guarded(reset), methods=["POST"]),
@@ -194,8 +192,59 @@ def _page_routes(
     ]
 
 
+async def _listing(
+    state: State,
+    readings: inspector.Readings,
+    where: dict[str, str],
+    since: int,
+    bodies: bool,
+    preview: bool,
+    query: str,
+    limit: int,
+    before: int,
+) -> list[dict[str, Any]]:
+    """The journal as the inspector's list reads it: entries after `since` (and before `before`, if given),
+    those holding every word of `query`, the newest `limit` of them, each with its preview if asked. Each
+    entry's bodies are decoded once (`inspector.Readings`): a few one by one, many in one read of the journal."""
+    summaries = [s for s in await state.find(where, since, False) if not before or s["id"] < before]
+    if limit and not query:
+        summaries = summaries[-limit:]
+    reading = await _read(state, readings, where, summaries) if preview or query else {}
+    if query:
+        summaries = [s for s in summaries if s["id"] in reading and inspector.matches(reading[s["id"]], query)]
+        summaries = summaries[-limit:] if limit else summaries
+    if bodies:
+        full = {v["id"]: v for v in await state.find(where, summaries[0]["id"] - 1, True)} if summaries else {}
+        summaries = [full.get(s["id"], s) for s in summaries]
+    return [inspector.listed(s, bodies, reading.get(s["id"]) if preview else None) for s in summaries]
+
+
+async def _read(
+    state: State, readings: inspector.Readings, where: dict[str, str], summaries: list[dict[str, Any]]
+) -> dict[int, inspector.Reading]:
+    """The entries' readings, by id: kept ones as they are, the others read (a few one by one, many in one read
+    of the journal from the oldest of them)."""
+    found = {s["id"]: r for s in summaries if (r := readings.get(s)) is not None}
+    unread = [s for s in summaries if s["id"] not in found]
+    if len(unread) > FEW:
+        wanted = {s["id"] for s in unread}
+        for view in await state.find(where, unread[0]["id"] - 1, True):
+            if view["id"] in wanted:
+                found[view["id"]] = readings.read(view)
+        return found
+    for s in unread:
+        entry = await state.entry(s["id"])
+        if entry is not None:
+            found[s["id"]] = readings.read(entry)
+    return found
+
+
+FEW = 64  # unread entries read one by one; past this many, in one read of the journal from the oldest
+
+
 Handler = Callable[[Request], Awaitable[Whole]]
-NOT_FIELDS = ("since", "bodies", "token", "q", "limit", "preview")  # the journal's parameters that filter no field
+# The journal's query parameters that filter no field.
+NOT_FIELDS = ("since", "bodies", "token", "q", "limit", "before", "preview")
 NO_STORE = {"cache-control": "no-store"}
 
 

@@ -21,10 +21,20 @@ WORDS = 160  # characters of a preview
 Atom = tuple[str, str]  # one thing a conversation said: ("user", words), ("call", name + arguments), …
 
 
+def read(view: Mapping[str, Any]) -> tuple[dict[str, Any], str, tuple[Atom, ...], tuple[Atom, ...]]:
+    """All the inspector reads of a journal view, its request folded and its answer assembled once: its
+    `preview`, its `text`, what it `said` and what it `answered`."""
+    folded, answer = transcript.request(view), assembly.assemble(view.get("response"))
+    return _preview(folded, answer), _text(view, answer), _said(folded), _answered(answer)
+
+
 def preview(view: Mapping[str, Any]) -> dict[str, Any]:
     """A row's preview: the last user message (or the last tool result, `prompt_kind` "tool_result"), the
     answer's first words, the tools it called, whether it reasoned, and its error's message."""
-    folded = transcript.request(view)
+    return _preview(transcript.request(view), assembly.assemble(view.get("response")))
+
+
+def _preview(folded: Mapping[str, Any], answer: Mapping[str, Any] | None) -> dict[str, Any]:
     prompt, kind = "", None
     for message in reversed(folded["messages"]):
         results = [p for p in message["parts"] if p["type"] == "tool_result"]
@@ -34,7 +44,6 @@ def preview(view: Mapping[str, Any]) -> dict[str, Any]:
         if message["role"] == "user":
             prompt, kind = _words(message["parts"]), "user"
             break
-    answer = assembly.assemble(view.get("response"))
     out: dict[str, Any] = {"prompt": _short(prompt), "prompt_kind": kind, "answer": None, "tools": []}
     out |= {"reasoning": False, "error": None}
     if answer is not None:
@@ -48,9 +57,12 @@ def preview(view: Mapping[str, Any]) -> dict[str, Any]:
 
 def text(view: Mapping[str, Any]) -> str:
     """Every word a search looks in, lowercased: the request's body and the answer as assembled."""
+    return _text(view, assembly.assemble(view.get("response")))
+
+
+def _text(view: Mapping[str, Any], answer: Mapping[str, Any] | None) -> str:
     body = view.get("body")
     pieces = [canonical(body) if body is not None else view.get("body_text") or ""]
-    answer = assembly.assemble(view.get("response"))
     if answer is not None:
         pieces += [answer["text"], answer["reasoning"], (answer["error"] or {}).get("message", "")]
         pieces += [c["name"] + " " + str(c["raw"] or canonical(c["arguments"])) for c in answer["tool_calls"]]
@@ -60,28 +72,38 @@ def text(view: Mapping[str, Any]) -> str:
     return "\n".join(pieces).lower()
 
 
-def conversations(views: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+Told = tuple[Mapping[str, Any], tuple[Atom, ...], tuple[Atom, ...]]  # an entry's summary, what it said, its answer
+
+
+def told(view: Mapping[str, Any]) -> Told:
+    """What `conversations` needs of a journal view."""
+    _, _, said, answered = read(view)
+    return view, said, answered
+
+
+def conversations(entries: Sequence[Told]) -> list[dict[str, Any]]:
     """The entries' conversations, oldest first: `{test_id, key, turns: [{requests: [ids], ok: id | None}]}`,
-    each turn's attempts in order and `ok` the one that was answered (the one the next turn continues)."""
+    each turn's attempts in order and `ok` the one that was answered (the one the next turn continues). Each
+    entry comes as its summary (its journal fields), what its request said and what its answer said."""
     turns: dict[tuple[str, str, str], dict[str, Any]] = {}
     stories: list[list[dict[str, Any]]] = []
     answers: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # (test id, key, what was said and answered) -> story
-    for view in sorted(views, key=lambda v: v["id"]):
-        scope = (view.get("test_id") or "", view.get("key") or "")
-        turn = turns.get((*scope, view.get("request") or f"#{view['id']}"))
+    for entry, atoms, answer in sorted(entries, key=lambda e: e[0]["id"]):
+        scope = (entry.get("test_id") or "", entry.get("key") or "")
+        name = (*scope, entry.get("request") or f"#{entry['id']}")
+        turn = turns.get(name)
         if turn is None:
-            turn = {"scope": scope, "requests": [], "ok": None, "said": said(view)}
-            turns[(*scope, view.get("request") or f"#{view['id']}")] = turn
-            story = _continued(answers, scope, turn["said"])
+            turn = turns[name] = {"scope": scope, "requests": [], "ok": None, "said": atoms}
+            story = _continued(answers, scope, atoms)
             if story is None:
                 story = []
                 stories.append(story)
             story.append(turn)
             turn["story"] = story
-        turn["requests"].append(view["id"])
-        if _answered(view):
-            turn["ok"] = view["id"]
-            answers[(*scope, turn["said"] + answered(view))] = turn["story"]
+        turn["requests"].append(entry["id"])
+        if entry.get("status") == 200 and not entry.get("fault") and entry.get("duration_ms") is not None:
+            turn["ok"] = entry["id"]
+            answers[(*scope, turn["said"] + answer)] = turn["story"]
     return [
         {
             "test_id": story[0]["scope"][0],
@@ -92,9 +114,8 @@ def conversations(views: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def said(view: Mapping[str, Any]) -> tuple[Atom, ...]:
+def _said(folded: Mapping[str, Any]) -> tuple[Atom, ...]:
     """What a request's conversation said, as the atoms a continuation repeats."""
-    folded = transcript.request(view)
     atoms = [("system", _squash(folded["system"]))] if folded["system"] else []
     for message in folded["messages"]:
         role = "user" if message["role"] in ("user", "tool") else message["role"]
@@ -102,9 +123,8 @@ def said(view: Mapping[str, Any]) -> tuple[Atom, ...]:
     return tuple(atoms)
 
 
-def answered(view: Mapping[str, Any]) -> tuple[Atom, ...]:
+def _answered(answer: Mapping[str, Any] | None) -> tuple[Atom, ...]:
     """What an entry's answer said, as the atoms the next turn sends back."""
-    answer = assembly.assemble(view.get("response"))
     if answer is None:
         return ()
     parts = [{"type": "text", "text": answer["text"]}]
@@ -136,11 +156,6 @@ def _continued(
         if story is not None:
             return story
     return None
-
-
-def _answered(view: Mapping[str, Any]) -> bool:
-    response = view.get("response") or {}
-    return response.get("status") == 200 and not view.get("fault")
 
 
 def _words(parts: Iterable[Mapping[str, Any]]) -> str:

@@ -193,6 +193,12 @@ def test_the_search_is_the_servers(server: Server) -> None:
     status, found = call(server.port, "GET", "/_emulator/requests?test_id=q&q=Otters&bodies=false&preview=true")
     assert status == 200 and [r["preview"]["prompt"] for r in found["requests"]] == ["Tell me about otters"]
     assert "body" not in found["requests"][0]
+    status, page = call(server.port, "GET", "/_emulator/requests?test_id=q&limit=1&preview=true&bodies=false")
+    assert [r["preview"]["prompt"] for r in page["requests"]] == ["Tell me about herons"]  # the newest
+    older = f"/_emulator/requests?test_id=q&limit=1&before={page['requests'][0]['id']}&preview=true"
+    status, page = call(server.port, "GET", older)
+    assert [r["preview"]["prompt"] for r in page["requests"]] == ["Tell me about otters"]
+    assert page["requests"][0]["body"]["messages"][0]["content"] == "Tell me about otters"  # bodies=true by default
     status, refused = call(server.port, "GET", "/_emulator/requests?limit=some")
     assert status == 400 and "limit" in refused["error"]["message"]
 

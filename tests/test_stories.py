@@ -16,6 +16,12 @@ def view(entry_id: int, body: dict[str, Any], answer: dict[str, Any] | None, **f
     return base | {"body": body, "response": response} | fields
 
 
+def conversations(*views: dict[str, Any]) -> list[dict[str, Any]]:
+    """The conversations of views, each given its summary's fields as the journal has them."""
+    summarised = [v | {"status": (v["response"] or {}).get("status"), "duration_ms": 1.0} for v in views]
+    return stories.conversations([stories.told(v) for v in summarised])
+
+
 def chat_answer(text: str | None, *calls: tuple[str, str, str]) -> dict[str, Any]:
     tool_calls = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls]
     message = {"role": "assistant", "content": text} | ({"tool_calls": tool_calls} if calls else {})
@@ -30,7 +36,7 @@ def test_a_chat_agent_loop_chains_by_prefix_and_a_retry_is_one_turn() -> None:
     failed = view(2, {"messages": turn}, {"error": {"message": "busy"}}, status=503, fault="status=503")
     retried = view(3, {"messages": turn}, chat_answer("Go in spring."), request="conv2")
     other_test = view(4, {"messages": turn}, chat_answer("Go in spring."), test_id="u")
-    found = stories.conversations([retried, failed, first, other_test])
+    found = conversations(retried, failed, first, other_test)
     assert [[t["requests"] for t in c["turns"]] for c in found] == [[[1], [2, 3]], [[4]]]
     assert found[0]["turns"][1]["ok"] == 3
 
@@ -46,7 +52,7 @@ def test_a_responses_loop_chains_on_its_output_items_sent_back() -> None:
         {"type": "function_call_output", "call_id": "fc1", "output": "a.txt"},
     ]
     second = view(2, {"instructions": "Be brief.", "input": items}, {"id": "r2", "output": []})
-    assert [len(c["turns"]) for c in stories.conversations([first, second])] == [2]
+    assert [len(c["turns"]) for c in conversations(first, second)] == [2]
     folded = transcript.request(second)
     assert folded["system"] == "Be brief."
     assert [m["role"] for m in folded["messages"]] == ["user", "assistant", "tool"]
@@ -66,7 +72,7 @@ def test_a_messages_loop_chains_and_a_different_answer_starts_a_new_story() -> N
     second = view(2, {"system": "You code.", "messages": back}, {"id": "m2", "content": []})
     wrong = [user, {"role": "assistant", "content": [{"type": "text", "text": "Something else."}]}, back[2]]
     third = view(3, {"system": "You code.", "messages": wrong}, {"id": "m3", "content": []})
-    assert [[t["requests"] for t in c["turns"]] for c in stories.conversations([first, second, third])] == [
+    assert [[t["requests"] for t in c["turns"]] for c in conversations(first, second, third)] == [
         [[1], [2]],
         [[3]],
     ]

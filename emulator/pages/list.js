@@ -6,6 +6,7 @@
 
 const List = {
   KEEP: 2000,                // rows the page holds, the newest
+  PAGE: 200,                 // rows read at once: the first poll reads the newest, then older pages follow
   entries: new Map(),        // id -> summary with preview
   rows: new Map(),           // id -> <tr>
   since: 0,
@@ -145,11 +146,13 @@ async function poll() {
   const from = pending.length ? Math.min(...pending) - 1 : List.since;
   const status = document.getElementById("status");
   try {
+    const first = !List.since;
     const page = await api("requests", {
-      ...serverFilter(), since: from, bodies: "false", preview: "true", limit: List.since ? "" : List.KEEP,
+      ...serverFilter(), since: from, bodies: "false", preview: "true", limit: first ? List.PAGE : "",
     });
     if (generation === List.generation) {
       upsert(page.requests);
+      if (first && page.requests.length === List.PAGE) loadOlder(generation, page.requests[0].id);
       List.since = Math.max(List.since, page.last);
       status.textContent = List.entries.size + " requests"
         + (page.dropped ? ", " + page.dropped + " dropped" : "") + " \u00b7 live";
@@ -162,6 +165,22 @@ async function poll() {
   } finally {
     List.busy = false;
     List.timer = setTimeout(poll, 1000);
+  }
+}
+
+// The rows older than the first page, a page at a time (each read on the server is short), up to KEEP.
+async function loadOlder(generation, before) {
+  while (generation === List.generation && List.entries.size < List.KEEP) {
+    let page;
+    try {
+      page = await api("requests", {...serverFilter(), before, bodies: "false", preview: "true", limit: List.PAGE});
+    } catch (error) {
+      return;  // the poll's status line says why
+    }
+    if (generation !== List.generation || !page.requests.length) return;
+    upsert(page.requests);
+    before = page.requests[0].id;
+    if (page.requests.length < List.PAGE) return;
   }
 }
 
