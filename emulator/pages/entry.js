@@ -78,9 +78,12 @@ function answerView(full, a, headers) {
       call.id ? el("span", {className: "dim"}, " " + call.id) : ""), el("pre", {}, pretty(call.arguments))));
   }
   if (!a.text && !a.tool_calls.length && !a.error && !a.reasoning) box.append(el("p", {className: "dim"}, "(empty)"));
-  box.append(el("dl", {className: "facts"}, ...fact("finish reason", a.finish_reason), ...fact("id", a.id),
-    ...fact("model", a.model), ...Object.entries(a.usage || {}).filter(([, v]) => typeof v !== "object" || v === null)
-      .flatMap(([k, v]) => fact(k, v)), ...Object.entries(headers).flatMap(([k, v]) => fact(k, v))));
+  const usage = Object.entries(a.usage || {}).filter(([, v]) => typeof v === "number")
+    .map(([k, v]) => k.replace(/_tokens$/, "").replaceAll("_", " ") + " " + v).join(" \u00b7 ");
+  box.append(el("dl", {className: "facts"}, ...fact("finish reason", a.finish_reason), ...fact("tokens", usage),
+    ...fact("id", a.id), ...fact("model", a.model)));
+  if (Object.keys(headers).length) box.append(el("dl", {className: "facts headers"},
+    ...Object.entries(headers).flatMap(([k, v]) => fact(k, v))));
   return box;
 }
 
