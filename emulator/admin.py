@@ -69,7 +69,9 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler], reading
         since, limit, before = (int(v) for v in numbers.values())
         bodies, preview, query = _flag(params, "bodies", True), _flag(params, "preview", False), params.get("q", "")
         if preview or query or limit or before:
-            found = await _listing(state, readings, _where(request), since, bodies, preview, query, limit, before)
+            found = await inspector.listing(
+                state, readings, _where(request), since, bodies, preview, query, limit, before
+            )
         else:
             found = await state.find(_where(request), since, bodies)
         last = found[-1]["id"] if found else int(since)
@@ -92,7 +94,7 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler], reading
         holding = request.query_params.get("request", "")
         where = _where(request, ("request",))
         summaries = await state.find(where, 0, False)
-        read = await _read(state, readings, where, summaries)
+        read = await inspector.read_all(state, readings, where, summaries)
         return whole(encode(inspector.conversations(summaries, read, int(holding) if holding.isdigit() else None)))
 
     return [
@@ -190,56 +192,6 @@ def _page_routes(
         Route("/_emulator/static/{name}", asset, methods=["GET"]),
         Route("/metrics", guarded(scraped), methods=["GET"]),
     ]
-
-
-async def _listing(
-    state: State,
-    readings: inspector.Readings,
-    where: dict[str, str],
-    since: int,
-    bodies: bool,
-    preview: bool,
-    query: str,
-    limit: int,
-    before: int,
-) -> list[dict[str, Any]]:
-    """The journal as the inspector's list reads it: entries after `since` (and before `before`, if given),
-    those holding every word of `query`, the newest `limit` of them, each with its preview if asked. Each
-    entry's bodies are decoded once (`inspector.Readings`): a few one by one, many in one read of the journal."""
-    summaries = [s for s in await state.find(where, since, False) if not before or s["id"] < before]
-    if limit and not query:
-        summaries = summaries[-limit:]
-    reading = await _read(state, readings, where, summaries) if preview or query else {}
-    if query:
-        summaries = [s for s in summaries if s["id"] in reading and inspector.matches(reading[s["id"]], query)]
-        summaries = summaries[-limit:] if limit else summaries
-    if bodies:
-        full = {v["id"]: v for v in await state.find(where, summaries[0]["id"] - 1, True)} if summaries else {}
-        summaries = [full.get(s["id"], s) for s in summaries]
-    return [inspector.listed(s, bodies, reading.get(s["id"]) if preview else None) for s in summaries]
-
-
-async def _read(
-    state: State, readings: inspector.Readings, where: dict[str, str], summaries: list[dict[str, Any]]
-) -> dict[int, inspector.Reading]:
-    """The entries' readings, by id: kept ones as they are, the others read (a few one by one, many in one read
-    of the journal from the oldest of them)."""
-    found = {s["id"]: r for s in summaries if (r := readings.get(s)) is not None}
-    unread = [s for s in summaries if s["id"] not in found]
-    if len(unread) > FEW:
-        wanted = {s["id"] for s in unread}
-        for view in await state.find(where, unread[0]["id"] - 1, True):
-            if view["id"] in wanted:
-                found[view["id"]] = readings.read(view)
-        return found
-    for s in unread:
-        entry = await state.entry(s["id"])
-        if entry is not None:
-            found[s["id"]] = readings.read(entry)
-    return found
-
-
-FEW = 64  # unread entries read one by one; past this many, in one read of the journal from the oldest
 
 
 Handler = Callable[[Request], Awaitable[Whole]]

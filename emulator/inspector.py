@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any, NamedTuple
 
 from emulator import assembly, journal, stories, transcript
+from emulator.state import State
 
 TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8", ".js": "text/javascript"}
 SHELL = "inspector.html"
@@ -118,3 +119,53 @@ def conversations(
     named = {i for c in found for t in c["turns"] for i in t["requests"]}
     rows = {s["id"]: listed(s, False, readings[s["id"]]) for s in summaries if s["id"] in named}
     return {"conversations": found, "requests": rows}
+
+
+async def listing(
+    state: State,
+    readings: Readings,
+    where: dict[str, str],
+    since: int,
+    bodies: bool,
+    preview: bool,
+    query: str,
+    limit: int,
+    before: int,
+) -> list[dict[str, Any]]:
+    """The journal as the inspector's list reads it: entries after `since` (and before `before`, if given),
+    those holding every word of `query`, the newest `limit` of them, each with its preview if asked. Each
+    entry's bodies are decoded once (`Readings`): a few one by one, many in one read of the journal."""
+    summaries = [s for s in await state.find(where, since, False) if not before or s["id"] < before]
+    if limit and not query:
+        summaries = summaries[-limit:]
+    reading = await read_all(state, readings, where, summaries) if preview or query else {}
+    if query:
+        summaries = [s for s in summaries if s["id"] in reading and matches(reading[s["id"]], query)]
+        summaries = summaries[-limit:] if limit else summaries
+    if bodies:
+        full = {v["id"]: v for v in await state.find(where, summaries[0]["id"] - 1, True)} if summaries else {}
+        summaries = [full.get(s["id"], s) for s in summaries]
+    return [listed(s, bodies, reading.get(s["id"]) if preview else None) for s in summaries]
+
+
+async def read_all(
+    state: State, readings: Readings, where: dict[str, str], summaries: list[dict[str, Any]]
+) -> dict[int, Reading]:
+    """The entries' readings, by id: kept ones as they are, the others read (a few one by one, many in one read
+    of the journal from the oldest of them)."""
+    found = {s["id"]: r for s in summaries if (r := readings.get(s)) is not None}
+    unread = [s for s in summaries if s["id"] not in found]
+    if len(unread) > FEW:
+        wanted = {s["id"] for s in unread}
+        for view in await state.find(where, unread[0]["id"] - 1, True):
+            if view["id"] in wanted:
+                found[view["id"]] = readings.read(view)
+        return found
+    for s in unread:
+        entry = await state.entry(s["id"])
+        if entry is not None:
+            found[s["id"]] = readings.read(entry)
+    return found
+
+
+FEW = 64  # unread entries read one by one; past this many, in one read of the journal from the oldest
