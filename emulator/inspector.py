@@ -44,12 +44,11 @@ def page() -> bytes:
 
 class Reading(NamedTuple):
     """What the inspector needs of an entry's bodies: its preview, the words a search looks in, and what its
-    request and its answer said (`stories.conversations`)."""
+    request and its answer said (`stories.conversations`; kept without the view, whose bodies it would hold)."""
 
     preview: dict[str, Any]
     text: str
-    said: tuple[stories.Atom, ...]
-    answered: tuple[stories.Atom, ...]
+    told: stories.Told
 
 
 TEXT_CAP = 64 * 1024  # characters of an entry's words a search looks in
@@ -71,8 +70,8 @@ class Readings:
 
     def read(self, view: Mapping[str, Any]) -> Reading:
         """An entry's reading from its full view, kept if its answer is in."""
-        preview, text, said, answered = stories.read(view)
-        reading = Reading(preview, text[:TEXT_CAP], said, answered)
+        preview, text, told = stories.read(view)
+        reading = Reading(preview, text[:TEXT_CAP], told._replace(entry={}))  # the summary is given when used
         if view.get("response") is not None:
             self._kept[(view["id"], view["time"])] = reading
             self._chars += len(reading.text)
@@ -110,7 +109,7 @@ def conversations(
 ) -> dict[str, Any]:
     """The conversations the entries make (each summary with its reading): those of more than one request, or
     (`holding`) the one that holds that entry; with each request they name as the list shows it."""
-    told = [(s, readings[s["id"]].said, readings[s["id"]].answered) for s in summaries if s["id"] in readings]
+    told = [readings[s["id"]].told._replace(entry=s) for s in summaries if s["id"] in readings]
     found = stories.conversations(told)
     if holding is not None:
         found = [c for c in found if any(holding in t["requests"] for t in c["turns"])]

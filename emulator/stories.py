@@ -6,13 +6,15 @@ key (`request`: a retry sends the same conversation again), with the same test i
 continues an earlier one when its messages extend that turn's messages and answer (an agent loop sends back
 what it was told, then its tool results), with the same test id and key: the prefix is compared on what a
 client keeps when it sends a conversation back (roles, words, tool calls by name and arguments, tool results),
-not on ids or reasoning, which some clients drop. Pure: it reads journal views (`journal.view`).
+not on ids or reasoning, which some clients drop. A Responses request that names a `previous_response_id` sends
+only what is new: it continues the turn that answered with that id. Pure: it reads journal views
+(`journal.view`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from emulator import assembly, transcript
 from emulator.sse import canonical
@@ -21,11 +23,16 @@ WORDS = 160  # characters of a preview
 Atom = tuple[str, str]  # one thing a conversation said: ("user", words), ("call", name + arguments), …
 
 
-def read(view: Mapping[str, Any]) -> tuple[dict[str, Any], str, tuple[Atom, ...], tuple[Atom, ...]]:
+def read(view: Mapping[str, Any]) -> tuple[dict[str, Any], str, Told]:
     """All the inspector reads of a journal view, its request folded and its answer assembled once: its
-    `preview`, its `text`, what it `said` and what it `answered`."""
+    `preview`, its `text`, and what `conversations` needs of it."""
     folded, answer = transcript.request(view), assembly.assemble(view.get("response"))
-    return _preview(folded, answer), _text(view, answer), _said(folded), _answered(answer)
+    body = view.get("body")
+    previous = body.get("previous_response_id") if isinstance(body, dict) else None
+    previous = previous if isinstance(previous, str) else None
+    answer_id = answer["id"] if answer is not None and isinstance(answer["id"], str) else None
+    told = Told(view, _said(folded), _answered(answer), answer_id, previous)
+    return _preview(folded, answer), _text(view, answer), told
 
 
 def preview(view: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,13 +79,21 @@ def _text(view: Mapping[str, Any], answer: Mapping[str, Any] | None) -> str:
     return "\n".join(pieces).lower()
 
 
-Told = tuple[Mapping[str, Any], tuple[Atom, ...], tuple[Atom, ...]]  # an entry's summary, what it said, its answer
+class Told(NamedTuple):
+    """What `conversations` needs of an entry: its summary (its journal fields), what its request said and
+    what its answer said; its answer's id, and the stored response its request continues (Responses'
+    `previous_response_id`, which sends only what is new)."""
+
+    entry: Mapping[str, Any]
+    said: tuple[Atom, ...]
+    answered: tuple[Atom, ...]
+    answer_id: str | None = None
+    previous: str | None = None
 
 
 def told(view: Mapping[str, Any]) -> Told:
     """What `conversations` needs of a journal view."""
-    _, _, said, answered = read(view)
-    return view, said, answered
+    return read(view)[2]
 
 
 def conversations(entries: Sequence[Told]) -> list[dict[str, Any]]:
@@ -88,13 +103,14 @@ def conversations(entries: Sequence[Told]) -> list[dict[str, Any]]:
     turns: dict[tuple[str, str, str], dict[str, Any]] = {}
     stories: list[list[dict[str, Any]]] = []
     answers: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # (test id, key, what was said and answered) -> story
-    for entry, atoms, answer in sorted(entries, key=lambda e: e[0]["id"]):
+    by_id: dict[tuple[str, str, str], list[dict[str, Any]]] = {}  # (test id, key, answer id) -> story
+    for entry, atoms, answer, answer_id, previous in sorted(entries, key=lambda e: e.entry["id"]):
         scope = (entry.get("test_id") or "", entry.get("key") or "")
         name = (*scope, entry.get("request") or f"#{entry['id']}")
         turn = turns.get(name)
         if turn is None:
             turn = turns[name] = {"scope": scope, "requests": [], "ok": None, "said": atoms}
-            story = _continued(answers, scope, atoms)
+            story = by_id.get((*scope, previous)) if previous else _continued(answers, scope, atoms)
             if story is None:
                 story = []
                 stories.append(story)
@@ -104,6 +120,8 @@ def conversations(entries: Sequence[Told]) -> list[dict[str, Any]]:
         if entry.get("status") == 200 and not entry.get("fault") and entry.get("duration_ms") is not None:
             turn["ok"] = entry["id"]
             answers[(*scope, turn["said"] + answer)] = turn["story"]
+            if answer_id:
+                by_id[(*scope, answer_id)] = turn["story"]
     return [
         {
             "test_id": story[0]["scope"][0],

@@ -61,6 +61,16 @@ def test_a_responses_loop_chains_on_its_output_items_sent_back() -> None:
     assert stories.preview(second)["prompt"] == "a.txt" and stories.preview(second)["prompt_kind"] == "tool_result"
 
 
+def test_a_responses_turn_that_names_its_previous_response_continues_it() -> None:
+    call = {"type": "function_call", "call_id": "fc1", "name": "shell", "arguments": "{}"}
+    first = view(1, {"input": "List the files", "store": True}, {"id": "resp_1", "output": [call]})
+    result = [{"type": "function_call_output", "call_id": "fc1", "output": "a.txt"}]
+    second = view(2, {"input": result, "previous_response_id": "resp_1"}, {"id": "resp_2", "output": []})
+    stranger = view(3, {"input": result, "previous_response_id": "resp_9"}, {"id": "resp_3", "output": []})
+    found = conversations(first, second, stranger)
+    assert [[t["requests"] for t in c["turns"]] for c in found] == [[[1], [2]], [[3]]]
+
+
 def test_a_messages_loop_chains_and_a_different_answer_starts_a_new_story() -> None:
     tool_use = {"type": "tool_use", "id": "tu1", "name": "Read", "input": {"path": "x.py"}}
     answer = {"id": "m1", "content": [{"type": "text", "text": "Reading it."}, tool_use], "stop_reason": "tool_use"}

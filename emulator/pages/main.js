@@ -19,8 +19,19 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
+// Keys, outside the filters: Escape closes the entry, j and k (or the arrows) open the next or previous row shown.
 window.addEventListener("keydown", (event) => {
-  if (event.key === "Escape" && Entry.id !== null && !event.target.closest("input")) location.hash = "#/";
+  if (event.target.closest("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.key === "Escape" && Entry.id !== null) location.hash = "#/";
+  const step = {j: 1, ArrowDown: 1, k: -1, ArrowUp: -1}[event.key];
+  if (!step || document.getElementById("requests-view").hidden) return;
+  const shownRows = [...document.querySelectorAll("tr.entry")].filter((tr) => !tr.hidden);
+  const at = shownRows.findIndex((tr) => Number(tr.dataset.id) === Entry.id);
+  const next = shownRows[at === -1 ? 0 : Math.min(shownRows.length - 1, Math.max(0, at + step))];
+  if (!next) return;
+  event.preventDefault();
+  location.hash = link(next.dataset.id);
+  next.scrollIntoView({block: "nearest"});
 });
 // The findings and conversations follow the filter as the list does.
 for (const name of ["test_id", "status", "source", "endpoint", "q"]) {
