@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -20,7 +21,7 @@ import pytest
 
 from emulator import assembly, journal
 from emulator.app import Settings
-from tests.conftest import SCENARIOS, Server, call
+from tests.conftest import SCENARIOS, Server, call, launch, read_until
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Chromium as the machine allows it: no sandbox (root in CI), no GPU, and no background connections, which a
@@ -124,6 +125,13 @@ def test_rows_preview_the_question_and_answer_and_mark_a_stream_a_tool_call_and_
     assert stream_row.locator(".mark.fault").count() == 0
     # the time to the millisecond
     assert len(fault_row.locator("td.time").inner_text().split(".")[-1]) == 3
+    page.keyboard.press("j")  # the keys step through the rows shown, newest first
+    page.wait_for_url(f"**/_emulator/#/requests/{fault_id}")
+    page.keyboard.press("j")
+    page.wait_for_url(f"**/_emulator/#/requests/{tool_id}")
+    page.locator("#entry .call .name", has_text="get_weather").first.wait_for(timeout=WAIT)
+    page.keyboard.press("Escape")
+    page.wait_for_url("**/_emulator/#/")
 
 
 def test_a_tool_result_is_previewed_as_one(page: Any, server: Server) -> None:
@@ -366,3 +374,28 @@ def test_the_screenshot_script_retakes_the_picture(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     head = out.read_bytes()[:24]
     assert head[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(head[16:20], "big") == 1500
+
+
+def test_the_pages_reads_work_across_workers_sharing_state(redis_server: str, tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "emulator", "serve", "--port", "0", "--workers", "2", "--no-access-log"]
+    process, port = launch([*command, "--state", f"{redis_server}?prefix=inspector"], cwd=tmp_path)
+    try:
+        read_until(process, "workers: 2, sharing state in redis://127.0.0.1:")
+        server = Server(f"http://127.0.0.1:{port}", "127.0.0.1", port)
+        with server.openai(default_headers=scoped("shared"), max_retries=1) as sdk:
+            sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "Count the herons"}])
+            faulted = sdk.with_options(default_headers=scoped("shared", **{"x-emulator-fault": "status=503"}))
+            with pytest.raises(Exception, match="503"):
+                faulted.chat.completions.create(model="m", messages=[{"role": "user", "content": "Count the egrets"}])
+        for _ in range(2):  # each worker answers from the one journal, whichever reads it
+            path = "/_emulator/requests?test_id=shared&q=egrets&preview=true&bodies=false"
+            status, found = call(port, "GET", path)
+            assert status == 200 and [r["preview"]["prompt"] for r in found["requests"]] == ["Count the egrets"] * 2
+            status, told = call(port, "GET", "/_emulator/conversations?test_id=shared")
+            assert [len(t["requests"]) for c in told["conversations"] for t in c["turns"]] == [2]  # the retried 503
+        status, read = call(port, "GET", f"/_emulator/requests/{found['requests'][0]['id']}?transcript=true")
+        assert read["transcript"]["answer"]["error"]["message"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=60)
+    assert "Traceback" not in out, out
