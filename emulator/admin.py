@@ -10,6 +10,8 @@ Who may call the `/_emulator/` routes and `/metrics` (`/health` and the answerin
 - bound to any other address (a container), only with the admin token (`--admin-token`, or
   `EMULATOR_ADMIN_TOKEN`) as `Authorization: Bearer …` or `?token=`, else 401; with no token configured,
   always 401, naming the flag.
+The inspector's shell and files hold no data: its files are served to all, and its shell with the refusal's status
+when the refusal is for want of the token (its script then asks for the token, or finds it in the tab).
 """
 
 from __future__ import annotations

@@ -59,6 +59,7 @@ def _preview(folded: Mapping[str, Any], answer: Mapping[str, Any] | None) -> dic
         out["reasoning"] = bool(answer["reasoning"])
         out["error"] = answer["error"] and _short(answer["error"]["message"])
         out["finish_reason"] = answer["finish_reason"]
+        out["complete"] = answer["complete"]
     return out
 
 

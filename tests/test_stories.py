@@ -106,3 +106,12 @@ def test_a_long_preview_is_cut_and_a_body_of_the_wrong_shape_reads_as_nothing() 
     odd = view(2, {"messages": "not a list", "input": 5}, {"choices": "nope"})
     assert transcript.request(odd)["messages"] == [] and stories.preview(odd)["prompt"] == ""
     assert transcript.request(view(3, None, None)) == {"system": None, "messages": [], "tools": []}  # type: ignore[arg-type]
+
+
+def test_a_stream_that_broke_off_previews_as_incomplete() -> None:
+    chunk = {"id": "c", "choices": [{"index": 0, "delta": {"content": "Half of"}}]}
+    broken = view(1, {"messages": [{"role": "user", "content": "Go on"}]}, None)
+    broken["response"] = {"status": 200, "headers": {}, "events": [{"t": 1.0, "data": chunk}]}
+    assert stories.preview(broken) | {"answer": "Half of", "complete": False} == stories.preview(broken)
+    broken["response"]["events"].append({"t": 2.0, "data": "[DONE]"})
+    assert stories.preview(broken)["complete"] is True

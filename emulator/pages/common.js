@@ -97,6 +97,7 @@ function marks(e) {
   if (p.reasoning) found.push(el("span", {className: "mark reasoning", title: "the answer reasoned"}, "reasoning"));
   if (e.kind) found.push(el("span", {className: "mark fault", title: e.fault || ""}, "fault: " + e.kind));
   if (CUT.has(p.finish_reason)) found.push(el("span", {className: "mark cut", title: "finish reason " + p.finish_reason}, "cut: " + p.finish_reason));
+  if (p.complete === false && !e.kind) found.push(el("span", {className: "mark fault", title: "the stream ended before its end"}, "broken off"));
   if (e.truncated) found.push(el("span", {className: "mark cut", title: "the journal kept the body cut at 1 MiB"}, "body cut"));
   if (p.error && !e.kind) found.push(el("span", {className: "mark fault", title: p.error}, "error"));
   return found;

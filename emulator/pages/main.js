@@ -19,6 +19,7 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
+window.addEventListener("emulator:token", route);  // what the view could not read without the token
 // Keys, outside the filters: Escape closes the entry, j and k (or the arrows) open the next or previous row shown.
 window.addEventListener("keydown", (event) => {
   if (event.target.closest("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
