@@ -327,7 +327,7 @@ def test_beyond_loopback_the_token_moves_out_of_the_address_bar(
     stranger.locator("tr.entry").wait_for(timeout=WAIT)
 
 
-@pytest.mark.parametrize("dialect", ["chat", "messages"])
+@pytest.mark.parametrize("dialect", ["chat", "responses", "messages"])
 def test_copy_as_curl_reproduces_the_answer(page: Any, server: Server, dialect: str) -> None:
     test_id = f"curl-{dialect}"
     text: str
@@ -341,6 +341,16 @@ def test_copy_as_curl_reproduces_the_answer(page: Any, server: Server, dialect: 
         message = final.choices[0].message
         text, finish = message.content or "", final.choices[0].finish_reason
         calls = [(c.function.name, json.loads(c.function.arguments)) for c in message.tool_calls or ()]
+    elif dialect == "responses":  # Codex's dialect, streamed
+        weather: list[Any] = [{"type": "function", "name": "get_weather", "strict": False, "parameters": {}}]
+        with (
+            server.openai(default_headers=scoped(test_id, **{"x-emulator-scenario": "two-calls"})) as sdk,
+            sdk.responses.stream(model="gpt-5", input="Weather in two cities?", tools=weather) as stream,
+        ):
+            response = stream.get_final_response()
+        text, details = response.output_text, response.incomplete_details
+        finish = details.reason if details else response.status
+        calls = [(i.name, json.loads(i.arguments)) for i in response.output if i.type == "function_call"]
     else:
         tools: list[Any] = [{"name": "get_weather", "input_schema": {"type": "object", "properties": {}}}]
         with server.anthropic(default_headers=scoped(test_id)) as claude:
@@ -359,7 +369,7 @@ def test_copy_as_curl_reproduces_the_answer(page: Any, server: Server, dialect: 
         ["bash", "-c", command], capture_output=True, timeout=30, env=os.environ | {"API_KEY": "sk-other"}
     )
     assert ran.returncode == 0, ran.stderr
-    if dialect == "chat":
+    if dialect != "messages":
         got = assembly.assemble({"events": list(journal.events([(0.0, ran.stdout)]))})
     else:
         got = assembly.assemble({"body": json.loads(ran.stdout)})
