@@ -45,6 +45,8 @@ def assemble(answer: Mapping[str, Any] | None) -> Assembled | None:
         _whole(out, body)
     elif answer.get("body_text"):
         out["error"] = {"message": answer["body_text"], "type": None}
+    if out["error"] is None and (answer.get("status") or 200) >= 400:  # an error body of a shape not read above
+        out["error"] = {"message": f"HTTP {answer.get('status')}: {body!r}"[:300], "type": None}
     return out
 
 

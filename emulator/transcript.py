@@ -52,8 +52,9 @@ def _message(m: Mapping[str, Any]) -> Message:
     role = str(m.get("role", "?"))
     parts = _parts(m.get("content"))
     for call in m.get("tool_calls") or ():
-        function = call.get("function") or {} if isinstance(call, dict) else {}
-        parts.append(_call(call.get("id"), function.get("name"), function.get("arguments")))
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            parts.append(_call(call.get("id"), function.get("name"), function.get("arguments")))
     if role == "tool":
         return {"role": "tool", "parts": [_result(m.get("tool_call_id"), _text(m.get("content")))]}
     return {"role": role, "parts": parts}
@@ -129,7 +130,7 @@ def _tool_name(tool: Mapping[str, Any]) -> str:
 
 def _image_hint(block: Mapping[str, Any]) -> str:
     """What an image is, without its bytes: its media type or where it is, cut short."""
-    source = block.get("source") or block.get("image_url") or block.get("image_url", "")
+    source = block.get("source") or block.get("image_url") or ""
     if isinstance(source, dict):
         source = source.get("media_type") or source.get("url") or source.get("type") or ""
     text = str(source or block.get("file_id") or "")

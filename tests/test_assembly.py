@@ -119,3 +119,9 @@ def test_an_error_body_is_the_answer_error_and_a_pending_answer_is_none() -> Non
     answer = assembly.assemble({"status": 529, "headers": {}, "body": body})
     assert answer is not None and answer["error"] == {"message": "Overloaded", "type": "overloaded_error"}
     assert assembly.assemble(None) is None
+
+
+def test_an_error_status_of_an_unknown_shape_is_still_an_error() -> None:
+    answer = assembly.assemble({"status": 502, "headers": {}, "body": {"detail": "upstream went away"}})
+    assert answer is not None and "upstream went away" in answer["error"]["message"]
+    assert "502" in answer["error"]["message"]

@@ -115,3 +115,9 @@ def test_a_stream_that_broke_off_previews_as_incomplete() -> None:
     assert stories.preview(broken) | {"answer": "Half of", "complete": False} == stories.preview(broken)
     broken["response"]["events"].append({"t": 2.0, "data": "[DONE]"})
     assert stories.preview(broken)["complete"] is True
+
+
+def test_tool_calls_of_the_wrong_shape_are_left_out_of_the_fold() -> None:
+    odd = {"role": "assistant", "content": "ok", "tool_calls": ["not a call", {"id": "c", "function": "nope"}]}
+    folded = transcript.request(view(1, {"messages": [odd]}, None))
+    assert folded["messages"] == [{"role": "assistant", "parts": [{"type": "text", "text": "ok"}]}]
