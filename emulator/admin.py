@@ -67,7 +67,8 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler], reading
         numbers = {name: params.get(name, "0") for name in ("since", "limit", "before")}
         for name, value in numbers.items():
             if not value.isdigit():
-                return _refused(400, f"{name} must be a whole number, not {value!r}.", "invalid_request_error")
+                what = "a journal entry's id, a whole number" if name != "limit" else "a whole number"
+                return _refused(400, f"{name} must be {what}, not {value!r}.", "invalid_request_error")
         since, limit, before = (int(v) for v in numbers.values())
         bodies, preview, query = _flag(params, "bodies", True), _flag(params, "preview", False), params.get("q", "")
         if preview or query or limit or before:

@@ -27,13 +27,20 @@ SHELL = "inspector.html"
 
 
 @cache
+def _files() -> dict[str, tuple[bytes, str]]:
+    """The page's files, read once: each by name, with its content type."""
+    folder = resources.files("emulator") / "pages"
+    found = {}
+    for item in folder.iterdir():
+        kind = TYPES.get(item.name[item.name.rfind(".") :])
+        if kind is not None and item.is_file():
+            found[item.name] = (item.read_bytes(), kind)
+    return found
+
+
 def asset(name: str) -> tuple[bytes, str] | None:
     """One of the page's files by name (`list.js`), with its content type; None for any other name."""
-    kind = TYPES.get(name[name.rfind(".") :]) if "." in name else None
-    if kind is None or "/" in name or "\\" in name or name.startswith("."):
-        return None
-    found = resources.files("emulator") / "pages" / name
-    return (found.read_bytes(), kind) if found.is_file() else None
+    return _files().get(name)
 
 
 def page() -> bytes:

@@ -209,6 +209,9 @@ def test_the_search_is_the_servers(server: Server) -> None:
     assert page["requests"][0]["body"]["messages"][0]["content"] == "Tell me about otters"  # bodies=true by default
     status, refused = call(server.port, "GET", "/_emulator/requests?limit=some")
     assert status == 400 and "limit" in refused["error"]["message"]
+    assert call(server.port, "GET", "/_emulator/static/list.js")[0] == 200
+    for name in ("../admin.py", "nothing.js", "inspector.png", "..%2f__init__.py"):
+        assert call(server.port, "GET", f"/_emulator/static/{name}")[0] == 404
 
 
 def test_the_findings_link_to_the_failing_request(page: Any, server: Server) -> None:
