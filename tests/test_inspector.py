@@ -175,6 +175,28 @@ def test_a_deep_link_opens_an_entry_with_the_stream_assembled_as_the_sdk_did(pag
     assert " ms" in events.nth(1).inner_text()
 
 
+def test_a_stream_broken_mid_way_shows_what_the_client_read_and_where_the_fault_struck(
+    page: Any, server: Server
+) -> None:
+    read = []
+    broken = {"x-emulator-fault": "truncate; after_events=4", "x-emulator-scenario": "plain-text"}
+    with server.openai(default_headers=scoped("broken", **broken)) as sdk:
+        asked: list[Any] = [{"role": "user", "content": "Tell me a long story about a tide"}]
+        with pytest.raises(Exception):  # noqa: B017 (the SDK's error for a stream cut off is not one class)
+            for chunk in sdk.chat.completions.create(model="m", messages=asked, stream=True):
+                read.append(chunk.choices[0].delta.content or "" if chunk.choices else "")
+    entry_id = entries(server, "broken")[0]["id"]
+    page.goto(f"{server.base_url}/_emulator/#/requests/{entry_id}")
+    page.locator("#entry .said").wait_for(timeout=WAIT)
+    assert page.locator("#entry .said").text_content() == "".join(read) and "".join(read).startswith("Hello")
+    assert "ended before its end" in page.locator("#entry .answer").inner_text()
+    page.locator("#entry details.raw > summary").click()
+    rows = page.locator("#entry table.events tr")
+    assert rows.nth(5).get_attribute("class") == "fault-row"  # after the header row and the 4 events sent
+    assert "truncate; after_events=4" in rows.nth(5).inner_text()
+    assert "truncate" in page.locator("#entry .plan").inner_text()
+
+
 def test_a_search_finds_one_request_among_fifty_by_a_word_in_its_body(page: Any, server: Server) -> None:
     with server.openai(default_headers=scoped("haystack")) as sdk:
         for n in range(50):
