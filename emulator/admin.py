@@ -10,13 +10,15 @@ Who may call the `/_emulator/` routes and `/metrics` (`/health` and the answerin
 - bound to any other address (a container), only with the admin token (`--admin-token`, or
   `EMULATOR_ADMIN_TOKEN`) as `Authorization: Bearer …` or `?token=`, else 401; with no token configured,
   always 401, naming the flag.
+The inspector's shell and files hold no data: its files are served to all, and its shell with the refusal's status
+when the refusal is for want of the token (its script then asks for the token, or finds it in the tab).
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,10 +38,13 @@ def routes(state: State) -> list[Route]:
     """Every admin route: health, the journal and the report, the scenarios and faults set at run time, the
     inspector page and `/metrics`; all but health guarded (`guard`)."""
     guarded = guard(state.settings.host, state.settings.admin_token)
-    return [*_journal_routes(state, guarded), *_scenario_routes(state, guarded), *_page_routes(state, guarded)]
+    readings = inspector.Readings(state.settings.journal_size)
+    refusal = refuser(state.settings.host, state.settings.admin_token)
+    pages = _page_routes(state, guarded, refusal)
+    return [*_journal_routes(state, guarded, readings), *_scenario_routes(state, guarded), *pages]
 
 
-def _journal_routes(state: State, guarded: Callable[[Handler], Handler]) -> list[Route]:
+def _journal_routes(state: State, guarded: Callable[[Handler], Handler], readings: inspector.Readings) -> list[Route]:
     """The journal (read, one entry, cleared), the client report graded from it, and reset."""
 
     async def reset(request: Request) -> Whole:
@@ -52,20 +57,26 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler]) -> list
 
     async def requests(request: Request) -> Whole:
         """GET: journal entries, filtered by any field (`?source=flaky`), after `?since=ID`, with their bodies
-        unless `?bodies=false`; and how many were dropped to make room. DELETE: forget them."""
+        unless `?bodies=false`; and how many were dropped to make room. `?q=WORDS` keeps those whose request or
+        answer holds every word, `?limit=N` the newest N, `?preview=true` adds each one's preview (the
+        inspector's list). DELETE: forget them."""
         if request.method == "DELETE":
             await state.clear(_test_id(request))
             return whole(encode({"cleared": True}))
-        where = {k: v for k, v in request.query_params.items() if k not in NOT_FIELDS}
-        if TEST_ID in request.headers:  # a test's own entries, as its other admin calls are scoped
-            where.setdefault("test_id", request.headers[TEST_ID])
-        since = request.query_params.get("since", "0")
-        if not since.isdigit():
-            return _refused(
-                400, f"since must be a journal entry's id, a whole number, not {since!r}.", "invalid_request_error"
+        params = request.query_params
+        numbers = {name: params.get(name, "0") for name in ("since", "limit", "before")}
+        for name, value in numbers.items():
+            if not value.isdigit():
+                what = "a journal entry's id, a whole number" if name != "limit" else "a whole number"
+                return _refused(400, f"{name} must be {what}, not {value!r}.", "invalid_request_error")
+        since, limit, before = (int(v) for v in numbers.values())
+        bodies, preview, query = _flag(params, "bodies", True), _flag(params, "preview", False), params.get("q", "")
+        if preview or query or limit or before:
+            found = await inspector.listing(
+                state, readings, _where(request), since, bodies, preview, query, limit, before
             )
-        bodies = request.query_params.get("bodies", "true").lower() not in ("false", "0", "no")
-        found = await state.find(where, int(since), bodies)
+        else:
+            found = await state.find(_where(request), since, bodies)
         last = found[-1]["id"] if found else int(since)
         return whole(encode({"requests": found, "last": last, "dropped": await state.dropped()}))
 
@@ -76,13 +87,25 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler]) -> list
             return _refused(
                 404, f"No journal entry {number!r}: it never was, or was dropped to make room.", "not_found_error"
             )
+        if _flag(request.query_params, "transcript", False):
+            entry = entry | {"transcript": inspector.read(entry)}
         return whole(encode(entry))
+
+    async def conversations(request: Request) -> Whole:
+        """GET: the conversations the journal's entries make (`stories`), filtered as the journal is; with
+        `?request=ID`, the one holding that entry."""
+        holding = request.query_params.get("request", "")
+        where = _where(request, ("request",))
+        summaries = await state.find(where, 0, False)
+        read = await inspector.read_all(state, readings, where, summaries)
+        return whole(encode(inspector.conversations(summaries, read, int(holding) if holding.isdigit() else None)))
 
     return [
         Route("/_emulator/reset", guarded(reset), methods=["POST"]),
         Route("/_emulator/requests", guarded(requests), methods=["GET", "DELETE"]),
         Route("/_emulator/requests/{id}", guarded(one), methods=["GET"]),
         Route("/_emulator/report", guarded(client_report), methods=["GET"]),
+        Route("/_emulator/conversations", guarded(conversations), methods=["GET"]),
     ]
 
 
@@ -138,7 +161,9 @@ def _scenario_routes(state: State, guarded: Callable[[Handler], Handler]) -> lis
     ]
 
 
-def _page_routes(state: State, guarded: Callable[[Handler], Handler]) -> list[Route]:
+def _page_routes(
+    state: State, guarded: Callable[[Handler], Handler], refusal: Callable[[Request], Whole | None]
+) -> list[Route]:
     """Health (open to all), the inspector page and `/metrics`."""
 
     async def health(request: Request) -> Whole:
@@ -147,24 +172,68 @@ def _page_routes(state: State, guarded: Callable[[Handler], Handler]) -> list[Ro
         return whole(encode({"status": "ok", "scenarios": len(state.book.scenarios), "state": await state.health()}))
 
     async def page(request: Request) -> Whole:
-        return whole(inspector.PAGE, {"cache-control": "no-store"}, content_type=b"text/html; charset=utf-8")
+        """The page's shell. Refused for want of the token it is still sent, with the refusal's status: it holds
+        no data, and its script asks for the token (or finds it in `sessionStorage`, where the page keeps it
+        once opened with `?token=`, so that a reload works with the token out of the address bar)."""
+        refused = refusal(request)
+        if refused is not None and refused.status != 401:
+            return refused
+        status = refused.status if refused else 200
+        return whole(inspector.page(), NO_STORE, status=status, content_type=b"text/html; charset=utf-8")
+
+    async def asset(request: Request) -> Whole:
+        """The page's files (its script and style): our own code, no data, open to all as the shell is."""
+        found = inspector.asset(request.path_params["name"])
+        if found is None:
+            return _refused(404, f"The inspector has no file {request.path_params['name']!r}.", "not_found_error")
+        return whole(found[0], NO_STORE, content_type=found[1].encode())
 
     async def scraped(request: Request) -> Whole:
         return whole(metrics.exposition(await state.metered()), content_type=metrics.CONTENT_TYPE.encode())
 
     return [
         Route("/health", health, methods=["GET"]),
-        Route("/_emulator/", guarded(page), methods=["GET"]),
+        Route("/_emulator/", page, methods=["GET"]),
+        Route("/_emulator/static/{name}", asset, methods=["GET"]),
         Route("/metrics", guarded(scraped), methods=["GET"]),
     ]
 
 
 Handler = Callable[[Request], Awaitable[Whole]]
-NOT_FIELDS = ("since", "bodies", "token")  # query parameters of the journal that filter no field
+# The journal's query parameters that filter no field.
+NOT_FIELDS = ("since", "bodies", "token", "q", "limit", "before", "preview")
+NO_STORE = {"cache-control": "no-store"}
+
+
+def _flag(params: Mapping[str, str], name: str, default: bool) -> bool:
+    """A yes-or-no query parameter: `false`, `0` and `no` say no; any other value yes."""
+    value = params.get(name)
+    return default if value is None else value.lower() not in ("false", "0", "no")
+
+
+def _where(request: Request, more: tuple[str, ...] = ()) -> dict[str, str]:
+    """The journal fields a call filters by: its query's (but the journal's own parameters), and its test id."""
+    where = {k: v for k, v in request.query_params.items() if k not in NOT_FIELDS + more}
+    if TEST_ID in request.headers:  # a test's own entries, as its other admin calls are scoped
+        where.setdefault("test_id", request.headers[TEST_ID])
+    return where
 
 
 def guard(host: str, token: str | None) -> Callable[[Handler], Handler]:
     """The admin routes' rule (see the module's doc) for a server bound to `host`, with `token` or none."""
+    refusal = refuser(host, token)
+
+    def wrap(handler: Handler) -> Handler:
+        async def guarded(request: Request) -> Whole:
+            return refusal(request) or await handler(request)
+
+        return guarded
+
+    return wrap
+
+
+def refuser(host: str, token: str | None) -> Callable[[Request], Whole | None]:
+    """The admin routes' refusal of a request (None: let in), for a server bound to `host` with `token`."""
     on_loopback = loopback(host)
 
     def refusal(request: Request) -> Whole | None:
@@ -187,13 +256,7 @@ def guard(host: str, token: str | None) -> Callable[[Handler], Handler]:
             return _refused(401, "The admin API needs its token: Authorization: Bearer TOKEN, or ?token=TOKEN.")
         return None
 
-    def wrap(handler: Handler) -> Handler:
-        async def guarded(request: Request) -> Whole:
-            return refusal(request) or await handler(request)
-
-        return guarded
-
-    return wrap
+    return refusal
 
 
 def _directions(document: Any, book: scenarios.Book) -> Directions:

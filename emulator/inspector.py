@@ -1,211 +1,177 @@
-"""`GET /_emulator/`: the inspector, a page that lists requests live as they arrive, newest first, and opens
-each to its request and answer bodies and its stream's timing.
+"""`GET /_emulator/`: the inspector, a page that lists requests live and opens each to its request folded by
+messages and its answer as the client assembled it, with what went wrong (the client report's findings) and
+the conversations the requests make.
 
-One server-rendered page with a small script and no build step, CDN or external file, so that it works
-offline. It polls the journal (`/_emulator/requests?since=ID&bodies=false`) once a second, from the oldest
-entry still being delivered, and reads one entry in full (`/_emulator/requests/ID`) when a row is opened.
-Everything a client sent is shown as text (`textContent`), never as markup: a request body cannot script
-the page. A `?token=` in the page's address is passed on to its reads.
+The page is plain HTML, CSS and JavaScript of our own, files in the package (`emulator/pages/`) that the server
+serves as they are: no framework, no build step, nothing fetched from elsewhere, so it works offline. Its script
+reads the admin API; what the list needs beyond the journal's fields (a preview, a search, a transcript, the
+conversations) is computed here, from journal views, by `stories`, `transcript` and `assembly`.
+
+The page's shell and its files hold no data and are served to anyone; everything they show comes through the
+guarded admin routes, with the token the page keeps in `sessionStorage`.
 """
 
 from __future__ import annotations
 
-PAGE = b"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>emulator: requests</title>
-<style>
-  :root { color-scheme: light dark; --line: #8884; --dim: #888; --bad: #d33; --good: #2a2; }
-  body { font: 14px/1.4 system-ui, sans-serif; margin: 0; }
-  header { display: flex; gap: 1em; align-items: center; padding: .6em 1em; border-bottom: 1px solid var(--line); }
-  header h1 { font-size: 1.1em; margin: 0; }
-  header label { color: var(--dim); }
-  header input { font: inherit; padding: .15em .4em; }
-  #status { margin-left: auto; color: var(--dim); }
-  table { border-collapse: collapse; width: 100%; }
-  th, td { text-align: left; padding: .3em .8em; border-bottom: 1px solid var(--line); white-space: nowrap; }
-  th { position: sticky; top: 0; background: Canvas; font-weight: 600; }
-  td.num { text-align: right; font-variant-numeric: tabular-nums; }
-  tr.entry { cursor: pointer; }
-  tr.entry:hover { background: #8881; }
-  tr.failed td.status { color: var(--bad); font-weight: 600; }
-  tr.ok td.status { color: var(--good); }
-  tr.detail > td { white-space: normal; background: #8880; padding: .6em 1em 1em; }
-  .panes { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
-  .panes h3 { font-size: 1em; margin: .4em 0; }
-  pre.headers { max-height: 10em; }
-  pre { margin: 0 0 .5em; padding: .6em; max-height: 28em; overflow: auto; background: #8881; border-radius: 4px;
-        font: 12px/1.35 ui-monospace, monospace; white-space: pre-wrap; word-break: break-word; }
-  .empty { color: var(--dim); padding: 2em 1em; }
-</style>
-</head>
-<body>
-<header>
-  <h1>emulator</h1>
-  <label>test id <input id="test_id" placeholder="any" size="16"></label>
-  <label>source <input id="source" placeholder="any" size="16"></label>
-  <span id="status">connecting\xe2\x80\xa6</span>
-</header>
-<table>
-  <thead><tr>
-    <th>#</th><th>time</th><th>test id</th><th>endpoint</th><th>model</th><th>source</th><th>fault</th>
-    <th>status</th><th>first token</th><th>duration</th>
-  </tr></thead>
-  <tbody id="rows"></tbody>
-</table>
-<p class="empty" id="empty">No requests yet. Point a client at this server and they appear here.</p>
-<script>
-"use strict";
-const token = new URLSearchParams(location.search).get("token");
-const KEEP = 2000;          // rows the page holds, the newest
-const entries = new Map();  // id -> summary
-const open = new Set();     // ids whose detail is shown
-let since = 0;
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any, NamedTuple
 
-function url(path, params) {
-  const query = new URLSearchParams(params || {});
-  if (token) query.set("token", token);
-  const text = query.toString();
-  return path + (text ? "?" + text : "");
-}
+from emulator import assembly, journal, stories, transcript
+from emulator.state import State
 
-function cell(row, text, cls) {
-  const td = document.createElement("td");
-  td.textContent = text === null || text === undefined ? "" : String(text);
-  if (cls) td.className = cls;
-  row.appendChild(td);
-}
+TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8", ".js": "text/javascript"}
+SHELL = "inspector.html"
 
-function ms(value) { return value === null || value === undefined ? "" : value.toFixed(1) + " ms"; }
 
-function shown(e) {
-  const testId = document.getElementById("test_id").value.trim();
-  const source = document.getElementById("source").value.trim();
-  return (!testId || e.test_id === testId) && (!source || (e.source || "").includes(source)
-    || e.source_kind === source);
-}
+@cache
+def _files() -> dict[str, tuple[bytes, str]]:
+    """The page's files, read once: each by name, with its content type."""
+    folder = resources.files("emulator") / "pages"
+    found = {}
+    for item in folder.iterdir():
+        kind = TYPES.get(item.name[item.name.rfind(".") :])
+        if kind is not None and item.is_file():
+            found[item.name] = (item.read_bytes(), kind)
+    return found
 
-function render() {
-  const body = document.getElementById("rows");
-  body.replaceChildren();
-  const ids = [...entries.keys()].sort((a, b) => b - a);
-  let any = false;
-  for (const id of ids) {
-    const e = entries.get(id);
-    if (!shown(e)) continue;
-    any = true;
-    const row = document.createElement("tr");
-    row.className = "entry " + (e.status === null || e.status >= 400 || e.fault ? "failed" : "ok");
-    row.dataset.id = id;
-    cell(row, id, "num");
-    cell(row, new Date(e.time * 1000).toLocaleTimeString());
-    cell(row, e.test_id);
-    cell(row, e.endpoint);
-    cell(row, e.model);
-    cell(row, e.source);
-    cell(row, e.fault);
-    cell(row, e.status === null ? "none" : e.status, "status");
-    cell(row, ms(e.ttft_ms), "num");
-    cell(row, e.duration_ms === null ? "\\u2026" : ms(e.duration_ms), "num");
-    row.addEventListener("click", () => toggle(id));
-    body.appendChild(row);
-    if (open.has(id)) body.appendChild(detailRow(id));
-  }
-  document.getElementById("empty").hidden = any;
-}
 
-function pre(value, cls) {
-  const block = document.createElement("pre");
-  if (cls) block.className = cls;
-  block.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 2);
-  return block;
-}
+def asset(name: str) -> tuple[bytes, str] | None:
+    """One of the page's files by name (`list.js`), with its content type; None for any other name."""
+    return _files().get(name)
 
-function pane(title, ...parts) {
-  const div = document.createElement("div");
-  const h = document.createElement("h3");
-  h.textContent = title;
-  div.append(h, ...parts);
-  return div;
-}
 
-const details = new Map();  // id -> full entry, once read
+def page() -> bytes:
+    shell = asset(SHELL)
+    assert shell is not None, "emulator/pages/inspector.html is missing from the package"
+    return shell[0]
 
-function detailRow(id) {
-  const row = document.createElement("tr");
-  row.className = "detail";
-  const td = document.createElement("td");
-  td.colSpan = 10;
-  row.appendChild(td);
-  const full = details.get(id);
-  if (!full) { td.textContent = "loading\\u2026"; return row; }
-  const request = pane("request " + full.method + " " + full.path,
-    pre(full.headers, "headers"), pre(full.body !== null ? full.body : (full.body_text || "")));
-  const answer = full.response;
-  let response;
-  if (!answer) {
-    response = pane("answer", pre("still being delivered"));
-  } else if (answer.events) {
-    const lines = answer.events.map(ev => "+" + ev.t.toFixed(1) + " ms  " + (ev.event ? ev.event + "  " : "")
-      + (ev.data !== undefined ? (typeof ev.data === "string" ? ev.data : JSON.stringify(ev.data))
-         : ev.comment !== undefined ? ": " + ev.comment : "(partial) " + ev.partial));
-    const title = "answer " + answer.status + ", " + answer.events.length + " events, first token "
-      + ms(answer.ttft_ms) + ", done " + ms(answer.duration_ms);
-    response = pane(title, pre(answer.headers, "headers"), pre(lines.join("\\n")));
-  } else {
-    response = pane("answer " + (answer.status === null ? "none" : answer.status) + ", " + ms(answer.duration_ms),
-      pre(answer.headers, "headers"), pre(answer.body !== null ? answer.body : (answer.body_text || "")));
-  }
-  const panes = document.createElement("div");
-  panes.className = "panes";
-  panes.append(request, response);
-  td.appendChild(panes);
-  return row;
-}
 
-async function toggle(id) {
-  if (open.has(id)) { open.delete(id); render(); return; }
-  open.add(id);
-  render();
-  await readDetail(id);
-}
+class Reading(NamedTuple):
+    """What the inspector needs of an entry's bodies: its preview, the words a search looks in, and what its
+    request and its answer said (`stories.conversations`; kept without the view, whose bodies it would hold)."""
 
-async function readDetail(id) {
-  const answer = await fetch(url("/_emulator/requests/" + id));
-  if (answer.ok) details.set(id, await answer.json());
-  render();
-}
+    preview: dict[str, Any]
+    text: str
+    told: stories.Told
 
-async function poll() {
-  const pending = [...entries.values()].filter(e => e.duration_ms === null).map(e => e.id);
-  const from = pending.length ? Math.min(...pending) - 1 : since;
-  try {
-    const answer = await fetch(url("/_emulator/requests", {since: from, bodies: "false"}));
-    if (!answer.ok) throw new Error("HTTP " + answer.status);
-    const page = await answer.json();
-    for (const e of page.requests) {
-      const was = entries.get(e.id);
-      entries.set(e.id, e);
-      if (was && was.duration_ms === null && e.duration_ms !== null && open.has(e.id)) readDetail(e.id);
+
+TEXT_CAP = 64 * 1024  # characters of an entry's words a search looks in
+TEXT_BYTES = 64 * 1024 * 1024  # characters of words the readings keep in all
+
+
+class Readings:
+    """The entries' readings, kept once their answer is delivered (it no longer changes), so that the list's
+    polls and a search decode each entry's bodies once, not on every call: decoding a 200-event stream is a
+    millisecond. Bounded in entries and in characters, the oldest going first; keyed by id and time, so that a
+    journal cleared and refilled is read again."""
+
+    def __init__(self, capacity: int = journal.CAPACITY, max_chars: int = TEXT_BYTES) -> None:
+        self._kept: OrderedDict[tuple[int, float], Reading] = OrderedDict()
+        self._capacity, self._max_chars, self._chars = capacity, max_chars, 0
+
+    def get(self, summary: Mapping[str, Any]) -> Reading | None:
+        return self._kept.get((summary["id"], summary["time"]))
+
+    def read(self, view: Mapping[str, Any]) -> Reading:
+        """An entry's reading from its full view, kept if its answer is in."""
+        preview, text, told = stories.read(view)
+        reading = Reading(preview, text[:TEXT_CAP], told._replace(entry={}))  # the summary is given when used
+        if view.get("response") is not None:
+            self._kept[(view["id"], view["time"])] = reading
+            self._chars += len(reading.text)
+            while len(self._kept) > self._capacity or self._chars > self._max_chars:
+                self._chars -= len(self._kept.popitem(last=False)[1].text)
+        return reading
+
+
+def matches(reading: Reading, query: str) -> bool:
+    """Whether an entry's request or answer holds every word of `query` (case aside)."""
+    return all(word in reading.text for word in query.lower().split())
+
+
+def listed(view: Mapping[str, Any], bodies: bool, reading: Reading | None) -> dict[str, Any]:
+    """A journal view as the list asks for it: whole or without its bodies, with a preview or without."""
+    row = dict(view) if bodies else {k: v for k, v in view.items() if k not in journal.FULL_ONLY}
+    if reading is not None:
+        row["preview"] = reading.preview
+    return row
+
+
+def read(view: Mapping[str, Any]) -> dict[str, Any]:
+    """An entry's transcript: its request folded by messages and its answer as the client assembled it, with
+    the answer's headers that matter."""
+    answer = view.get("response")
+    return {
+        "request": transcript.request(view),
+        "answer": assembly.assemble(answer),
+        "headers": transcript.headers(answer) if answer else {},
     }
-    since = Math.max(since, page.last);
-    for (const id of [...entries.keys()].sort((a, b) => a - b).slice(0, Math.max(0, entries.size - KEEP))) {
-      entries.delete(id); details.delete(id); open.delete(id);
-    }
-    document.getElementById("status").textContent = entries.size + " requests"
-      + (page.dropped ? ", " + page.dropped + " dropped" : "") + " \\u00b7 live";
-    render();
-  } catch (error) {
-    document.getElementById("status").textContent = "not reachable: " + error.message;
-  }
-  setTimeout(poll, 1000);
-}
 
-for (const id of ["test_id", "source"]) document.getElementById(id).addEventListener("input", render);
-poll();
-</script>
-</body>
-</html>
-"""
+
+def conversations(
+    summaries: Sequence[Mapping[str, Any]], readings: Mapping[int, Reading], holding: int | None = None
+) -> dict[str, Any]:
+    """The conversations the entries make (each summary with its reading): those of more than one request, or
+    (`holding`) the one that holds that entry; with each request they name as the list shows it."""
+    told = [readings[s["id"]].told._replace(entry=s) for s in summaries if s["id"] in readings]
+    found = stories.conversations(told)
+    if holding is not None:
+        found = [c for c in found if any(holding in t["requests"] for t in c["turns"])]
+    else:
+        found = [c for c in found if len(c["turns"]) > 1 or len(c["turns"][0]["requests"]) > 1]
+    named = {i for c in found for t in c["turns"] for i in t["requests"]}
+    rows = {s["id"]: listed(s, False, readings[s["id"]]) for s in summaries if s["id"] in named}
+    return {"conversations": found, "requests": rows}
+
+
+async def listing(
+    state: State,
+    readings: Readings,
+    where: dict[str, str],
+    since: int,
+    bodies: bool,
+    preview: bool,
+    query: str,
+    limit: int,
+    before: int,
+) -> list[dict[str, Any]]:
+    """The journal as the inspector's list reads it: entries after `since` (and before `before`, if given),
+    those holding every word of `query`, the newest `limit` of them, each with its preview if asked. Each
+    entry's bodies are decoded once (`Readings`): a few one by one, many in one read of the journal."""
+    summaries = [s for s in await state.find(where, since, False) if not before or s["id"] < before]
+    if limit and not query:
+        summaries = summaries[-limit:]
+    reading = await read_all(state, readings, where, summaries) if preview or query else {}
+    if query:
+        summaries = [s for s in summaries if s["id"] in reading and matches(reading[s["id"]], query)]
+        summaries = summaries[-limit:] if limit else summaries
+    if bodies:
+        full = {v["id"]: v for v in await state.find(where, summaries[0]["id"] - 1, True)} if summaries else {}
+        summaries = [full.get(s["id"], s) for s in summaries]
+    return [listed(s, bodies, reading.get(s["id"]) if preview else None) for s in summaries]
+
+
+async def read_all(
+    state: State, readings: Readings, where: dict[str, str], summaries: list[dict[str, Any]]
+) -> dict[int, Reading]:
+    """The entries' readings, by id: kept ones as they are, the others read (a few one by one, many in one read
+    of the journal from the oldest of them)."""
+    found = {s["id"]: r for s in summaries if (r := readings.get(s)) is not None}
+    unread = [s for s in summaries if s["id"] not in found]
+    if len(unread) > FEW:
+        wanted = {s["id"] for s in unread}
+        for view in await state.find(where, unread[0]["id"] - 1, True):
+            if view["id"] in wanted:
+                found[view["id"]] = readings.read(view)
+        return found
+    for s in unread:
+        entry = await state.entry(s["id"])
+        if entry is not None:
+            found[s["id"]] = readings.read(entry)
+    return found
+
+
+FEW = 64  # unread entries read one by one; past this many, in one read of the journal from the oldest

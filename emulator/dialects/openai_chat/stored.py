@@ -13,7 +13,7 @@ from typing import Any
 
 from emulator.errors import InvalidRequest, NotFound
 from emulator.fields import Fields, wrong_type
-from emulator.pages import page
+from emulator.paging import page
 
 __all__ = ["page"]  # `…/messages` pages through a completion's messages with it
 

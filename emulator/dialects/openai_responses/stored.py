@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from emulator import ids, pages, sealed
+from emulator import ids, paging, sealed
 from emulator.conversation import Timing
 from emulator.errors import InvalidRequest, NotFound
 from emulator.fields import Fields
@@ -134,8 +134,8 @@ def _part(part: Any) -> Any:
 
 def page(items: Sequence[Mapping[str, Any]], query: Mapping[str, str]) -> dict[str, Any]:
     """One page of a response's input items as `GET /v1/responses/{id}/input_items` lists them: newest first by
-    default (`pages.page`)."""
-    return pages.page(items, query, "desc")
+    default (`paging.page`)."""
+    return paging.page(items, query, "desc")
 
 
 def deleted(response_id: str) -> dict[str, Any]:

@@ -1,0 +1,127 @@
+"""The answer as the client assembled it (emulator/assembly.py), against the official SDKs as the oracle: for
+each dialect, whole and streamed, the text, reasoning, tool calls and finish reason the journal's transcript
+reads back are the ones the SDK put together from the same bytes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from emulator import assembly
+from tests.conftest import Server, call
+
+TOOLS: list[Any] = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+ANTHROPIC_TOOLS = [{"name": "get_weather", "input_schema": {"type": "object"}}]
+SCENARIOS = ["reasoned", "two-calls", "text-then-call", "long"]
+
+
+def transcript(server: Server, test_id: str) -> dict[str, Any]:
+    status, page = call(server.port, "GET", f"/_emulator/requests?test_id={test_id}&bodies=false")
+    assert status == 200 and len(page["requests"]) == 1, page
+    entry_id = page["requests"][0]["id"]
+    status, entry = call(server.port, "GET", f"/_emulator/requests/{entry_id}?transcript=true")
+    assert status == 200
+    found: dict[str, Any] = entry["transcript"]
+    return found
+
+
+def headers(test_id: str, scenario: str) -> dict[str, str]:
+    return {"x-emulator-test-id": test_id, "x-emulator-scenario": scenario}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_chat_completions_assembled_as_the_sdk_did(server: Server, scenario: str, stream: bool) -> None:
+    test_id = f"assembly-chat-{scenario}-{stream}"
+    question: list[Any] = [{"role": "user", "content": f"Weather in two cities, {scenario}?"}]
+    final: Any
+    with server.openai(default_headers=headers(test_id, scenario)) as sdk:
+        if stream:
+            with sdk.chat.completions.stream(model="m", messages=question, tools=TOOLS, max_tokens=40) as s:
+                final = s.get_final_completion()
+        else:
+            final = sdk.chat.completions.create(model="m", messages=question, tools=TOOLS, max_tokens=40)
+    message, read = final.choices[0].message, transcript(server, test_id)
+    answer = read["answer"]
+    assert answer["text"] == (message.content or "") and answer["complete"]
+    assert answer["reasoning"] == (message.model_extra or {}).get("reasoning_content", "")
+    calls = [(c.function.name, json.loads(c.function.arguments), c.id) for c in message.tool_calls or ()]
+    assert [(c["name"], c["arguments"], c["id"]) for c in answer["tool_calls"]] == calls
+    assert answer["finish_reason"] == final.choices[0].finish_reason and answer["id"] == final.id
+    asked = [{"role": "user", "parts": [{"type": "text", "text": question[0]["content"]}]}]
+    assert read["request"]["messages"] == asked
+    assert read["request"]["tools"] == ["get_weather"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_responses_assembled_as_the_sdk_did(server: Server, scenario: str, stream: bool) -> None:
+    test_id = f"assembly-responses-{scenario}-{stream}"
+    tools = [{"type": "function", "name": "get_weather", "parameters": {"type": "object"}, "strict": False}]
+    asked: dict[str, Any] = {"model": "m", "input": "Weather, please?", "tools": tools, "max_output_tokens": 40}
+    with server.openai(default_headers=headers(test_id, scenario)) as sdk:
+        if stream:
+            with sdk.responses.stream(**asked) as s:
+                final = s.get_final_response()
+        else:
+            final = sdk.responses.create(**asked)
+    answer = transcript(server, test_id)["answer"]
+    assert answer["text"] == final.output_text and answer["complete"]
+    calls = [(i.name, json.loads(i.arguments), i.call_id) for i in final.output if i.type == "function_call"]
+    assert [(c["name"], c["arguments"], c["id"]) for c in answer["tool_calls"]] == calls
+    reasoning = [p.text for i in final.output if i.type == "reasoning" for p in i.summary]
+    assert answer["reasoning"] == "".join(reasoning)
+    details = final.incomplete_details
+    assert answer["finish_reason"] == (details.reason if details else final.status) and answer["id"] == final.id
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_messages_assembled_as_the_sdk_did(server: Server, scenario: str, stream: bool) -> None:
+    test_id = f"assembly-messages-{scenario}-{stream}"
+    asked: dict[str, Any] = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 40,
+        "tools": ANTHROPIC_TOOLS,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather, please?"}]}],
+    }
+    with server.anthropic(default_headers=headers(test_id, scenario)) as sdk:
+        if stream:
+            with sdk.messages.stream(**asked) as s:
+                final = s.get_final_message()
+        else:
+            final = sdk.messages.create(**asked)
+    answer = transcript(server, test_id)["answer"]
+    assert answer["text"] == "".join(b.text for b in final.content if b.type == "text") and answer["complete"]
+    assert answer["reasoning"] == "".join(b.thinking for b in final.content if b.type == "thinking")
+    calls = [(b.name, b.input, b.id) for b in final.content if b.type == "tool_use"]
+    assert [(c["name"], c["arguments"], c["id"]) for c in answer["tool_calls"]] == calls
+    assert answer["finish_reason"] == final.stop_reason and answer["id"] == final.id
+    assert answer["usage"]["output_tokens"] == final.usage.output_tokens
+
+
+def test_a_stream_cut_off_is_assembled_as_far_as_it_went() -> None:
+    events = [
+        {"t": 1.0, "data": {"id": "c1", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Half"}}]}},
+        {"t": 2.0, "data": {"id": "c1", "choices": [{"index": 0, "delta": {"content": " a thought"}}]}},
+        {"t": 3.0, "data": {"error": {"message": "The server broke off", "type": "server_error"}}},
+    ]
+    answer = assembly.assemble({"status": 200, "headers": {}, "events": events})
+    assert answer is not None
+    assert answer["text"] == "Half a thought" and not answer["complete"]
+    assert answer["error"] == {"message": "The server broke off", "type": "server_error"}
+
+
+def test_an_error_body_is_the_answer_error_and_a_pending_answer_is_none() -> None:
+    body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    answer = assembly.assemble({"status": 529, "headers": {}, "body": body})
+    assert answer is not None and answer["error"] == {"message": "Overloaded", "type": "overloaded_error"}
+    assert assembly.assemble(None) is None
+
+
+def test_an_error_status_of_an_unknown_shape_is_still_an_error() -> None:
+    answer = assembly.assemble({"status": 502, "headers": {}, "body": {"detail": "upstream went away"}})
+    assert answer is not None and "upstream went away" in answer["error"]["message"]
+    assert "502" in answer["error"]["message"]
