@@ -1,0 +1,1 @@
+"""The default model: what the emulator says when no scenario or recording answers."""

@@ -1,0 +1,478 @@
+"""The default model's code (`emulator.default_model.code`): a panel of requests across languages and tasks, each
+block checked by its language's own tool, and every Python block run on a sample input of the test's own.
+
+Python blocks are executed and the function or class they define is called, so a block must do what its name
+says; bash passes `bash -n`, SQL runs in sqlite3 with the `CREATE TABLE` it shows, JavaScript passes `node
+--check`, TypeScript and JSX/TSX `tsc --noEmit` (npm's typescript, cached under `~/.cache/emulator-tests`),
+Go `gofmt -e`, HTML `tidy -e`; CSS is parsed by a small brace-and-declaration check of the test's own. A checker
+that is not installed skips with the reason (`.ci/deps` installs the Debian ones).
+"""
+
+from __future__ import annotations
+
+import http.server
+import itertools
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import types
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emulator.default_model import code
+from emulator.default_model.code import Code
+
+TYPESCRIPT = "5.9.3"  # npm's typescript, pinned: the checker's verdict must not move under a clean clone
+REACT_TYPES = "19.3.2"  # @types/react, so a component's JSX is type-checked against React's own declarations
+INSTALL_TIMEOUT = 300
+
+
+def dice(seed: int) -> Iterator[int]:
+    """Endless faces as the server rolls them (16-bit), from a seed."""
+    return itertools.cycle([(seed * 40503 + k * 9973) % 65536 for k in range(16)])
+
+
+def variants(request: str) -> list[Code]:
+    """Every distinct block the request gets over a few dice: each variant is checked, not only the first."""
+    seen: dict[str, Code] = {}
+    for seed in range(6):
+        written = code.write(request, dice(seed))
+        assert written is not None, request
+        seen.setdefault(written.source, written)
+    return list(seen.values())
+
+
+# --- Python: run the block, call what it defines on the test's own sample ---------------------------------------
+
+Namespace = dict[str, Any]
+
+
+def _linked(ns: Namespace, values: list[int]) -> Any:
+    head = None
+    for value in reversed(values):
+        head = ns["Node"](value, head)
+    return head
+
+
+def _values(head: Any) -> list[int]:
+    out = []
+    while head is not None:
+        out.append(head.value)
+        head = head.next
+    return out
+
+
+def check_linked_reverse(ns: Namespace, f: Any, tmp: Path) -> None:
+    assert _values(f(_linked(ns, [1, 2, 3, 4]))) == [4, 3, 2, 1]
+    assert f(None) is None
+
+
+def check_linked_list(ns: Namespace, cls: Any, tmp: Path) -> None:
+    items = cls()
+    for value in (1, 2, 3):
+        items.append(value)
+    items.prepend(0)
+    assert list(items) == [0, 1, 2, 3] and len(items) == 4
+    assert items.remove(2) and not items.remove(9)
+    items.reverse()
+    assert list(items) == [3, 1, 0]
+
+
+def check_lru(ns: Namespace, cls: Any, tmp: Path) -> None:
+    cache = cls(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1
+    cache.put("c", 3)  # "b" is now the least recently used
+    assert cache.get("b") is None and cache.get("a") == 1 and cache.get("c") == 3
+
+
+def check_stack(ns: Namespace, cls: Any, tmp: Path) -> None:
+    stack = cls()
+    assert stack.is_empty()
+    stack.push(1)
+    stack.push(2)
+    assert stack.peek() == 2 and stack.pop() == 2 and len(stack) == 1
+    stack.pop()
+    with pytest.raises(IndexError):
+        stack.pop()
+
+
+def check_queue(ns: Namespace, cls: Any, tmp: Path) -> None:
+    queue = cls()
+    for value in "abc":
+        queue.enqueue(value)
+    assert queue.peek() == "a" and queue.dequeue() == "a" and queue.dequeue() == "b" and len(queue) == 1
+    queue.dequeue()
+    with pytest.raises(IndexError):
+        queue.dequeue()
+
+
+def check_account(ns: Namespace, cls: Any, tmp: Path) -> None:
+    account = cls("Grace", 50)
+    assert account.deposit(25) == 75 and account.withdraw(30) == 45 and account.balance == 45
+    with pytest.raises(ValueError):
+        account.withdraw(1000)
+    with pytest.raises(ValueError):
+        account.deposit(-5)
+
+
+def check_cart(ns: Namespace, cls: Any, tmp: Path) -> None:
+    cart = cls()
+    cart.add_item("pear", 0.4, 5)
+    cart.add_item("milk", 1.25)
+    cart.add_item("pear", 0.4)
+    assert cart.total() == 3.65
+    cart.remove_item("milk")
+    assert cart.total() == 2.4
+
+
+def check_rectangle(ns: Namespace, cls: Any, tmp: Path) -> None:
+    shape = cls(3, 4)
+    assert shape.area() == 12 and shape.perimeter() == 14
+
+
+def check_circle(ns: Namespace, cls: Any, tmp: Path) -> None:
+    shape = cls(2)
+    assert abs(shape.area() - 12.566370614359172) < 1e-9 and abs(shape.circumference() - 12.566370614359172) < 1e-9
+
+
+def check_debounce(ns: Namespace, f: Any, tmp: Path) -> None:
+    calls: list[int] = []
+    handler = f(0.05)(calls.append)
+    for value in range(5):
+        handler(value)
+    deadline = time.monotonic() + 5
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.1)
+    assert calls == [4]
+
+
+def check_memoize(ns: Namespace, f: Any, tmp: Path) -> None:
+    seen: list[int] = []
+
+    def square(x: int) -> int:
+        seen.append(x)
+        return x * x
+
+    cached = f(square)
+    assert [cached(3), cached(3), cached(4)] == [9, 9, 16] and seen == [3, 4]
+
+
+def check_retry(ns: Namespace, f: Any, tmp: Path) -> None:
+    tries: list[int] = []
+
+    def flaky() -> str:
+        tries.append(1)
+        if len(tries) < 3:
+            raise ConnectionError("down")
+        return "up"
+
+    assert f(flaky, attempts=3, delay=0.001) == "up" and len(tries) == 3
+    tries.clear()
+
+    def down() -> str:
+        tries.append(1)
+        raise ConnectionError("still down")
+
+    with pytest.raises(ConnectionError):
+        f(down, attempts=2, delay=0.001)
+    assert len(tries) == 2
+
+
+def check_backup(ns: Namespace, f: Any, tmp: Path) -> None:
+    tmp = Path(tempfile.mkdtemp(dir=tmp))
+    source = tmp / "photos"
+    (source / "2024").mkdir(parents=True)
+    (source / "2024" / "beach.txt").write_text("sand")
+    archive = Path(f(source, tmp / "backups"))
+    assert archive.exists() and archive.parent == tmp / "backups"
+    if zipfile.is_zipfile(archive):
+        assert "photos/2024/beach.txt" in zipfile.ZipFile(archive).namelist()
+    else:
+        with tarfile.open(archive) as bundle:
+            assert "photos/2024/beach.txt" in bundle.getnames()
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    failures = 0
+
+    def do_GET(self) -> None:
+        if self.path == "/flaky" and _Handler.failures < 2:
+            _Handler.failures += 1
+            self.send_error(503)
+            return
+        body = b"hello from loopback"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _serving() -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def check_fetch(ns: Namespace, f: Any, tmp: Path) -> None:
+    server, base = _serving()
+    try:
+        assert f(f"{base}/hello") == "hello from loopback"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def check_fetch_retry(ns: Namespace, f: Any, tmp: Path) -> None:
+    _Handler.failures = 0
+    server, base = _serving()
+    try:
+        assert f(f"{base}/flaky", attempts=3, delay=0.001) == "hello from loopback"
+        assert _Handler.failures == 2
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def check_csv(ns: Namespace, f: Any, tmp: Path) -> None:
+    path = tmp / "people.csv"
+    path.write_text('name,city\nAda,London\n"Lin, Jr.",Oslo\n')
+    assert f(path) == [{"name": "Ada", "city": "London"}, {"name": "Lin, Jr.", "city": "Oslo"}]
+
+
+def check_write(ns: Namespace, f: Any, tmp: Path) -> None:
+    path = tmp / "out" / "notes.txt"
+    f(path, "first\n")
+    f(path, "second\n", append=True)
+    assert path.read_text() == "first\nsecond\n"
+
+
+def _file(tmp: Path, text: str) -> Path:
+    path = tmp / "in.txt"
+    path.write_text(text)
+    return path
+
+
+def _raises(error: type[BaseException], f: Any, *args: Any) -> bool:
+    with pytest.raises(error):
+        f(*args)
+    return True
+
+
+def _plain(check: Callable[[Any], bool]) -> Callable[[Namespace, Any, Path], None]:
+    def run(ns: Namespace, f: Any, tmp: Path) -> None:
+        assert check(f)
+
+    return run
+
+
+def _with_tmp(check: Callable[[Any, Path], bool]) -> Callable[[Namespace, Any, Path], None]:
+    def run(ns: Namespace, f: Any, tmp: Path) -> None:
+        assert check(f, tmp)
+
+    return run
+
+
+# What each kind of request must do, on the test's own inputs (not the templates' examples).
+PYTHON: dict[str, Callable[[Namespace, Any, Path], None]] = {
+    "skeleton": _plain(lambda f: _raises(NotImplementedError, f, [1])),
+    "linked_list_reverse": check_linked_reverse,
+    "linked_list": check_linked_list,
+    "lru_cache": check_lru,
+    "stack": check_stack,
+    "queue": check_queue,
+    "bank_account": check_account,
+    "shopping_cart": check_cart,
+    "rectangle": check_rectangle,
+    "circle": check_circle,
+    "reverse_words": _plain(lambda f: f("  cats chase   mice ") == "mice chase cats"),
+    "reverse_string": _plain(lambda f: f("stressed") == "desserts" and f("") == ""),
+    "reverse_list": _plain(lambda f: f(["x", 2, None]) == [None, 2, "x"] and f([]) == []),
+    "palindrome": _plain(lambda f: f("Was it a car or a cat I saw?") and not f("emulator") and f("")),
+    "anagram": _plain(lambda f: f("Dormitory", "dirty room") and not f("night", "thingy")),
+    "fibonacci_sequence": _plain(lambda f: f(8) == [0, 1, 1, 2, 3, 5, 8, 13] and f(0) == []),
+    "fibonacci": _plain(lambda f: [f(n) for n in (0, 1, 2, 12)] == [0, 1, 1, 144]),
+    "factorial": _plain(lambda f: f(0) == 1 and f(6) == 720 and _raises(ValueError, f, -1)),
+    "primes": _plain(lambda f: f(30) == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29] and f(1) == []),
+    "prime": _plain(lambda f: [n for n in range(-3, 30) if f(n)] == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]),
+    "fizzbuzz": _plain(lambda f: f(16)[2:6] == ["Fizz", "4", "Buzz", "Fizz"] and f(16)[14:] == ["FizzBuzz", "16"]),
+    "gcd": _plain(lambda f: f(84, 36) == 12 and f(17, 5) == 1),
+    "leap_year": _plain(lambda f: [y for y in (1800, 1996, 2000, 2023, 2100) if f(y)] == [1996, 2000]),
+    "binary_search": _plain(lambda f: f([2, 4, 8, 16, 32], 16) == 3 and f([2, 4, 8], 5) == -1 and f([], 1) == -1),
+    "two_sum": _plain(lambda f: tuple(f([3, 8, 1, 6], 7)) == (2, 3) and f([1, 2], 10) is None),
+    "validate_email": _plain(
+        lambda f: f("grace.hopper@navy.example.org") and not f("no at sign") and not f("a@b") and not f("a@@b.co")
+    ),
+    "word_frequency": _plain(lambda f: f("The cat; the HAT.") == {"the": 2, "cat": 1, "hat": 1}),
+    "word_count": _plain(lambda f: f(" one\ttwo  three\nfour ") == 4),
+    "slugify": _plain(lambda f: f("  Crème Brûlée: 10 Tips! ") == "creme-brulee-10-tips"),
+    "title_case": _plain(lambda f: f("the old man and the sea") == "The Old Man And The Sea"),
+    "dedupe": _plain(lambda f: f(["b", "a", "b", "c", "a"]) == ["b", "a", "c"]),
+    "flatten": _plain(lambda f: f([1, [2, (3, [4])], [], "ab"]) == [1, 2, 3, 4, "ab"]),
+    "chunk": _plain(lambda f: f(list(range(7)), 3) == [[0, 1, 2], [3, 4, 5], [6]]),
+    "merge_sort": _plain(lambda f: f([9, -1, 4, 4, 0]) == [-1, 0, 4, 4, 9]),
+    "quicksort": _plain(lambda f: f([9, -1, 4, 4, 0]) == [-1, 0, 4, 4, 9]),
+    "bubble_sort": _plain(lambda f: f([9, -1, 4, 4, 0]) == [-1, 0, 4, 4, 9]),
+    "merge_sorted": _plain(lambda f: f([1, 5, 9], [2, 5, 6, 12]) == [1, 2, 5, 5, 6, 9, 12]),
+    "merge_dicts": _plain(
+        lambda f: (
+            f({"db": {"host": "a", "port": 1}, "x": 1}, {"db": {"port": 2}, "y": 3})
+            == {"db": {"host": "a", "port": 2}, "x": 1, "y": 3}
+        )
+    ),
+    "group_by": _plain(lambda f: f(["ant", "bee", "ape"], lambda w: w[0]) == {"a": ["ant", "ape"], "b": ["bee"]}),
+    "sort_by_key": _plain(
+        lambda f: [r["n"] for r in f([{"n": "b", "age": 40}, {"n": "a", "age": 30}], "age")] == ["a", "b"]
+    ),
+    "sort_list": _plain(lambda f: f([3, -2, 7]) == [-2, 3, 7]),
+    "largest": _plain(lambda f: f([-5, 12, 7]) == 12 and _raises(ValueError, f, [])),
+    "smallest": _plain(lambda f: f([5, -12, 7]) == -12),
+    "average": _plain(lambda f: f([1, 2, 3, 6]) == 3),
+    "total": _plain(lambda f: f([1.5, 2.5, 4]) == 8),
+    "count_occurrences": _plain(lambda f: f(list("abracadabra")) == {"a": 5, "b": 2, "r": 2, "c": 1, "d": 1}),
+    "filter_even": _plain(lambda f: f([1, 2, 3, 4, 10, -6]) == [2, 4, 10, -6]),
+    "filter_odd": _plain(lambda f: f([1, 2, 3, -5]) == [1, 3, -5]),
+    "filter_positive": _plain(lambda f: f([-1, 0, 2, 3.5]) == [2, 3.5]),
+    "filter_negative": _plain(lambda f: f([-1, 0, 2, -3.5]) == [-1, -3.5]),
+    "filter_empty": _plain(lambda f: f(["x", "", None, 0, "y"]) == ["x", 0, "y"]),
+    "filter": _plain(lambda f: f(range(10), lambda n: n % 3 == 0) == [0, 3, 6, 9]),
+    "paginate": _plain(lambda f: f(list(range(23)), 3, 10) == (list(range(20, 23)), 3)),
+    "debounce": check_debounce,
+    "memoize": check_memoize,
+    "retry": check_retry,
+    "backup": check_backup,
+    "fetch_url": check_fetch,
+    "fetch_retry": check_fetch_retry,
+    "read_csv": _with_tmp(lambda f, tmp: True) if False else check_csv,
+    "parse_json": _plain(lambda f: f('{"a": [1, 2]}') == {"a": [1, 2]} and _raises(ValueError, f, "{oops")),
+    "write_file": check_write,
+    "read_lines": _with_tmp(lambda f, tmp: f(_file(tmp, "alpha\nbeta\n")) == ["alpha", "beta"]),
+    "read_file": _with_tmp(lambda f, tmp: f(_file(tmp, "alpha\nbeta\n")) == "alpha\nbeta\n"),
+    "file_words": _with_tmp(lambda f, tmp: f(_file(tmp, "one two\n\nthree  four five\n")) == 5),
+    "file_lines": _with_tmp(lambda f, tmp: f(_file(tmp, "a\nb\nc")) == 3),
+    "find": _plain(lambda f: f([{"id": 1}, {"id": 2}], lambda r: r["id"] == 2) == {"id": 2} and f([], bool) is None),
+}
+
+
+# --- the panel: written before the templates ---------------------------------------------------------------------
+# (request, language, the name it must define, what it must do: a key of PYTHON for Python, else the task checked
+# only by its language's tool and the name's presence in the block)
+
+PANEL: list[tuple[str, str, str, str]] = [
+    ("Write a Python function that reverses a linked list.", "python", "reverse_linked_list", "linked_list_reverse"),
+    ("Write a function to reverse a string", "python", "reverse_string", "reverse_string"),
+    (
+        "Can you write a python function that checks if a string is a palindrome?",
+        "python",
+        "is_palindrome",
+        "palindrome",
+    ),
+    (
+        "Write a Python class for a bank account with deposit and withdraw methods",
+        "python",
+        "BankAccount",
+        "bank_account",
+    ),
+    ("Implement binary search in Python", "python", "binary_search", "binary_search"),
+    ("Write a function that takes a list of numbers and returns the average", "python", "average_numbers", "average"),
+    ("Write a Python script that backs up my photos folder", "python", "backup_photos_folder", "backup"),
+    ("Write a function that fetches a URL with retries and exponential backoff", "python", "fetch_url", "fetch_retry"),
+    ("Write a Python function to count word frequency in a text", "python", "count_word_frequency", "word_frequency"),
+    ("How do I sort a list of dictionaries by a key in Python?", "python", "sort_dictionaries_by_key", "sort_by_key"),
+    ("Write a function that merges two sorted lists", "python", "merge_two_sorted_lists", "merge_sorted"),
+    ("Write a function that checks whether a number is prime", "python", "is_prime", "prime"),
+    ("Write a Stack class in Python", "python", "Stack", "stack"),
+    (
+        "Write a python function to remove duplicates from a list while keeping order",
+        "python",
+        "remove_duplicates",
+        "dedupe",
+    ),
+    ("Write a function that flattens a nested list", "python", "flatten_nested_list", "flatten"),
+    ("Write a Python function that returns the nth Fibonacci number", "python", "nth_fibonacci_number", "fibonacci"),
+    ("write a function to read a CSV file into a list of dicts", "python", "read_csv_file", "read_csv"),
+    ("Write a function that validates an email address", "python", "validate_email_address", "validate_email"),
+    ("Write a Python function to paginate a list of results", "python", "paginate_results", "paginate"),
+    ("Write a debounce decorator in Python", "python", "debounce", "debounce"),
+    ("Write a function that filters even numbers from a list", "python", "filter_even_numbers", "filter_even"),
+    ("Write a Python function that writes a list of lines to a file", "python", "write_lines_to_file", "write_file"),
+    ("Write a Python function that finds the largest number in a list", "python", "find_largest_number", "largest"),
+    ("Write a queue class", "python", "Queue", "queue"),
+    ("Write a function that computes the factorial of a number", "python", "factorial", "factorial"),
+    ("Write an LRU cache class in Python", "python", "LruCache", "lru_cache"),
+    (
+        "Write a function that counts how many times each item appears in a list",
+        "python",
+        "count_occurrences",
+        "count_occurrences",
+    ),
+    ("Write a Python function that splits a list into chunks of size 4", "python", "split_list_into_chunks", "chunk"),
+    ("Write a Python function to generate a slug from a title", "python", "generate_slug_from_title", "slugify"),
+    (
+        "write me a python function that does something clever with tax brackets",
+        "python",
+        "do_something_clever",
+        "skeleton",
+    ),
+]
+
+
+def _run_python(source: str) -> Namespace:
+    """Run the block as a module of its own (dataclasses look their module up by name), not as `__main__`."""
+    module = types.ModuleType(f"panel_block_{next(_blocks)}")
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(source, f"<{module.__name__}>", "exec"), module.__dict__)  # the block under test
+    finally:
+        del sys.modules[module.__name__]
+    return module.__dict__
+
+
+_blocks = itertools.count()
+
+
+@pytest.mark.parametrize(("request_", "tag", "name", "behaviour"), [r for r in PANEL if r[1] == "python"])
+def test_python_blocks_run_and_do_what_their_name_says(
+    request_: str, tag: str, name: str, behaviour: str, tmp_path: Path
+) -> None:
+    for written in variants(request_):
+        assert (written.language, written.name) == (tag, name), request_
+        assert written.source.endswith("\n") and written.summary
+        namespace = _run_python(written.source)
+        PYTHON[behaviour](namespace, namespace[written.name], tmp_path)
+
+
+def test_no_code_for_a_request_that_asks_for_none() -> None:
+    for request_ in (
+        "What is Python?",
+        "Write a haiku about autumn",
+        "Say hi",
+        "Summarize the plot of Hamlet in two sentences.",
+        "Write a short story about a programmer who writes a Python script at midnight",
+        "How do I make a sourdough starter?",
+        "Write an email to my landlord about the broken heating",
+        "Compare Go and Rust for web servers",
+    ):
+        assert code.write(request_, dice(0)) is None, request_
+
+
+def test_same_request_and_dice_give_the_same_code() -> None:
+    for request_, *_ in PANEL:
+        assert code.write(request_, dice(3)) == code.write(request_, dice(3))
+
+
+def test_different_dice_give_different_valid_variants() -> None:
+    several = [r for r, *_ in PANEL if len({w.source for w in variants(r)}) > 1]
+    assert len(several) >= len(PANEL) // 3, several
