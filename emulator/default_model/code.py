@@ -72,13 +72,31 @@ def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
+_TYPES = re.compile(r"^[ \t]*«[^«»\n]*»[ \t]*\n|«[^«»\n]*»", re.M)  # a typed-only line, or a type in a line
+# A file whose templates are typed serves two languages: the untyped (types dropped) and the typed (kept).
+_TYPED = {"javascript": ("javascript", "typescript"), "react": ("jsx", "tsx")}
+
+
+def _load() -> dict[str, dict[str, Template]]:
+    """Every language's templates, from the package's `templates/` folder (read once, at import)."""
+    loaded: dict[str, dict[str, Template]] = {}
+    for path in _FOLDER.iterdir():
+        stem = path.name.removesuffix(".txt")
+        if not path.name.endswith(".txt") or stem == "tasks":
+            continue
+        text = path.read_text("utf-8")
+        if stem in _TYPED:
+            untyped, typed = _TYPED[stem]
+            loaded.setdefault(untyped, {}).update(_templates(_TYPES.sub("", text).replace("{\n\n", "{\n")))
+            loaded.setdefault(typed, {}).update(_templates(text.replace("«", "").replace("»", "")))
+        else:
+            loaded.setdefault(stem, {}).update(_templates(text))
+    return loaded
+
+
 _FOLDER = resources.files(__package__).joinpath("templates")
 TASKS = _tasks(_FOLDER.joinpath("tasks.txt").read_text("utf-8"))
-TEMPLATES = {
-    path.name.removesuffix(".txt"): _templates(path.read_text("utf-8"))
-    for path in _FOLDER.iterdir()
-    if path.name.endswith(".txt") and path.name != "tasks.txt"
-}
+TEMPLATES = _load()
 
 # --- the language asked for ----------------------------------------------------------------------------------
 
@@ -197,7 +215,8 @@ def task(request: str, tag: str) -> str | None:
 
 _SKIPPED = _set(
     "a an the my your our their its this that these those some any each every all given provided specified new"
-    " simple small basic quick little nice good short custom it them one please just very me us i you we"
+    " simple small basic quick little nice good short custom it them one please just very me us i you we another"
+    " other"
     " python javascript typescript js ts node sql bash shell go golang html css react jsx tsx rust java ruby php"
     " kotlin swift c cpp csharp"
 )
@@ -359,8 +378,7 @@ _RESERVED = {
 for _tag in ("javascript", "typescript", "jsx", "tsx"):
     _RESERVED[_tag] = (
         "delete new return function class default switch case var let const typeof in of do if for while"
-        " this try catch finally throw import export void yield await async with super enum debounce throttle"
-        " fetch"
+        " this try catch finally throw import export void yield await async with super enum fetch"
     )
 _RESERVED_SETS = {tag: frozenset(words.split()) for tag, words in _RESERVED.items()}
 
@@ -385,7 +403,7 @@ def _name(parts: list[str], tag: str, fallback: str, case: str) -> str:
 
 # --- the placeholders -------------------------------------------------------------------------------------------
 
-_PLACEHOLDER = re.compile(r"@(name|Type|kebab|snake|doc|n|table|other|row|orow|file|url|dir)@")
+PLACEHOLDER = re.compile(r"@(name|Type|kebab|snake|doc|n|table|other|row|orow|file|url|dir)@")
 _FILE = re.compile(r"(?<![\w/.])((?:[\w-]+/)*[\w-]+\.(?:txt|csv|json|log|md|yaml|yml|xml|tsv|ini|conf|cfg|dat))\b")
 _URL = re.compile(r"https?://[^\s'\"`<>)]+")
 _DIR = re.compile(r"(?<![\w.])((?:~|\.{1,2})?/[\w./~-]*[\w~])")
@@ -470,7 +488,7 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
         values["name"] = table
 
     def fill(text: str) -> str:
-        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+        return PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
 
     source = fill(template.variants[next(dice) % len(template.variants)])
     summary = fill(template.summaries[next(dice) % len(template.summaries)]) if template.summaries else ""

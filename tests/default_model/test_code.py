@@ -10,8 +10,14 @@ that is not installed skips with the reason (`.ci/deps` installs the Debian ones
 
 from __future__ import annotations
 
+import fcntl
 import http.server
 import itertools
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -20,6 +26,7 @@ import time
 import types
 import zipfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +37,7 @@ from emulator.default_model.code import Code
 
 TYPESCRIPT = "5.9.3"  # npm's typescript, pinned: the checker's verdict must not move under a clean clone
 REACT_TYPES = "19.3.2"  # @types/react, so a component's JSX is type-checked against React's own declarations
+NODE_TYPES = "22.20.7"  # @types/node, for the blocks that read files (`node:fs`)
 INSTALL_TIMEOUT = 300
 
 
@@ -315,6 +323,7 @@ PYTHON: dict[str, Callable[[Namespace, Any, Path], None]] = {
     "validate_email": _plain(
         lambda f: f("grace.hopper@navy.example.org") and not f("no at sign") and not f("a@b") and not f("a@@b.co")
     ),
+    "vowels": _plain(lambda f: f("Queueing, AEIOU!") == 10 and f("rhythm") == 0),
     "word_frequency": _plain(lambda f: f("The cat; the HAT.") == {"the": 2, "cat": 1, "hat": 1}),
     "word_count": _plain(lambda f: f(" one\ttwo  three\nfour ") == 4),
     "slugify": _plain(lambda f: f("  Crème Brûlée: 10 Tips! ") == "creme-brulee-10-tips"),
@@ -420,6 +429,33 @@ PANEL: list[tuple[str, str, str, str]] = [
     ),
     ("Write a Python function that splits a list into chunks of size 4", "python", "split_list_into_chunks", "chunk"),
     ("Write a Python function to generate a slug from a title", "python", "generate_slug_from_title", "slugify"),
+    ("Write a JavaScript function that debounces another function", "javascript", "debounce", "debounce"),
+    ("Write a JS function to deep merge two objects", "javascript", "deepMergeTwoObjects", "merge_dicts"),
+    (
+        "Write a function in JavaScript that groups an array of objects by a property",
+        "javascript",
+        "groupArrayOfObjectsByProperty",
+        "group_by",
+    ),
+    ("Write a node script that reads a CSV file", "javascript", "readCsvFile", "read_csv"),
+    ("Write a JavaScript function that fetches JSON from an API", "javascript", "fetchJsonFromApi", "fetch_url"),
+    ("Write a javascript function that checks if two strings are anagrams", "javascript", "areAnagrams", "anagram"),
+    ("Write a TypeScript function that retries an async operation", "typescript", "retryAsyncOperation", "retry"),
+    ("Write a TypeScript class for a shopping cart", "typescript", "ShoppingCart", "shopping_cart"),
+    ("Write a typescript function to paginate an array", "typescript", "paginateArray", "paginate"),
+    ("Implement a stack in TypeScript", "typescript", "Stack", "stack"),
+    (
+        "Write a TypeScript function that reverses a linked list",
+        "typescript",
+        "reverseLinkedList",
+        "linked_list_reverse",
+    ),
+    (
+        "Write utils.ts with a function that removes duplicates from an array",
+        "typescript",
+        "removeDuplicates",
+        "dedupe",
+    ),
     (
         "write me a python function that does something clever with tax brackets",
         "python",
@@ -476,3 +512,256 @@ def test_same_request_and_dice_give_the_same_code() -> None:
 def test_different_dice_give_different_valid_variants() -> None:
     several = [r for r, *_ in PANEL if len({w.source for w in variants(r)}) > 1]
     assert len(several) >= len(PANEL) // 3, several
+
+
+# --- every template, every variant: Python by behaviour, the others by their language's checker ------------------
+
+SAMPLE = {
+    "name": "subject",
+    "Type": "Subject",
+    "kebab": "subject",
+    "snake": "subject",
+    "doc": "Do the thing the request asked for.",
+    "n": "5",
+    "table": "customers",
+    "other": "orders",
+    "row": "customer",
+    "orow": "order",
+    "file": "notes.txt",
+    "url": "https://example.com/api/items",
+    "dir": "./data",
+}
+
+
+def filled(source: str, name: str = "subject") -> str:
+    values = SAMPLE | {"name": name}
+    return code.PLACEHOLDER.sub(lambda m: values[m.group(1)], source)
+
+
+def every(tag: str) -> list[tuple[str, str]]:
+    """(task, source) for every variant of every template of language `tag`, its placeholders filled."""
+    return [
+        (task, filled(source, "Subject" if template.defaults.get("main") == "Type" else "subject"))
+        for task, template in sorted(code.TEMPLATES.get(tag, {}).items())
+        for source in template.variants
+    ]
+
+
+def test_every_python_template_has_a_behaviour_check_and_passes_it(tmp_path: Path) -> None:
+    assert set(code.TEMPLATES["python"]) == set(PYTHON)
+    for task, source in every("python"):
+        template = code.TEMPLATES["python"][task]
+        main = "Subject" if template.defaults.get("main") == "Type" else "subject"
+        namespace = _run_python(source)
+        PYTHON[task](namespace, namespace[main], Path(tempfile.mkdtemp(dir=tmp_path)))
+
+
+def _cache() -> Path:
+    root = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "emulator-tests"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _typescript() -> Path:
+    """The prefix holding npm's typescript (and React's and Node's type declarations), installed on first use."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: TypeScript and JSX blocks are checked by npm's typescript")
+    root = _cache()
+    prefix = root / f"typescript-{TYPESCRIPT}"
+    with open(root / f"typescript-{TYPESCRIPT}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (prefix / ".installed").exists():
+            packages = [f"typescript@{TYPESCRIPT}", f"@types/react@{REACT_TYPES}", f"@types/node@{NODE_TYPES}"]
+            try:
+                run = subprocess.run(
+                    [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "-q", *packages],
+                    capture_output=True,
+                    timeout=INSTALL_TIMEOUT,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                pytest.skip(f"installing typescript {TYPESCRIPT} took over {INSTALL_TIMEOUT} s")
+            if run.returncode != 0:
+                said = (run.stdout + run.stderr).decode(errors="replace").strip().splitlines()[-3:]
+                pytest.skip(f"could not install typescript {TYPESCRIPT} with npm: {' / '.join(said)}")
+            (prefix / ".installed").write_text(TYPESCRIPT)
+    return prefix
+
+
+def _tool(name: str, package: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed (Debian's {package}; .ci/deps installs it)")
+    return found
+
+
+def _checked(command: list[str], path: Path) -> None:
+    run = subprocess.run([*command, str(path)], capture_output=True, timeout=60, check=False)
+    said = (run.stdout + run.stderr).decode(errors="replace")
+    assert run.returncode == 0, f"{' '.join(command)} {path.name}:\n{said}\n{path.read_text()}"
+
+
+# Node's own parser on many blocks in one process: `node --check` parses as this does (V8, a module), but a node
+# starts in a third of a second, twenty seconds for every template on a loaded machine.
+PARSE_MODULES = """
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+let failed = 0;
+for (const path of process.argv.slice(1)) {
+  try {
+    new vm.SourceTextModule(readFileSync(path, "utf8"), { identifier: path });
+  } catch (error) {
+    failed += 1;
+    console.log(`${path}: ${error}`);
+  }
+}
+process.exit(failed ? 1 : 0);
+"""
+
+
+def _written(blocks: list[str], tmp: Path, suffix: str) -> list[Path]:
+    paths = []
+    for i, source in enumerate(blocks):
+        paths.append(tmp / f"block{i}{suffix}")
+        paths[-1].write_text(source)
+    return paths
+
+
+def check_javascript(blocks: list[str], tmp: Path) -> None:
+    """`node --check` on each block (as an ES module: the blocks that read files import `node:fs`)."""
+    node = _tool("node", "nodejs")
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda path: _checked([node, "--check"], path), _written(blocks, tmp, ".mjs")))
+
+
+def parse_javascript(blocks: list[str], tmp: Path) -> None:
+    """Node's parser on every block in one process (see PARSE_MODULES)."""
+    node = _tool("node", "nodejs")
+    paths = [str(p) for p in _written(blocks, tmp, ".mjs")]
+    command = [node, "--experimental-vm-modules", "--no-warnings", "--input-type=module", "-e", PARSE_MODULES]
+    run = subprocess.run([*command, *paths], capture_output=True, timeout=120, check=False)
+    said = (run.stdout + run.stderr).decode(errors="replace")
+    assert run.returncode == 0, said + "".join(Path(p).read_text() for p in paths if p in said)
+
+
+def check_typed(blocks: list[str], suffix: str) -> None:
+    """All the blocks in one `tsc --noEmit --strict` run, each a module of its own (so their names do not
+    clash), in a folder under the prefix so `react` and `node:fs` resolve to their declarations."""
+    prefix = _typescript()
+    work = Path(tempfile.mkdtemp(dir=prefix, prefix="check-"))
+    try:
+        paths = []
+        for i, source in enumerate(blocks):
+            path = work / f"block{i}{suffix}"
+            path.write_text(source + "\nexport {};\n")
+            paths.append(str(path))
+        options = ["--noEmit", "--strict", "--target", "es2022", "--lib", "es2022,dom,dom.iterable"]
+        options += ["--module", "esnext", "--moduleResolution", "bundler", "--types", "node", "--jsx", "react-jsx"]
+        options += ["--skipLibCheck", "--allowJs", "--checkJs", "false"]
+        tsc = prefix / "node_modules" / ".bin" / "tsc"
+        run = subprocess.run([str(tsc), *options, *paths], capture_output=True, timeout=300, check=False, cwd=prefix)
+        said = (run.stdout + run.stderr).decode(errors="replace")
+        shown = "\n".join(
+            f"--- block{i}{suffix}\n{source}" for i, source in enumerate(blocks) if f"block{i}{suffix}" in said
+        )
+        assert run.returncode == 0, f"{said}\n{shown}"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def check_bash(blocks: list[str], tmp: Path) -> None:
+    bash = _tool("bash", "bash")
+    for i, source in enumerate(blocks):
+        path = tmp / f"block{i}.sh"
+        path.write_text(source)
+        _checked([bash, "-n"], path)
+
+
+def check_go(blocks: list[str], tmp: Path) -> None:
+    gofmt = _tool("gofmt", "golang-go")
+    for i, source in enumerate(blocks):
+        path = tmp / f"block{i}.go"
+        path.write_text(source)
+        _checked([gofmt, "-e", "-l"], path)
+        formatted = subprocess.run([gofmt, str(path)], capture_output=True, timeout=60, check=True).stdout.decode()
+        assert formatted == source, f"not gofmt's layout:\n{source}"
+
+
+def check_html(blocks: list[str], tmp: Path) -> None:
+    tidy = _tool("tidy", "tidy")
+    for i, source in enumerate(blocks):
+        path = tmp / f"block{i}.html"
+        path.write_text(source)
+        run = subprocess.run([tidy, "-e", "-q", str(path)], capture_output=True, timeout=60, check=False)
+        said = (run.stdout + run.stderr).decode(errors="replace")
+        assert run.returncode == 0, f"tidy -e: {said}\n{source}"  # 1 is warnings, 2 errors: neither passes
+
+
+_DECLARATION = re.compile(r"^\s*(?:--)?[a-z-]+\s*:\s*[^;{}]+;\s*$")
+
+
+def check_css(blocks: list[str], tmp: Path) -> None:
+    """CSS has no checker in Debian's main that fits a test, so: braces balance, every line inside a rule is a
+    declaration (`property: value;`), a selector or an at-rule opens a block, and comments close."""
+    for source in blocks:
+        depth = 0
+        text = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+        assert "/*" not in text and "*/" not in text, source
+        for line in text.splitlines():
+            stripped = line.strip()
+            if not stripped:
+                continue
+            if stripped.endswith("{"):
+                depth += 1
+            elif stripped == "}":
+                depth -= 1
+                assert depth >= 0, source
+            else:
+                assert depth > 0 and _DECLARATION.match(stripped), f"{stripped!r} in\n{source}"
+        assert depth == 0, source
+
+
+def check_sql(blocks: list[str], tmp: Path) -> None:
+    for source in blocks:
+        assert re.search(r"\bCREATE TABLE\b", source, re.I), source
+        database = sqlite3.connect(":memory:")
+        try:
+            database.executescript(source)
+        except sqlite3.Error as error:
+            pytest.fail(f"sqlite3: {error}\n{source}")
+        finally:
+            database.close()
+
+
+CHECKERS: dict[str, Callable[[list[str], Path], None]] = {
+    "javascript": check_javascript,
+    "typescript": lambda blocks, tmp: check_typed(blocks, ".ts"),
+    "tsx": lambda blocks, tmp: check_typed(blocks, ".tsx"),
+    "jsx": lambda blocks, tmp: check_typed(blocks, ".jsx"),
+    "bash": check_bash,
+    "go": check_go,
+    "html": check_html,
+    "css": check_css,
+    "sql": check_sql,
+}
+
+
+@pytest.mark.parametrize("tag", sorted(CHECKERS))
+def test_every_template_passes_its_language_check(tag: str, tmp_path: Path) -> None:
+    blocks = [source for _, source in every(tag)]
+    assert blocks, f"no templates for {tag}"
+    (parse_javascript if tag == "javascript" else CHECKERS[tag])(blocks, tmp_path)
+
+
+@pytest.mark.parametrize("tag", sorted(CHECKERS))
+def test_panel_blocks_pass_their_language_check(tag: str, tmp_path: Path) -> None:
+    rows = [row for row in PANEL if row[1] == tag]
+    assert rows, f"no panel requests in {tag}"
+    blocks = []
+    for request_, language, name, _ in rows:
+        for written in variants(request_):
+            assert (written.language, written.name) == (language, name), request_
+            assert name in written.source and written.summary, request_
+            blocks.append(written.source)
+    CHECKERS[tag](blocks, tmp_path)
