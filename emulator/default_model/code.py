@@ -314,6 +314,8 @@ def names(request: str) -> tuple[list[str], list[str]]:
     words = _lower_words(request.replace("'", ""))
     noun_at = next((i for i, w in enumerate(words) if w in _NOUNS), -1)
     after = words[noun_at + 1 :] if noun_at >= 0 else []
+    while after[:1] in (["in"], ["using"], ["with"]) and after[1:2] and _NAMED.get(after[1]):
+        after = after[2:]  # "a function in JavaScript that groups…"
     verb_first = False
     how = _HOW.search(request)
     if how and noun_at < 0:  # "How do I sort a list of dictionaries by a key in Python?"

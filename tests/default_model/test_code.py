@@ -434,7 +434,7 @@ PANEL: list[tuple[str, str, str, str]] = [
     (
         "Write a function in JavaScript that groups an array of objects by a property",
         "javascript",
-        "groupArrayOfObjectsByProperty",
+        "groupObjectsByProperty",
         "group_by",
     ),
     ("Write a node script that reads a CSV file", "javascript", "readCsvFile", "read_csv"),
