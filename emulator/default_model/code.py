@@ -314,7 +314,7 @@ def names(request: str) -> tuple[list[str], list[str]]:
     words = _lower_words(request.replace("'", ""))
     noun_at = next((i for i, w in enumerate(words) if w in _NOUNS), -1)
     after = words[noun_at + 1 :] if noun_at >= 0 else []
-    while after[:1] in (["in"], ["using"], ["with"]) and after[1:2] and _NAMED.get(after[1]):
+    while after[:1] in (["in"], ["using"], ["with"]) and after[1:2] and (after[1] in _NAMED or after[1] in ("go", "c")):
         after = after[2:]  # "a function in JavaScript that groups…"
     verb_first = False
     how = _HOW.search(request)

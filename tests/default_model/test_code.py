@@ -456,6 +456,12 @@ PANEL: list[tuple[str, str, str, str]] = [
         "removeDuplicates",
         "dedupe",
     ),
+    ("Write a Go function that reverses a string", "go", "reverseString", "reverse_string"),
+    ("Implement a generic stack in Go", "go", "GenericStack", "stack"),
+    ("Write a golang function to fetch a URL with a timeout", "go", "fetchUrl", "fetch_url"),
+    ("Write a Go program that counts word frequency in a string", "go", "countWordFrequency", "word_frequency"),
+    ("Write a function in Go that retries an operation with exponential backoff", "go", "retryOperation", "retry"),
+    ("Write a Go function that reads a file line by line", "go", "readFileLineByLine", "read_lines"),
     (
         "write me a python function that does something clever with tax brackets",
         "python",
