@@ -220,7 +220,8 @@ _SKIPPED = _set(
     " python javascript typescript js ts node sql bash shell go golang html css react jsx tsx rust java ruby php"
     " kotlin swift c cpp csharp"
 )
-_ENDS = _set("with using and then so that which where when while without via as or but because like whose in on at")
+_ENDS = _set("with using and then so that which where when while without via as or but because like whose in on at until"
+    " unless than if whether")
 _WEAK = _set("take takes accept accepts receive receives given")
 _RETURNS = _set("return returns give gives output outputs produce produces compute computes")
 _CONTAINERS = _set("list lists array arrays set sets collection sequence slice slices vector")
@@ -272,6 +273,9 @@ def _phrase(words: list[str]) -> list[str]:
             break
         if word in _LINKS and kept and _next_is_generic(words, i):  # "remove duplicates from a list"
             break
+        then = [w for w in words[i + 1 : i + 3] if w not in ("a", "an", "the")]
+        if word in ("to", "into", "as") and then and then[0] in _FORMATS:  # "… to a tar.gz"
+            break
         if word in _SKIPPED or word in _NOUNS or not _PLAIN.fullmatch(word):
             continue
         if word in _CONTAINERS and words[i + 1 : i + 2] == ["of"] or word == "of" and words[i - 1] in _CONTAINERS:
@@ -297,6 +301,7 @@ def _next_is_generic(words: list[str], i: int) -> bool:
     return not rest or rest[0] in _GENERIC
 
 
+_FORMATS = _set("tar gz tgz zip csv json yaml xml html pdf")
 _LINKS = _set("from in into to of on within")
 _GENERIC = _set(
     "text string strings sentence list array lists arrays input it place order number numbers integer integers"

@@ -462,6 +462,13 @@ PANEL: list[tuple[str, str, str, str]] = [
     ("Write a Go program that counts word frequency in a string", "go", "countWordFrequency", "word_frequency"),
     ("Write a function in Go that retries an operation with exponential backoff", "go", "retryOperation", "retry"),
     ("Write a Go function that reads a file line by line", "go", "readFileLineByLine", "read_lines"),
+    ("Write a bash script that backs up a folder to a tar.gz with a timestamp", "bash", "backup_folder", "backup"),
+    ("Write a shell script to find the largest files in a directory", "bash", "find_largest_files_in_directory", "large_files"),
+    ("Write a bash function that retries a command until it succeeds", "bash", "retry_command", "retry"),
+    ("Write a bash script that counts lines in each file", "bash", "count_lines", "file_lines"),
+    ("Write a shell script to delete log files older than 7 days", "bash", "delete_log_files_older", "clean_old"),
+    ("Write a bash script that prints the 10 most common words in a file", "bash", "print_most_common_words",
+     "word_frequency"),
     (
         "write me a python function that does something clever with tax brackets",
         "python",
