@@ -220,8 +220,10 @@ _SKIPPED = _set(
     " python javascript typescript js ts node sql bash shell go golang html css react jsx tsx rust java ruby php"
     " kotlin swift c cpp csharp"
 )
-_ENDS = _set("with using and then so that which where when while without via as or but because like whose in on at until"
-    " unless than if whether")
+_ENDS = _set(
+    "with using and then so that which where when while without via as or but because like whose in on at until"
+    " unless than if whether"
+)
 _WEAK = _set("take takes accept accepts receive receives given")
 _RETURNS = _set("return returns give gives output outputs produce produces compute computes")
 _CONTAINERS = _set("list lists array arrays set sets collection sequence slice slices vector")
