@@ -493,8 +493,6 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
         "url": url.group(0).rstrip(".,;:") if url else defaults.get("url", "https://example.com/api/items"),
         "dir": folder.group(1) if folder else defaults.get("dir", "./data"),
     }
-    if tag == "sql" and "name" not in defaults:
-        values["name"] = table
 
     def fill(text: str) -> str:
         return PLACEHOLDER.sub(lambda m: values[m.group(1)], text)

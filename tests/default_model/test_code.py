@@ -478,6 +478,13 @@ PANEL: list[tuple[str, str, str, str]] = [
         "print_most_common_words",
         "word_frequency",
     ),
+    ("Write a SQL query to find the top 5 customers by total order amount", "sql", "customers", "sql_top"),
+    ("Write a SQL query that joins users and posts and counts the posts per user", "sql", "users", "sql_join_group"),
+    ("Write an SQL query to get the second highest salary", "sql", "employees", "sql_second"),
+    ("SQL query to find duplicate emails in the users table", "sql", "users", "dedupe"),
+    ("Write a query that lists orders from the last 7 days", "sql", "customers", "sql_recent"),
+    ("Write a Postgres query for the average order value per customer", "sql", "customers", "sql_join_group"),
+    ("Write SQL to create tables for authors and books", "sql", "authors", "sql_create"),
     (
         "write me a python function that does something clever with tax brackets",
         "python",
