@@ -278,7 +278,7 @@ def _phrase(words: list[str]) -> list[str]:
         then = [w for w in words[i + 1 : i + 3] if w not in ("a", "an", "the")]
         if word in ("to", "into", "as") and then and then[0] in _FORMATS:  # "… to a tar.gz"
             break
-        if word in _SKIPPED or word in _NOUNS or not _PLAIN.fullmatch(word):
+        if word in _SKIPPED or word in _NOUNS or not _PLAIN.fullmatch(word) or not kept and word in _LINKS | {"for"}:
             continue
         if word in _CONTAINERS and words[i + 1 : i + 2] == ["of"] or word == "of" and words[i - 1] in _CONTAINERS:
             continue
@@ -337,8 +337,14 @@ def names(request: str) -> tuple[list[str], list[str]]:
     if not after:  # "write a binary search function in Go", "implement binary search in Go"
         ask = next((i for i, w in enumerate(words) if _ASKS.fullmatch(w)), -1)
         before = words[ask + 1 : noun_at] if noun_at > ask else words[ask + 1 :]
-        nouns = _phrase(before)
-        return nouns, nouns
+        to = before.index("to") if "to" in before[:4] and noun_at < 0 else -1
+        if to >= 0 and before[to + 1 : to + 2] and before[to + 1] not in _SKIPPED:  # "Write CSS to center a div"
+            after, verb_first = before[to + 1 :], True
+        else:
+            nouns = _phrase(before)
+            if noun_at >= 0 and words[noun_at] in ("form", "page"):  # "a contact form": the noun names it too
+                nouns = [*nouns[:3], words[noun_at]]
+            return nouns, nouns
     predicate = _PREDICATE.search(" ".join(after))
     if predicate:
         tested = _phrase(predicate.group(2).split())
@@ -481,7 +487,7 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
     values = {
         "name": _name(function_words, tag, fallback, case),
         "Type": spell(type_words or defaults.get("type", fallback).split(), "pascal"),
-        "kebab": spell(type_words or defaults.get("type", fallback).split(), "kebab"),
+        "kebab": spell(function_words or defaults.get("type", fallback).split(), "kebab"),
         "snake": spell(function_words or fallback.split(), "snake"),
         "doc": _doc(request),
         "n": _number(request) or defaults.get("n", "10"),

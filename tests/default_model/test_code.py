@@ -485,6 +485,13 @@ PANEL: list[tuple[str, str, str, str]] = [
     ("Write a query that lists orders from the last 7 days", "sql", "customers", "sql_recent"),
     ("Write a Postgres query for the average order value per customer", "sql", "customers", "sql_join_group"),
     ("Write SQL to create tables for authors and books", "sql", "authors", "sql_create"),
+    ("Write an HTML contact form", "html", "contact-form", "contact_form"),
+    ("Create a responsive navbar in HTML and CSS", "html", "responsive-navbar", "navbar"),
+    ("Make a landing page for a coffee shop", "html", "coffee-shop", "landing"),
+    ("Write an HTML login form with email and password", "html", "login-form", "login_form"),
+    ("Write CSS to center a div", "css", "center-div", "center"),
+    ("Write a CSS button style with a hover effect", "css", "button-style", "button"),
+    ("CSS for a responsive grid layout", "css", "responsive-grid-layout", "grid"),
     (
         "write me a python function that does something clever with tax brackets",
         "python",
@@ -743,6 +750,8 @@ def check_css(blocks: list[str], tmp: Path) -> None:
                 continue
             if stripped.endswith("{"):
                 depth += 1
+            elif stripped.endswith(",") and not _DECLARATION.match(stripped):
+                continue  # one selector of a list, one per line
             elif stripped == "}":
                 depth -= 1
                 assert depth >= 0, source
