@@ -371,8 +371,11 @@ def names(request: str) -> tuple[list[str], list[str]]:
 
 
 def _type_words(objects: list[str]) -> list[str]:
-    """The nouns of a type from a function's objects: "list of users" was folded to "users", so a component
-    that shows them is a `UserList`."""
+    """The nouns of a type from a function's objects: a component that shows users is a `UserList`."""
+    cut = next((i for i, w in enumerate(objects) if w in _LINKS or w in ("by", "for", "with")), len(objects))
+    objects = objects[:cut] or objects
+    if len(objects) == 1 and singular(objects[0]) != objects[0]:
+        return [singular(objects[0]), "list"]
     return objects
 
 
@@ -487,7 +490,11 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
     values = {
         "name": _name(function_words, tag, fallback, case),
         "Type": spell(type_words or defaults.get("type", fallback).split(), "pascal"),
-        "kebab": spell(function_words or defaults.get("type", fallback).split(), "kebab"),
+        "kebab": spell(
+            (type_words if defaults.get("main") == "Type" else function_words)
+            or defaults.get("type", fallback).split(),
+            "kebab",
+        ),
         "snake": spell(function_words or fallback.split(), "snake"),
         "doc": _doc(request),
         "n": _number(request) or defaults.get("n", "10"),

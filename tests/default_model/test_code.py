@@ -492,6 +492,13 @@ PANEL: list[tuple[str, str, str, str]] = [
     ("Write CSS to center a div", "css", "center-div", "center"),
     ("Write a CSS button style with a hover effect", "css", "button-style", "button"),
     ("CSS for a responsive grid layout", "css", "responsive-grid-layout", "grid"),
+    ("Write a React component that displays a counter", "jsx", "Counter", "counter"),
+    ("Create a React todo list component", "jsx", "TodoList", "todo"),
+    ("Write a React component that fetches users from an API and shows them", "jsx", "UserList", "fetch_url"),
+    ("Build a login form component in React", "jsx", "LoginForm", "login_form"),
+    ("Write a React component with TypeScript for a modal dialog", "tsx", "ModalDialog", "modal"),
+    ("Write a TSX component that filters a list as you type", "tsx", "List", "search_list"),
+    ("Write a React TypeScript contact form component", "tsx", "ContactForm", "contact_form"),
     (
         "write me a python function that does something clever with tax brackets",
         "python",
