@@ -483,18 +483,15 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
     function_words, type_words = names(request)
     fallback = defaults.get("name", "solve")
     case = _CASE.get(tag, "camel")
+    main, default_type = defaults.get("main", "name"), defaults.get("type", fallback).split()
     table, other = _tables(request, defaults)
     file = _FILE.search(request)
     url = _URL.search(request)
     folder = _DIR.search(request)
     values = {
         "name": _name(function_words, tag, fallback, case),
-        "Type": spell(type_words or defaults.get("type", fallback).split(), "pascal"),
-        "kebab": spell(
-            (type_words if defaults.get("main") == "Type" else function_words)
-            or defaults.get("type", fallback).split(),
-            "kebab",
-        ),
+        "Type": spell(type_words or default_type, "pascal"),
+        "kebab": spell((type_words if main == "Type" else function_words) or default_type, "kebab"),
         "snake": spell(function_words or fallback.split(), "snake"),
         "doc": _doc(request),
         "n": _number(request) or defaults.get("n", "10"),
@@ -512,7 +509,7 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
 
     source = fill(template.variants[next(dice) % len(template.variants)])
     summary = fill(template.summaries[next(dice) % len(template.summaries)]) if template.summaries else ""
-    return Code(tag, source, values[defaults.get("main", "name")], summary)
+    return Code(tag, source, values[main], summary)
 
 
 def _named_language(request: str) -> bool:
