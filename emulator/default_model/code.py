@@ -229,7 +229,7 @@ _RETURNS = _set("return returns give gives output outputs produce produces compu
 _CONTAINERS = _set("list lists array arrays set sets collection sequence slice slices vector")
 _PREDICATE = re.compile(
     r"\b(?:checks?|determines?|tests?|tells?|sees?|verif(?:y|ies)|returns?(?: true)?|decides?)"
-    r" (?:if|whether) (?:or not )?(?:the |a |an |my |your |two |given )*[\w-]+(?: [\w-]+)?? (is|are) (?:not )?"
+    r" (?:if|whether) (?:or not )?(?:the |a |an |my |your |two |given )*([\w-]+(?: [\w-]+)??) (is|are) (?:not )?"
     r"(?:a |an |the |in |all )?([\w ]+)",
     re.I,
 )
@@ -329,13 +329,15 @@ def names(request: str) -> tuple[list[str], list[str]]:
         after, verb_first = _lower_words(how.group(1).replace("'", "")), True
     elif after and after[0] in ("that", "which", "who"):
         after, verb_first = after[1:], True
-    elif after and after[0] in ("to", "for", "of"):
+    elif after and after[0] in ("to", "for", "of", "with"):
         verb_first = after[0] == "to"
         after = after[1:]
     else:
         after = []
+    ask = next((i for i, w in enumerate(words) if _ASKS.fullmatch(w)), -1)
+    if noun_at >= 0 and words[noun_at + 1 : noun_at + 2] == ["with"] and _phrase(words[ask + 1 : noun_at]):
+        after = []  # "a login form with email and password" is a login form; "a page with a table" a table
     if not after:  # "write a binary search function in Go", "implement binary search in Go"
-        ask = next((i for i, w in enumerate(words) if _ASKS.fullmatch(w)), -1)
         before = words[ask + 1 : noun_at] if noun_at > ask else words[ask + 1 :]
         to = before.index("to") if "to" in before[:4] and noun_at < 0 else -1
         if to >= 0 and before[to + 1 : to + 2] and before[to + 1] not in _SKIPPED:  # "Write CSS to center a div"
@@ -347,8 +349,10 @@ def names(request: str) -> tuple[list[str], list[str]]:
             return nouns, nouns
     predicate = _PREDICATE.search(" ".join(after))
     if predicate:
-        tested = _phrase(predicate.group(2).split())
-        return [predicate.group(1).lower(), *tested], tested
+        subject, tested = _phrase(predicate.group(1).split()), _phrase(predicate.group(3).split())
+        if len(tested) == 1 and subject and subject[-1] not in _GENERIC | {"year", "word", "value", "email"}:
+            tested = [*subject[-1:], *tested]  # "checks if a website is up": is_website_up, but is_prime
+        return [predicate.group(2).lower(), *tested], tested
     if not verb_first:  # "a class for a bank account"
         nouns = _phrase(after)
         return nouns, nouns
@@ -449,7 +453,7 @@ def _tables(request: str, defaults: Mapping[str, str]) -> tuple[str, str]:
     """The tables a query is over: the parent (who or what rows group by) and the child (what they have),
     from the request's nouns where it names known ones, else the template's."""
     words = _lower_words(request)
-    parents = [w for w in words if w in _PARENTS]
+    parents = [p for w in words for p in (w, w + "s", w[:-1] + "ies") if p in _PARENTS]
     children = [w for w in words if w in _CHILDREN] + [w + "s" for w in words if w + "s" in _CHILDREN]
     table = parents[0] if parents else defaults.get("table", "customers")
     other = children[0] if children else defaults.get("other", "orders")

@@ -347,6 +347,7 @@ PYTHON: dict[str, Callable[[Namespace, Any, Path], None]] = {
     ),
     "sort_list": _plain(lambda f: f([3, -2, 7]) == [-2, 3, 7]),
     "largest": _plain(lambda f: f([-5, 12, 7]) == 12 and _raises(ValueError, f, [])),
+    "second_largest": _plain(lambda f: f([5, 11, 2, 11, 8]) == 8 and f([3, 3]) is None),
     "smallest": _plain(lambda f: f([5, -12, 7]) == -12),
     "average": _plain(lambda f: f([1, 2, 3, 6]) == 3),
     "total": _plain(lambda f: f([1.5, 2.5, 4]) == 8),
@@ -506,6 +507,61 @@ PANEL: list[tuple[str, str, str, str]] = [
         "skeleton",
     ),
 ]
+
+
+# Held out: written after the templates, as a reader would ask, and not tuned to (the first run's misses, fixed
+# by class, are in the commit that added them). The name is not given: it must be built from the request's words.
+HELD_OUT: list[tuple[str, str, str]] = [
+    ("Could you write a Python function that returns the second largest number in a list?", "python", "second_largest"),
+    ("Write a function that converts a string to title case", "python", "title_case"),
+    ("I need a Python function to check if a year is a leap year", "python", "leap_year"),
+    ("Write a JavaScript function that capitalizes the first letter of each word", "javascript", "title_case"),
+    ("Write a TypeScript function to chunk an array into groups of 3", "typescript", "chunk"),
+    ("Write a Go function that checks whether a number is prime", "go", "prime"),
+    ("Write a bash script that checks if a website is up and retries 3 times", "bash", "fetch_retry"),
+    ("Write a SQL query showing total revenue per product category", "sql", "sql_join_group"),
+    ("Write a Python function that groups a list of words by their first letter", "python", "group_by"),
+    ("Write a python function that computes the gcd of two numbers", "python", "gcd"),
+    ("Write a Python function to merge two dictionaries", "python", "merge_dicts"),
+    ("Write a Python function that counts the vowels in a string", "python", "vowels"),
+    ("Write a React component that shows a modal when a button is clicked", "jsx", "modal"),
+    ("Write an HTML page with a table of products", "html", "html_table"),
+    ("Write a Python function that finds the smallest element of an array", "python", "smallest"),
+    ("Write a Python function to turn a blog post title into a URL slug", "python", "slugify"),
+]
+
+
+def _parts(identifier: str) -> list[str]:
+    return [p.lower() for p in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", identifier)]
+
+
+def _from_request(identifier: str, request_: str) -> bool:
+    """Whether every word of `identifier` is a word of the request (or its stem: `reverse` from "reverses",
+    `user` from "users"), or `is`/`are`/`list`, which name a predicate or a list of what it names, or
+    `occurrences` for "how many times"."""
+    said = request_.lower()
+    return all(p in ("is", "are", "list", "occurrences") or p[:4] in said for p in _parts(identifier))
+
+
+@pytest.mark.parametrize(("request_", "tag", "behaviour"), HELD_OUT)
+def test_held_out_requests(request_: str, tag: str, behaviour: str, tmp_path: Path) -> None:
+    blocks = []
+    for written in variants(request_):
+        assert written.language == tag, request_
+        assert _from_request(written.name, request_), (written.name, request_)
+        assert written.name in written.source and written.summary
+        if tag == "python":
+            namespace = _run_python(written.source)
+            PYTHON[behaviour](namespace, namespace[written.name], Path(tempfile.mkdtemp(dir=tmp_path)))
+        blocks.append(written.source)
+    if tag != "python":
+        CHECKERS[tag](blocks, tmp_path)
+
+
+def test_panel_names_are_built_from_the_request() -> None:
+    for request_, tag, name, _ in PANEL:
+        if tag != "sql":  # a query over tables the request does not name uses the template's (employees)
+            assert _from_request(name, request_), (name, request_)
 
 
 def _run_python(source: str) -> Namespace:
