@@ -14,7 +14,7 @@ template, which summary) is a face of the caller's dice, so the same request and
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
@@ -183,30 +183,54 @@ def _lower_words(request: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(request)]
 
 
-def _has(group: tuple[str, ...], words: set[str]) -> bool:
-    for option in group:
-        if option.endswith("*"):
-            stem = option[:-1]
-            if any(w.startswith(stem) for w in words):
-                return True
-        elif option in words:
-            return True
-    return False
+def _index() -> tuple[dict[str, list[tuple[int, int]]], tuple[int, ...]]:
+    """Where each word of the table satisfies a row: word (or a stem, for `word*`) → (row, group) pairs, and
+    the lengths of the stems, so a request is matched with a few lookups per word, not a scan of the table
+    (this is on the hot path: the scan was two thirds of a call)."""
+    index: dict[str, list[tuple[int, int]]] = {}
+    for row, (_, groups) in enumerate(TASKS):
+        for number, group in enumerate(groups):
+            for option in group:
+                index.setdefault(option, []).append((row, number))
+    stems = tuple(sorted({len(option) for option in index if option.endswith("*")}))
+    return index, stems
+
+
+_INDEX, _STEMS = _index()
+_hits: dict[str, tuple[tuple[int, int], ...]] = {}  # a word's (row, group) pairs, learned once per word
+LEARNED = 1 << 13  # words remembered at most; past that the memory starts afresh
+
+
+def _hit(word: str) -> tuple[tuple[int, int], ...]:
+    found = list(_INDEX.get(word, ()))
+    for length in _STEMS:
+        if len(word) >= length - 1:
+            found += _INDEX.get(word[: length - 1] + "*", ())
+    if len(_hits) >= LEARNED:
+        _hits.clear()
+    _hits[word] = tuple(found)
+    return _hits[word]
 
 
 _VERBS_OF_ASKING = _set("write create make build generate code implement give show draft produce")
 
 
-def task(request: str, tag: str) -> str | None:
+def task(request: str, tag: str, said: list[str] | None = None) -> str | None:
     """The first task of `templates/tasks.txt` that `request` names and language `tag` has a template for."""
-    said = _lower_words(request)
+    said = _lower_words(request) if said is None else said
     # The verb that asks ("Write a function that writes a file") is not the task's: the first one in the
     # request's opening words is left out.
     ask = next((i for i, w in enumerate(said[:6]) if w in _VERBS_OF_ASKING), -1)
     words = set(said[:ask] + said[ask + 1 :]) if ask >= 0 else set(said)
+    met: dict[int, set[int]] = {}
+    for word in words:
+        hits = _hits.get(word)
+        for row, group in _hit(word) if hits is None else hits:
+            met.setdefault(row, set()).add(group)
     have = TEMPLATES.get(tag, {})
-    for name, groups in TASKS:
-        if name in have and all(_has(group, words) for group in groups):
+    for row in sorted(met):
+        name, groups = TASKS[row]
+        if len(met[row]) == len(groups) and name in have:
             return name
     return None
 
@@ -439,14 +463,19 @@ _CHILDREN = _set(
 )
 
 
+_DIGITS = re.compile(r"(?<![\w.])(\d{1,6})(?![\w.])")
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_NUMBER_WORDS |= {"twenty": 20, "fifty": 50, "hundred": 100}
+_SPELLED = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.I)
+
+
 def _number(request: str) -> str | None:
-    digits = re.search(r"(?<![\w.])(\d{1,6})(?![\w.])", request)
+    """The first number the request gives, in digits or in words ("top 5", "groups of three")."""
+    digits = _DIGITS.search(request)
     if digits:
         return digits.group(1)
-    spelled = re.search(r"\b(two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b", request, re.I)
-    numbers = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
-    numbers |= {"twenty": 20, "fifty": 50, "hundred": 100}
-    return str(numbers[spelled.group(1).lower()]) if spelled else None
+    spelled = _SPELLED.search(request)
+    return str(_NUMBER_WORDS[spelled.group(1).lower()]) if spelled else None
 
 
 def _tables(request: str, defaults: Mapping[str, str]) -> tuple[str, str]:
@@ -462,23 +491,27 @@ def _tables(request: str, defaults: Mapping[str, str]) -> tuple[str, str]:
     return table, other
 
 
+_CLAUSE = re.compile(r"\b(?:that|which|to|for)\s+(.+)")
+_IN_LANGUAGE = re.compile(r"\s+(?:in|using|with)\s+(?:python|javascript|typescript|go|golang|bash|sql|react)\b.*", re.I)
+
+
 def _doc(request: str) -> str:
     """The request as the docstring's sentence: what the code is for, without "Write a Python function that"."""
-    text = re.sub(r"\s+", " ", request).strip().rstrip(".?!")
-    clause = re.search(r"\b(?:that|which|to|for)\s+(.+)", text)
-    said = clause.group(1) if clause else text
-    said = re.sub(
-        r"\s+(?:in|using|with)\s+(?:python|javascript|typescript|go|golang|bash|sql|react)\b.*", "", said, flags=re.I
-    )
+    text = " ".join(request.split()).rstrip(".?!")
+    clause = _CLAUSE.search(text)
+    said = _IN_LANGUAGE.sub("", clause.group(1) if clause else text)
     return (said[:1].upper() + said[1:]).rstrip(" ,;:") + "."
 
 
 def write(request: str, dice: Iterator[int]) -> Code | None:
     """The code a capable assistant writes for `request` (the user's text), or None when it asks for no code."""
     words = _lower_words(request)
+    asked = _asks(request, words)
+    if not asked and not _named_language(request):  # the common case, cheaply: no code asked for
+        return None
     tag = language(request)
-    found = task(request, tag)
-    if not _asks(request, words) and not (found and _named_language(request)):
+    found = task(request, tag, words)
+    if not asked and not found:
         return None
     template = TEMPLATES.get(tag, {}).get(found or "skeleton") if tag in TEMPLATES else None
     if template is None:
@@ -488,31 +521,45 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
     fallback = defaults.get("name", "solve")
     case = _CASE.get(tag, "camel")
     main, default_type = defaults.get("main", "name"), defaults.get("type", fallback).split()
-    table, other = _tables(request, defaults)
-    file = _FILE.search(request)
-    url = _URL.search(request)
-    folder = _DIR.search(request)
-    values = {
-        "name": _name(function_words, tag, fallback, case),
-        "Type": spell(type_words or default_type, "pascal"),
-        "kebab": spell((type_words if main == "Type" else function_words) or default_type, "kebab"),
-        "snake": spell(function_words or fallback.split(), "snake"),
-        "doc": _doc(request),
-        "n": _number(request) or defaults.get("n", "10"),
-        "table": table,
-        "other": other,
-        "row": singular(table),
-        "orow": singular(other),
-        "file": file.group(1) if file else defaults.get("file", "data.txt"),
-        "url": url.group(0).rstrip(".,;:") if url else defaults.get("url", "https://example.com/api/items"),
-        "dir": folder.group(1) if folder else defaults.get("dir", "./data"),
+    table_pair: list[str] = []
+
+    def tables() -> list[str]:
+        if not table_pair:
+            table_pair.extend(_tables(request, defaults))
+        return table_pair
+
+    def found_or(pattern: re.Pattern[str], key: str, fallback: str) -> str:
+        match = pattern.search(request)
+        return match.group(match.lastindex or 0).rstrip(".,;:") if match else defaults.get(key, fallback)
+
+    # Each value is worked out only when the chosen variant or summary uses it: most use two or three.
+    make: dict[str, Callable[[], str]] = {
+        "name": lambda: _name(function_words, tag, fallback, case),
+        "Type": lambda: spell(type_words or default_type, "pascal"),
+        "kebab": lambda: spell((type_words if main == "Type" else function_words) or default_type, "kebab"),
+        "snake": lambda: spell(function_words or fallback.split(), "snake"),
+        "doc": lambda: _doc(request),
+        "n": lambda: _number(request) or defaults.get("n", "10"),
+        "table": lambda: tables()[0],
+        "other": lambda: tables()[1],
+        "row": lambda: singular(tables()[0]),
+        "orow": lambda: singular(tables()[1]),
+        "file": lambda: found_or(_FILE, "file", "data.txt"),
+        "url": lambda: found_or(_URL, "url", "https://example.com/api/items"),
+        "dir": lambda: found_or(_DIR, "dir", "./data"),
     }
+    values: dict[str, str] = {}
 
-    def fill(text: str) -> str:
-        return PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+    def value(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in values:
+            values[key] = make[key]()
+        return values[key]
 
-    source = fill(template.variants[next(dice) % len(template.variants)])
-    summary = fill(template.summaries[next(dice) % len(template.summaries)]) if template.summaries else ""
+    source = PLACEHOLDER.sub(value, template.variants[next(dice) % len(template.variants)])
+    summary = PLACEHOLDER.sub(value, template.summaries[next(dice) % len(template.summaries)])
+    if main not in values:
+        values[main] = make[main]()
     return Code(tag, source, values[main], summary)
 
 
