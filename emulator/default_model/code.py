@@ -13,6 +13,7 @@ template, which summary) is a face of the caller's dice, so the same request and
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -449,7 +450,7 @@ def _name(parts: list[str], tag: str, fallback: str, case: str) -> str:
 
 # --- the placeholders -------------------------------------------------------------------------------------------
 
-PLACEHOLDER = re.compile(r"@(name|Type|kebab|snake|doc|n|table|other|row|orow|file|url|dir)@")
+PLACEHOLDER = re.compile(r"@(name|Type|r|kebab|snake|doc|n|table|other|row|orow|file|url|dir)@")
 _FILE = re.compile(r"(?<![\w/.])((?:[\w-]+/)*[\w-]+\.(?:txt|csv|json|log|md|yaml|yml|xml|tsv|ini|conf|cfg|dat))\b")
 _URL = re.compile(r"https?://[^\s'\"`<>)]+")
 _DIR = re.compile(r"(?<![\w.])((?:~|\.{1,2})?/[\w./~-]*[\w~])")
@@ -503,6 +504,32 @@ def _doc(request: str) -> str:
     return (said[:1].upper() + said[1:]).rstrip(" ,;:") + "."
 
 
+_EACH = re.compile(r"^@each\n(.*?)^@end\n", re.M | re.S)
+_METHODS = re.compile(
+    r"\bwith (?:(?:the |a |an )?methods? (?:to |for |that |called |named )?)?([\w ,]+?)(?: methods?\b|$|[.?!])"
+    r"|\bmethods? (?:to |for |called |named )?([\w ,]+?)(?:$|[.?!])",
+    re.I,
+)
+
+
+def methods(request: str) -> list[list[str]]:
+    """The methods a class request names, each as its words: "with deposit and withdraw methods",
+    "with methods to add and remove items" → [["deposit"], ["withdraw"]], [["add"], ["remove", "items"]]."""
+    said = _METHODS.search(request)
+    if not said:
+        return []
+    items = re.split(r",\s*(?:and\s+)?|\s+and\s+", said.group(1) or said.group(2) or "")
+    split = (" ".join(re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", item)) for item in items)  # setTemperature
+    found = [_phrase(_lower_words(item))[:2] for item in split]
+    return [words for words in found if words][:6]
+
+
+def _each(block: str, named: list[list[str]], case: str, noun: str) -> str:
+    """`block` once per method, named in the language's case; a keyword takes the class's noun (return_book)."""
+    spelled = [spell([*words, noun] if keyword.iskeyword(spell(words, case)) else words, case) for words in named]
+    return "".join(block.replace("@method@", name).replace("@Method@", name[:1].upper() + name[1:]) for name in spelled)
+
+
 def write(request: str, dice: Iterator[int]) -> Code | None:
     """The code a capable assistant writes for `request` (the user's text), or None when it asks for no code."""
     words = _lower_words(request)
@@ -536,6 +563,7 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
     make: dict[str, Callable[[], str]] = {
         "name": lambda: _name(function_words, tag, fallback, case),
         "Type": lambda: spell(type_words or default_type, "pascal"),
+        "r": lambda: (type_words or default_type)[0][:1],
         "kebab": lambda: spell((type_words if main == "Type" else function_words) or default_type, "kebab"),
         "snake": lambda: spell(function_words or fallback.split(), "snake"),
         "doc": lambda: _doc(request),
@@ -556,7 +584,11 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
             values[key] = make[key]()
         return values[key]
 
-    source = PLACEHOLDER.sub(value, template.variants[next(dice) % len(template.variants)])
+    source = template.variants[next(dice) % len(template.variants)]
+    if "@each\n" in source:  # a block written once per method the request names ("with deposit and withdraw")
+        noun = (type_words or default_type)[-1]
+        source = _EACH.sub(lambda m: _each(m.group(1), methods(request), case, noun), source)
+    source = PLACEHOLDER.sub(value, source)
     summary = PLACEHOLDER.sub(value, template.summaries[next(dice) % len(template.summaries)])
     if main not in values:
         values[main] = make[main]()
