@@ -112,7 +112,7 @@ _NAMED = {
     **dict.fromkeys(("css", "stylesheet", "css3"), "css"),
     **dict.fromkeys(("react", "jsx", "nextjs"), "jsx"),
     "tsx": "tsx",
-    **{w: w for w in ("rust", "java", "kotlin", "swift", "ruby", "php")},
+    **{w: w for w in ("rust", "java", "kotlin", "swift", "ruby", "php", "vue", "svelte", "angular")},
     **dict.fromkeys(("c++", "cpp"), "cpp"),
     **dict.fromkeys(("c#", "csharp"), "csharp"),
 }
@@ -120,6 +120,7 @@ _CASED = {"Go": "go", "C": "c"}  # "go" and "c" are languages only when written 
 _EXTENSION = re.compile(r"\w\.(py|js|mjs|ts|sql|sh|bash|go|html?|css|jsx|tsx|rs|java|rb|php)\b")
 _EXTENSIONS = {"py": "python", "mjs": "javascript", "js": "javascript", "ts": "typescript", "sh": "bash"}
 _EXTENSIONS |= {"htm": "html", "rs": "rust", "rb": "ruby"}
+_GO = re.compile(r"\b(?:in|using|with|a|an) go\b(?! to\b| back\b| through\b)", re.I)  # "in go", "a go server"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#]*|\d+")
 
 
@@ -132,7 +133,7 @@ def language(request: str) -> str:
     if "jsx" in named or "tsx" in named:
         return "tsx" if "typescript" in named or "tsx" in named else "jsx"
     words = set(_lower_words(request))
-    if not named and re.search(r"\b(?:in|using|with) go\b", request, re.I):
+    if not named and _GO.search(request):
         return "go"
     if named:
         if named[0] == "css" and "html" in named:
@@ -153,26 +154,27 @@ def language(request: str) -> str:
 
 _NOUNS = _set(
     "function functions method script program class component query snippet code module algorithm implementation"
-    " regex hook struct endpoint decorator stylesheet page webpage form one-liner oneliner cli tool utility helper"
+    " regex hook struct endpoint decorator stylesheet page webpage form liner oneliner cli tool utility helper"
 )
 _ASKS = re.compile(
-    r"\b(?:write|writing|implement|code|create|generate|give|show|make|build|need|want|how|help|craft|produce"
-    r"|draft|add|can|could|would|please)\b",
+    r"\b(?:write|writing|implement|code|create|generate|give|show|make|build|need|want|help|craft|produce"
+    r"|draft|add|can|could|would|please|how (?:do|can|could|would|should|to))\b",
     re.I,
 )
 _PROSE = _set("story poem haiku limerick email letter essay song joke summary paragraph tweet")
 _NOT_CODE_PAGE = _set("page paragraph")
 
 
-def _asks(request: str, words: list[str]) -> bool:
-    """Whether `request` asks for code: a code noun ("function", "query", "component") after a request verb,
-    not after the name of a prose form ("a story about a function"), or a language named with a task."""
-    if not _ASKS.search(request):
-        return False
-    for word in words:
+def _asks(request: str, words: list[str], verb: bool) -> bool:
+    """Whether `request` asks for code: a code noun ("function", "query", "component") that a request `verb`
+    asks for or a clause follows ("SQL query to find…"), and no prose form before it ("a story about a
+    function")."""
+    for at, word in enumerate(words):
         if word in _PROSE:
             return False
         if word in _NOUNS:
+            if not verb and words[at + 1 : at + 2] not in (["to"], ["that"], ["which"], ["for"]):
+                return False
             return word not in _NOT_CODE_PAGE or language(request) in ("html", "jsx", "tsx")
     return False
 
@@ -254,7 +256,8 @@ _RETURNS = _set("return returns give gives output outputs produce produces compu
 _CONTAINERS = _set("list lists array arrays set sets collection sequence slice slices vector")
 _PREDICATE = re.compile(
     r"\b(?:checks?|determines?|tests?|tells?|sees?|verif(?:y|ies)|returns?(?: true)?|decides?)"
-    r" (?:if|whether) (?:or not )?(?:the |a |an |my |your |two |given )*([\w-]+(?: [\w-]+)??) (is|are) (?:not )?"
+    r" (?:if|whether) (?:or not )?(?:the |a |an |my |your |two |given )*([\w-]+(?: [\w-]+)??) (is|are|has|have)"
+    r" (?:not )?"
     r"(?:a |an |the |in |all )?([\w ]+)",
     re.I,
 )
@@ -533,12 +536,14 @@ def _each(block: str, named: list[list[str]], case: str, noun: str) -> str:
 def write(request: str, dice: Iterator[int]) -> Code | None:
     """The code a capable assistant writes for `request` (the user's text), or None when it asks for no code."""
     words = _lower_words(request)
-    asked = _asks(request, words)
-    if not asked and not _named_language(request):  # the common case, cheaply: no code asked for
+    # Asked for by a verb, or by naming the language first: "CSS for a responsive grid", "SQL query to…".
+    verb = _ASKS.search(request) is not None or bool(words) and (words[0] in _NAMED or request[:3] == "Go ")
+    asked = _asks(request, words, verb)
+    if not asked and not (verb and _named_language(request)):  # the common case, cheaply: no code asked for
         return None
     tag = language(request)
     found = task(request, tag, words)
-    if not asked and not found:
+    if not asked and not found:  # a language named and a task, asked for: "How do I sort a list in Python?"
         return None
     template = TEMPLATES.get(tag, {}).get(found or "skeleton") if tag in TEMPLATES else None
     if template is None:

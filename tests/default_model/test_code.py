@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import http.server
 import itertools
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,8 @@ import tempfile
 import threading
 import time
 import types
+import urllib.error
+import urllib.request
 import zipfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -74,6 +77,37 @@ def _values(head: Any) -> list[int]:
         out.append(head.value)
         head = head.next
     return out
+
+
+def check_http_server(ns: Namespace, f: Any, tmp: Path) -> None:
+    server = f(port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        with urllib.request.urlopen(f"{base}/health", timeout=5) as response:
+            assert json.load(response) == {"status": "ok"}
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"{base}/nowhere", timeout=5)
+        assert missing.value.code == 404
+        missing.value.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def check_count_files(ns: Namespace, f: Any, tmp: Path) -> None:
+    (tmp / "sub").mkdir()
+    for name in ("a.txt", "b.txt", "sub/c.txt"):
+        (tmp / name).write_text("x")
+    assert f(tmp) == 2 and f(tmp, recursive=True) == 3
+
+
+def check_rename_files(ns: Namespace, f: Any, tmp: Path) -> None:
+    for name in ("one.jpeg", "two.jpeg", "two.jpg", "three.png"):
+        (tmp / name).write_text(name)
+    renamed = f(tmp, "jpeg", ".jpg")
+    assert [p.name for p in renamed] == ["one.jpg"]
+    assert sorted(p.name for p in tmp.iterdir()) == ["one.jpg", "three.png", "two.jpeg", "two.jpg"]
 
 
 def check_class_skeleton(ns: Namespace, cls: Any, tmp: Path) -> None:
@@ -305,6 +339,11 @@ def _with_tmp(check: Callable[[Any, Path], bool]) -> Callable[[Namespace, Any, P
 # What each kind of request must do, on the test's own inputs (not the templates' examples).
 PYTHON: dict[str, Callable[[Namespace, Any, Path], None]] = {
     "skeleton": _plain(lambda f: _raises(NotImplementedError, f, [1])),
+    "hello_world": _plain(lambda f: f() == "Hello, world!"),
+    "http_server": check_http_server,
+    "balanced_brackets": _plain(lambda f: f("a(b[c]{d})e") and not f("([)]") and not f("((") and f("")),
+    "count_files": check_count_files,
+    "rename_files": check_rename_files,
     "class_skeleton": check_class_skeleton,
     "linked_list_reverse": check_linked_reverse,
     "linked_list": check_linked_list,
@@ -523,6 +562,21 @@ PANEL: list[tuple[str, str, str, str]] = [
         "Thermostat",
         "class_skeleton",
     ),
+    ("Write a Go HTTP server with a health endpoint", "go", "httpServer", "http_server"),
+    (
+        "Write a Python function that checks whether a string has balanced parentheses",
+        "python",
+        "has_balanced_parentheses",
+        "balanced_brackets",
+    ),
+    ("Write hello world in Go", "go", "helloWorld", "hello_world"),
+    ("Write a bash one-liner to count files in a directory", "bash", "count_files_in_directory", "count_files"),
+    (
+        "Can you write me a quick script to rename all .jpeg files to .jpg?",
+        "python",
+        "rename_jpeg_files_to_jpg",
+        "rename_files",
+    ),
     (
         "write me a python function that does something clever with tax brackets",
         "python",
@@ -568,6 +622,7 @@ def _from_request(identifier: str, request_: str) -> bool:
 
 @pytest.mark.parametrize(("request_", "tag", "behaviour"), HELD_OUT)
 def test_held_out_requests(request_: str, tag: str, behaviour: str, tmp_path: Path) -> None:
+    assert code.task(request_, tag) == behaviour
     for written in variants(request_):
         assert written.language == tag, request_
         assert _from_request(written.name, request_), (written.name, request_)
@@ -619,6 +674,8 @@ def test_no_code_for_a_request_that_asks_for_none() -> None:
         "How do I make a sourdough starter?",
         "Write an email to my landlord about the broken heating",
         "Compare Go and Rust for web servers",
+        "What is a Python function?",
+        "Explain how a SQL join works",
     ):
         assert code.write(request_, dice(0)) is None, request_
 
@@ -897,8 +954,9 @@ def test_blocks_pass_their_language_check(tag: str, tmp_path: Path) -> None:
         CHECKERS[tag](templates + asked, tmp_path)
 
 
-def test_panel_requests_get_their_language_and_name() -> None:
-    for request_, language, name, _ in PANEL:
+def test_panel_requests_get_their_language_name_and_task() -> None:
+    for request_, language, name, task in PANEL:
+        assert code.task(request_, language) == (None if task == "skeleton" else task), request_
         for written in variants(request_):
             assert (written.language, written.name) == (language, name), request_
             assert name in written.source and written.summary, request_
