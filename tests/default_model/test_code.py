@@ -960,3 +960,131 @@ def test_panel_requests_get_their_language_name_and_task() -> None:
         for written in variants(request_):
             assert (written.language, written.name) == (language, name), request_
             assert name in written.source and written.summary, request_
+
+
+# --- JavaScript and TypeScript: each template run by node on the test's own samples ----------------------------
+
+# What each JavaScript template must do: an expression (awaited) that is true, over `subject` (or `Subject`,
+# a class) and `dir`, a fresh folder. The servers, the network and the printing-only ones are only parsed.
+JAVASCRIPT = {
+    "skeleton": "(() => { try { subject(1); return false; } catch (e) {"
+    " return /not implemented/.test(e.message); } })()",
+    "class_skeleton": "String(new Subject('first')) === 'Subject(first)'"
+    " && new Subject('x', { a: 1 }).attributes.a === 1",
+    "linked_list_reverse": "(() => { const n = new ListNode(1, new ListNode(2, new ListNode(3))); const h = subject(n);"
+    " return h.value === 3 && h.next.value === 2 && h.next.next.value === 1 && h.next.next.next === null; })()",
+    "stack": "(() => { const s = new Subject(); s.push(1); s.push(2); return s.peek() === 2 && s.pop() === 2"
+    " && s.size === 1 && !s.isEmpty(); })()",
+    "queue": "(() => { const q = new Subject(); q.enqueue('a'); q.enqueue('b'); return q.dequeue() === 'a'"
+    " && q.peek() === 'b' && q.size === 1; })()",
+    "bank_account": "(() => { const a = new Subject('Grace', 50); a.deposit(25); a.withdraw(30);"
+    " try { a.withdraw(1000); return false; } catch { return a.balance === 45; } })()",
+    "shopping_cart": "(() => { const c = new Subject(); c.addItem('pear', 0.4, 5); c.addItem('milk', 1.25);"
+    " c.addItem('pear', 0.4); const t = c.total(); c.removeItem('milk'); return t === 3.65 && c.total() === 2.4; })()",
+    "rectangle": "new Subject(3, 4).area() === 12 && new Subject(3, 4).perimeter() === 14",
+    "circle": "Math.abs(new Subject(2).area() - 12.566370614359172) < 1e-9",
+    "reverse_words": "subject('  cats chase   mice ') === 'mice chase cats'",
+    "reverse_string": "subject('stressed') === 'desserts' && subject('') === ''",
+    "reverse_list": "JSON.stringify(subject(['x', 2, null])) === '[null,2,\"x\"]'",
+    "palindrome": "subject('Was it a car or a cat I saw?') && !subject('emulator')",
+    "anagram": "subject('Dormitory', 'dirty room') && !subject('night', 'thingy')",
+    "fibonacci_sequence": "JSON.stringify(subject(8)) === '[0,1,1,2,3,5,8,13]'",
+    "fibonacci": "[0, 1, 2, 12].map(subject).join() === '0,1,1,144'",
+    "factorial": "subject(0) === 1n && subject(6) === 720n && subject(25) === 15511210043330985984000000n",
+    "primes": "subject(30).join() === '2,3,5,7,11,13,17,19,23,29'",
+    "prime": "[...Array(33).keys()].map((n) => n - 3).filter(subject).join() === '2,3,5,7,11,13,17,19,23,29'",
+    "fizzbuzz": "subject(16).slice(2, 6).join() === 'Fizz,4,Buzz,Fizz' && subject(16)[14] === 'FizzBuzz'",
+    "gcd": "subject(84, 36) === 12 && subject(-17, 5) === 1",
+    "leap_year": "[1800, 1996, 2000, 2023, 2100].filter(subject).join() === '1996,2000'",
+    "binary_search": "subject([2, 4, 8, 16, 32], 16) === 3 && subject([2, 4, 8], 5) === -1 && subject([], 1) === -1",
+    "two_sum": "subject([3, 8, 1, 6], 7).join() === '2,3' && subject([1, 2], 10) === null",
+    "validate_email": "subject('grace.hopper@navy.example.org') && !subject('no at sign') && !subject('a@b')"
+    " && !subject('a@@b.co')",
+    "vowels": "subject('Queueing, AEIOU!') === 10 && subject('rhythm') === 0",
+    "word_frequency": 'JSON.stringify([...subject(\'The cat; the HAT.\')]) === \'[["the",2],["cat",1],["hat",1]]\'',
+    "word_count": "subject(' one\\ttwo  three\\nfour ') === 4 && subject('   ') === 0",
+    "slugify": "subject('  Crème Brûlée: 10 Tips! ') === 'creme-brulee-10-tips'",
+    "title_case": "subject('the old man and the sea') === 'The Old Man And The Sea'",
+    "dedupe": "subject(['b', 'a', 'b', 'c', 'a']).join() === 'b,a,c'",
+    "flatten": "JSON.stringify(subject([1, [2, [3, [4]]], [], 'ab'])) === '[1,2,3,4,\"ab\"]'",
+    "chunk": "JSON.stringify(subject([0, 1, 2, 3, 4, 5, 6], 3)) === '[[0,1,2],[3,4,5],[6]]'",
+    "merge_sort": "subject([9, -1, 4, 4, 0, 10]).join() === '-1,0,4,4,9,10'",
+    "quicksort": "subject([9, -1, 4, 4, 0, 10]).join() === '-1,0,4,4,9,10'",
+    "merge_sorted": "subject([1, 5, 9], [2, 5, 6, 12]).join() === '1,2,5,5,6,9,12'",
+    "merge_dicts": "JSON.stringify(subject({ db: { host: 'a', port: 1 }, x: 1 }, { db: { port: 2 }, y: 3 }))"
+    ' === \'{"db":{"host":"a","port":2},"x":1,"y":3}\'',
+    "group_by": "JSON.stringify(subject(['ant', 'bee', 'ape'], (w) => w[0]))"
+    """ === '{"a":["ant","ape"],"b":["bee"]}'""",
+    "sort_by_key": "subject([{ n: 'b', age: 40 }, { n: 'a', age: 30 }], 'age').map((r) => r.n).join() === 'a,b'",
+    "sort_list": "subject([10, 9, 1]).join() === '1,9,10'",
+    "largest": "subject([-5, 12, 7]) === 12",
+    "second_largest": "subject([5, 11, 2, 11, 8]) === 8 && subject([3, 3]) === undefined",
+    "smallest": "subject([5, -12, 7]) === -12",
+    "average": "subject([1, 2, 3, 6]) === 3",
+    "total": "subject([1.5, 2.5, 4]) === 8 && subject([]) === 0",
+    "count_occurrences": "JSON.stringify([...subject('abracadabra')])"
+    """ === '[["a",5],["b",2],["r",2],["c",1],["d",1]]'""",
+    "filter_even": "subject([1, 2, 3, 4, 10, -6]).join() === '2,4,10,-6'",
+    "filter_odd": "subject([1, 2, 3, -5]).join() === '1,3,-5'",
+    "filter_positive": "subject([-1, 0, 2, 3.5]).join() === '2,3.5'",
+    "filter_empty": "JSON.stringify(subject(['x', '', null, undefined, 0, 'y'])) === '[\"x\",0,\"y\"]'",
+    "filter": "subject([0, 1, 2, 3, 4, 5, 6], (n) => n % 3 === 0).join() === '0,3,6'",
+    "find": "subject([{ id: 1 }, { id: 2 }], (r) => r.id === 2).id === 2 && subject([], Boolean) === undefined",
+    "paginate": "(() => { const p = subject([...Array(23).keys()], 3, 10); return p.items.join() === '20,21,22'"
+    " && p.pages === 3; })()",
+    "debounce": "new Promise((done) => { const seen = []; const f = subject((v) => seen.push(v), 20);"
+    " [0, 1, 2, 3].forEach((v) => f(v)); setTimeout(() => done(seen.join() === '3'), 120); })",
+    "throttle": "(() => { const seen = []; const f = subject((v) => seen.push(v), 1000); f(1); f(2); f(3);"
+    " return seen.join() === '1'; })()",
+    "memoize": "(() => { let calls = 0; const sq = subject((x) => { calls += 1; return x * x; });"
+    " return sq(3) + sq(3) + sq(4) === 34 && calls === 2; })()",
+    "retry": "(async () => { let tries = 0; const value = await subject(async () => { tries += 1;"
+    " if (tries < 3) throw new Error('down'); return 'up'; }, 3, 1); return value === 'up' && tries === 3; })()",
+    "parse_json": "subject('{\"a\": [1, 2]}').a[1] === 2 && (() => { try { subject('{oops'); return false; }"
+    " catch (e) { return e instanceof SyntaxError; } })()",
+    "balanced_brackets": "subject('a(b[c]{d})e') && !subject('([)]') && !subject('((') && subject('')",
+    "read_file": "(async () => (await subject(dir + '/in.txt')) === 'alpha\\nbeta\\n')()",
+    "read_lines": "(async () => (await subject(dir + '/in.txt')).join() === 'alpha,beta')()",
+    "file_words": "(async () => (await subject(dir + '/in.txt')) === 2)()",
+    "read_csv": "(async () => JSON.stringify(await subject(dir + '/people.csv'))"
+    ' === \'[{"name":"Ada","city":"London"},{"name":"Lin, Jr.","city":"Oslo"}]\')()',
+    "write_file": "(async () => { await subject(dir + '/out/notes.txt', 'first'); const { readFile } ="
+    " await import('node:fs/promises'); return (await readFile(dir + '/out/notes.txt', 'utf8')) === 'first'; })()",
+}
+ONLY_PARSED = {"fetch_url", "fetch_retry", "http_server", "hello_world"}  # the network, a server, a print
+
+RUN_CHECKS = """
+const [dir, ...files] = process.argv.slice(1);
+const failed = [];
+for (const file of files) {
+  try {
+    const module = await import(file);
+    if ((await module.check(dir)) !== true) failed.push(file);
+  } catch (error) {
+    failed.push(`${file}: ${error}`);
+  }
+}
+console.log(JSON.stringify(failed));
+"""
+
+
+def test_every_javascript_template_does_what_its_name_says(tmp_path: Path) -> None:
+    """Run by node, all in one process. TypeScript's blocks are these with types added (one source, see
+    javascript.txt), so this runs their logic too; tsc checks the types."""
+    assert set(code.TEMPLATES["javascript"]) - ONLY_PARSED == set(JAVASCRIPT)
+    node = _tool("node", "nodejs")
+    (tmp_path / "in.txt").write_text("alpha\nbeta\n")
+    (tmp_path / "people.csv").write_text('name,city\nAda,London\n"Lin, Jr.",Oslo\n')
+    files = []
+    for i, (task, source) in enumerate(every("javascript")):
+        if task in ONLY_PARSED:
+            continue
+        path = tmp_path / f"{task}-{i}.mjs"
+        path.write_text(f"{source}\nexport const check = async (dir) => ({JAVASCRIPT[task]});\n")
+        files.append(str(path))
+    command = [node, "--input-type=module", "-e", RUN_CHECKS, str(tmp_path), *files]
+    run = subprocess.run(command, capture_output=True, timeout=120, check=False, cwd=tmp_path)
+    said = run.stdout.decode().strip().splitlines()
+    assert run.returncode == 0 and said, run.stderr.decode()
+    failed = json.loads(said[-1])
+    assert not failed, "\n\n".join(f"{f}\n{Path(f.split(':')[0]).read_text()}" for f in failed)
