@@ -507,6 +507,7 @@ def _doc(request: str) -> str:
     return (said[:1].upper() + said[1:]).rstrip(" ,;:") + "."
 
 
+READ = 4000  # characters of a request read: what is asked is said early, and a pasted file would cost its length
 _EACH = re.compile(r"^@each\n(.*?)^@end\n", re.M | re.S)
 _METHODS = re.compile(
     r"\bwith (?:(?:the |a |an )?methods? (?:to |for |that |called |named )?)?([\w ,]+?)(?: methods?\b|$|[.?!])"
@@ -535,6 +536,7 @@ def _each(block: str, named: list[list[str]], case: str, noun: str) -> str:
 
 def write(request: str, dice: Iterator[int]) -> Code | None:
     """The code a capable assistant writes for `request` (the user's text), or None when it asks for no code."""
+    request = request[:READ]
     words = _lower_words(request)
     # Asked for by a verb, or by naming the language first: "CSS for a responsive grid", "SQL query to…".
     verb = _ASKS.search(request) is not None or bool(words) and (words[0] in _NAMED or request[:3] == "Go ")
