@@ -1088,3 +1088,100 @@ def test_every_javascript_template_does_what_its_name_says(tmp_path: Path) -> No
     assert run.returncode == 0 and said, run.stderr.decode()
     failed = json.loads(said[-1])
     assert not failed, "\n\n".join(f"{f}\n{Path(f.split(':')[0]).read_text()}" for f in failed)
+
+
+# --- SQL: every template run in sqlite3 on rows of the test's own ------------------------------------------------
+
+# For each SQL task: the rows to insert after the block's CREATE TABLEs, and what its last SELECT returns (or,
+# for a statement that changes rows, what a query afterwards sees).
+ORDERS = (
+    "INSERT INTO customers (id, name) VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');"
+    " INSERT INTO orders (customer_id, amount, created_at) VALUES (1, 10, date('now', '-40 days')),"
+    " (1, 15, date('now', '-2 days')), (2, 40, date('now', '-1 days'));"
+)
+SQL: dict[str, tuple[str, str, list[tuple[Any, ...]]]] = {
+    "skeleton": (
+        "INSERT INTO customers (name, email, status, created_at) VALUES ('a', 'a@x', 'active', '2024-01-01'),"
+        " ('b', 'b@x', 'gone', '2024-02-01'), ('c', 'c@x', 'active', '2024-03-01');",
+        "",
+        [(3, "c", "c@x", "2024-03-01"), (1, "a", "a@x", "2024-01-01")],
+    ),
+    "sql_join_group": (ORDERS, "", [(2, "Grace", 1, 40), (1, "Ada", 2, 25), (3, "Linus", 0, 0)]),
+    "sql_top": (ORDERS, "", [(2, "Grace", 40), (1, "Ada", 25)]),
+    "sql_second": (
+        "INSERT INTO customers (name, department, salary) VALUES ('a', 'x', 100), ('b', 'x', 300),"
+        " ('c', 'y', 300), ('d', 'y', 200);",
+        "",
+        [(200,)],
+    ),
+    "sql_recent": (ORDERS, "", [(3, "Grace", 40), (2, "Ada", 15)]),
+    "dedupe": (
+        "INSERT INTO customers (id, name, email) VALUES (1, 'a', 'x@y'), (2, 'b', 'z@y'), (3, 'c', 'x@y');",
+        "SELECT id FROM customers ORDER BY id",
+        [(1,), (2,)],
+    ),
+    "paginate": (
+        "WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < 100)"
+        " INSERT INTO customers (id, name) SELECT value, 'n' || value FROM n;",
+        "",
+        [(41, "n41")],
+    ),
+    "sql_create": (
+        "INSERT INTO customers (name, email) VALUES ('a', 'a@x');",
+        "SELECT count(*) FROM customers",
+        [(1,)],
+    ),
+    "sql_insert": (
+        "",
+        "SELECT name, email FROM customers ORDER BY id",
+        [("Ada King", "ada@example.com"), ("Alan Turing", "alan@example.com")],
+    ),
+    "sql_update": (
+        "INSERT INTO customers (id, name) VALUES (1, 'a'), (2, 'b');"
+        " INSERT INTO orders (customer_id, created_at) VALUES (1, date('now', '-3 days'));",
+        "SELECT id, status FROM customers ORDER BY id",
+        [(1, "active"), (2, "inactive")],
+    ),
+    "sql_delete": (
+        "INSERT INTO customers (id, name) VALUES (42, 'a'), (7, 'b'); INSERT INTO orders (customer_id, amount)"
+        " VALUES (42, 1), (7, 2);",
+        "SELECT (SELECT group_concat(id) FROM customers), (SELECT group_concat(customer_id) FROM orders)",
+        [("7", "7")],
+    ),
+}
+
+
+def _statements(source: str) -> list[str]:
+    """The block's statements, in order (sqlite3 says where one is complete)."""
+    statements, current = [], ""
+    for line in source.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return statements
+
+
+def test_every_sql_template_returns_the_right_rows() -> None:
+    assert set(code.TEMPLATES["sql"]) == set(SQL)
+    for task, source in every("sql"):
+        rows, then, expected = SQL[task]
+        statements = _statements(source)
+        creates = [s for s in statements if re.sub(r"(?m)^--.*\n", "", s).upper().startswith("CREATE")]
+        database = sqlite3.connect(":memory:")
+        try:
+            for statement in creates:
+                database.execute(statement)
+            database.executescript(rows)
+            result: list[tuple[Any, ...]] = []
+            for statement in statements:
+                if statement not in creates:
+                    cursor = database.execute(statement)
+                    if cursor.description:
+                        result = cursor.fetchall()
+            if then:
+                result = database.execute(then).fetchall()
+            width = len(expected[0]) if expected else 0
+            assert [tuple(r[:width]) for r in result[: len(expected)]] == expected, (task, result, source)
+        finally:
+            database.close()
