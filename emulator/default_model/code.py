@@ -47,6 +47,11 @@ class Code:
     summary: str  # one or two plain-English sentences saying what the code does and how to use it
 
 
+# How each fence tag is said in a sentence ("Here is a React component…").
+SPOKEN = {"python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "sql": "SQL", "bash": "Bash"}
+SPOKEN |= {"go": "Go", "html": "HTML", "css": "CSS", "jsx": "React", "tsx": "React and TypeScript"}
+
+
 @dataclass(frozen=True, slots=True)
 class Template:
     """One task in one language: its variants of source, its summaries, and what it falls back on when the

@@ -664,6 +664,10 @@ def test_python_blocks_run_and_do_what_their_name_says(
         PYTHON[behaviour](namespace, namespace[written.name], tmp_path)
 
 
+def test_every_language_with_templates_has_a_spoken_name_and_a_checker() -> None:
+    assert set(code.TEMPLATES) == set(code.SPOKEN) == set(CHECKERS) | {"python"}
+
+
 def test_no_code_for_a_request_that_asks_for_none() -> None:
     for request_ in (
         "What is Python?",
