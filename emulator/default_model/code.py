@@ -220,6 +220,22 @@ _CLAUSE = re.compile(r"\b(?:that|which|to|for)\s+(.+)")
 _IN_LANGUAGE = re.compile(r"\s+(?:in|using|with)\s+(?:python|javascript|typescript|go|golang|bash|sql|react)\b.*", re.I)
 
 
+_MY_FOLDER = re.compile(r"\bmy (\w+) (?:folder|directory|dir)\b", re.I)
+
+
+def _folder(request: str, defaults: Mapping[str, str]) -> str:
+    """The folder a request names as "my photos folder" (the template's default, with `photos` for its last
+    part), "my home folder" (the home itself), or the template's default."""
+    default = defaults.get("dir", "./data")
+    named = _MY_FOLDER.search(request)
+    if not named or "/" not in default:
+        return default
+    home, _, last = default.rpartition("/")
+    quote = last[len(last.rstrip('"')) :]  # the closing quote a shell default carries ("$HOME/Documents")
+    word = named.group(1)
+    return home + quote if word.lower() == "home" else f"{home}/{word}{quote}"
+
+
 def _doc(request: str) -> str:
     """The request as the docstring's sentence: what the code is for, without "Write a Python function that"."""
     text = " ".join(request.split()).rstrip(".?!")
@@ -278,7 +294,7 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
         "orow": lambda: singular(tables()[1]),
         "file": lambda: found_or(_FILE, "file", "data.txt"),
         "url": lambda: found_or(_URL, "url", "https://example.com/api/items"),
-        "dir": lambda: found_or(_DIR, "dir", "./data"),
+        "dir": lambda: found_or(_DIR, "dir", "./data") if _DIR.search(request) else _folder(request, defaults),
     }
     values: dict[str, str] = {}
 

@@ -104,7 +104,7 @@ def words_of(request: str) -> list[str]:
 # --- the names --------------------------------------------------------------------------------------------------
 
 _SKIPPED = vocabulary(
-    "a an the my your our their its this that these those some any each every all given provided specified new"
+    "a an the my your our their its this that these those some any each all given provided specified new"
     " simple small basic quick little nice good short custom it them one please just very me us i you we another"
     " other"
     " python javascript typescript js ts node sql bash shell go golang html css react jsx tsx rust java ruby php"
@@ -112,7 +112,7 @@ _SKIPPED = vocabulary(
 )
 _ENDS = vocabulary(
     "with using and then so that which where when while without via as or but because like whose in on at until"
-    " unless than if whether"
+    " unless than if whether every daily nightly weekly hourly once"
 )
 _WEAK = vocabulary("take takes accept accepts receive receives given")
 _RETURNS = vocabulary("return returns give gives output outputs produce produces compute computes")
