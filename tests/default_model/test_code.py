@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from emulator.default_model import code
 from emulator.default_model.code import Code
@@ -1189,3 +1191,54 @@ def test_every_sql_template_returns_the_right_rows() -> None:
             assert [tuple(r[:width]) for r in result[: len(expected)]] == expected, (task, result, source)
         finally:
             database.close()
+
+
+_WORDS = [
+    "write",
+    "a",
+    "Python",
+    "Go",
+    "function",
+    "class",
+    "query",
+    "that",
+    "reverses",
+    "sorts",
+    "with",
+    "and",
+    "methods",
+    "React",
+    "component",
+    "called",
+    "is",
+    "my",
+    "folder",
+    "to",
+    "the",
+    "SQL",
+    "CSS",
+    "bash",
+    "in",
+    "checks",
+    "if",
+    "palindrome",
+    "how",
+    "do",
+    "I",
+    "`x`",
+    ".py",
+    "/tmp/a",
+    "https://e.x/y",
+    "3",
+    "😀",
+    "?",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS) | st.text(max_size=12), max_size=30), st.integers(0, 65535))
+def test_any_text_gets_code_or_none_never_an_error(words: list[str], face: int) -> None:
+    written = code.write(" ".join(words), itertools.cycle([face]))
+    if written is not None:
+        assert written.language in code.SPOKEN and written.source.endswith("\n") and written.name
+        assert "@" + "name@" not in written.source and "«" not in written.source
