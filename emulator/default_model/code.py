@@ -174,7 +174,7 @@ def task(request: str, tag: str, said: list[str] | None = None) -> str | None:
 
 # --- the placeholders -------------------------------------------------------------------------------------------
 
-PLACEHOLDER = re.compile(r"@(name|Type|r|kebab|snake|doc|n|table|other|row|orow|file|url|dir)@")
+PLACEHOLDER = re.compile(r"@(name|convert|Type|r|kebab|snake|doc|n|table|other|row|orow|file|url|dir)@")
 _FILE = re.compile(r"(?<![\w/.])((?:[\w-]+/)*[\w-]+\.(?:txt|csv|json|log|md|yaml|yml|xml|tsv|ini|conf|cfg|dat))\b")
 _URL = re.compile(r"https?://[^\s'\"`<>)]+")
 _DIR = re.compile(r"(?<![\w.])((?:~|\.{1,2})?/[\w./~-]*[\w~])")
@@ -218,6 +218,15 @@ def _tables(request: str, defaults: Mapping[str, str]) -> tuple[str, str]:
 
 _CLAUSE = re.compile(r"\b(?:that|which|to|for)\s+(.+)")
 _IN_LANGUAGE = re.compile(r"\s+(?:in|using|with)\s+(?:python|javascript|typescript|go|golang|bash|sql|react)\b.*", re.I)
+
+
+def _direction(request: str) -> list[str]:
+    """Which way a temperature converts, by the order the request names the scales ("Celsius to Fahrenheit")."""
+    said = request.lower()
+    celsius, fahrenheit = said.find("celsius"), said.find("fahrenheit")
+    if fahrenheit >= 0 and (celsius < 0 or fahrenheit < celsius):
+        return ["fahrenheit", "to", "celsius"]
+    return ["celsius", "to", "fahrenheit"]
 
 
 _MY_FOLDER = re.compile(r"\bmy (\w+) (?:folder|directory|dir)\b", re.I)
@@ -294,6 +303,7 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
         "orow": lambda: singular(tables()[1]),
         "file": lambda: found_or(_FILE, "file", "data.txt"),
         "url": lambda: found_or(_URL, "url", "https://example.com/api/items"),
+        "convert": lambda: spell(_direction(request), case),
         "dir": lambda: found_or(_DIR, "dir", "./data") if _DIR.search(request) else _folder(request, defaults),
     }
     values: dict[str, str] = {}

@@ -374,6 +374,7 @@ PYTHON: dict[str, Callable[[Namespace, Any, Path], None]] = {
     "validate_email": _plain(
         lambda f: f("grace.hopper@navy.example.org") and not f("no at sign") and not f("a@b") and not f("a@@b.co")
     ),
+    "temperature": _plain(lambda f: f(100) in (212, 37.77777777777778) and f(-40) == -40),
     "vowels": _plain(lambda f: f("Queueing, AEIOU!") == 10 and f("rhythm") == 0),
     "word_frequency": _plain(lambda f: f("The cat; the HAT.") == {"the": 2, "cat": 1, "hat": 1}),
     "word_count": _plain(lambda f: f(" one\ttwo  three\nfour ") == 4),
@@ -579,6 +580,13 @@ PANEL: list[tuple[str, str, str, str]] = [
         "rename_jpeg_files_to_jpg",
         "rename_files",
     ),
+    ("Write a Python function to convert Fahrenheit to Celsius", "python", "fahrenheit_to_celsius", "temperature"),
+    (
+        "Write a JavaScript function that converts celsius to fahrenheit",
+        "javascript",
+        "celsiusToFahrenheit",
+        "temperature",
+    ),
     (
         "write me a python function that does something clever with tax brackets",
         "python",
@@ -707,6 +715,7 @@ def test_different_dice_give_different_valid_variants() -> None:
 SAMPLE = {
     "name": "subject",
     "Type": "Subject",
+    "convert": "celsius_to_fahrenheit",
     "r": "s",
     "kebab": "subject",
     "snake": "subject",
@@ -741,7 +750,7 @@ def test_every_python_template_has_a_behaviour_check_and_passes_it(tmp_path: Pat
     assert set(code.TEMPLATES["python"]) == set(PYTHON)
     for task, source in every("python"):
         template = code.TEMPLATES["python"][task]
-        main = "Subject" if template.defaults.get("main") == "Type" else "subject"
+        main = {"Type": "Subject", "convert": "celsius_to_fahrenheit"}.get(template.defaults.get("main", ""), "subject")
         namespace = _run_python(source)
         PYTHON[task](namespace, namespace[main], Path(tempfile.mkdtemp(dir=tmp_path)))
 
@@ -1006,6 +1015,7 @@ JAVASCRIPT = {
     "two_sum": "subject([3, 8, 1, 6], 7).join() === '2,3' && subject([1, 2], 10) === null",
     "validate_email": "subject('grace.hopper@navy.example.org') && !subject('no at sign') && !subject('a@b')"
     " && !subject('a@@b.co')",
+    "temperature": "celsiusToFahrenheit(100) === 212 && fahrenheitToCelsius(212) === 100",
     "vowels": "subject('Queueing, AEIOU!') === 10 && subject('rhythm') === 0",
     "word_frequency": 'JSON.stringify([...subject(\'The cat; the HAT.\')]) === \'[["the",2],["cat",1],["hat",1]]\'',
     "word_count": "subject(' one\\ttwo  three\\nfour ') === 4 && subject('   ') === 0",
