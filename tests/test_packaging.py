@@ -293,3 +293,20 @@ def test_the_wheel_carries_the_default_models_lexicon_and_the_installed_one_read
 def _sections(repo: Path) -> list[str]:
     text = (repo / "emulator" / "default_model" / "lexicon" / "domains.txt").read_text()
     return [line for line in text.splitlines() if line.startswith("[")]
+
+
+def test_the_installed_wheel_writes_code_from_its_own_templates(wheel: Path, venv: Path, tmp_path: Path) -> None:
+    """The default model's code templates are package data: the wheel carries every one, and the installed
+    package reads its own (a Go request gets Go from the wheel's `templates/go.txt`, not the checkout's)."""
+    templates = sorted((REPO / "emulator" / "default_model" / "templates").glob("*.txt"))
+    assert len(templates) > 5
+    with zipfile.ZipFile(wheel) as archive:
+        assert {f"emulator/default_model/templates/{t.name}" for t in templates} <= set(archive.namelist())
+    script = (
+        "import itertools; from emulator.default_model import code; "
+        "c = code.write('Write a Go function that reverses a string', itertools.cycle([0])); "
+        "print(code.__file__); print(c.language, c.name, 'func reverseString' in c.source)"
+    )
+    where, said = run([venv / "bin" / "python", "-c", script], tmp_path).splitlines()
+    assert Path(where).is_relative_to(venv)
+    assert said == "go reverseString True"
