@@ -170,7 +170,8 @@ class Outage:
 
 def _reason(exc: BaseException) -> str:
     """A store's failure in a few words: its class and its message, on one line."""
-    text = " ".join(str(exc).split())[:200]
+    # Of a pipeline's failure, what Redis said, not the command it names (its keys and arguments).
+    text = " ".join(str(exc).rpartition("caused error: ")[2].split())[:200]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
