@@ -35,13 +35,18 @@ async def deliver(
     request came (`time.perf_counter`)."""
     sent = Sent(arrived)
     state.meter.active_streams += 1
+    cut: asyncio.CancelledError | None = None
     try:
         ended = await play(script, scope, receive, send, sent)
+    except asyncio.CancelledError as cancelled:  # the server's shutdown cut it, past its grace: still accounted for
+        ended, cut = "server", cancelled
     finally:
         state.meter.active_streams -= 1
     if script.entry is not None and ended:
         await state.end(script.entry, ended)
     await state.done(script.entry, sent.delivered(script), *labels)
+    if cut is not None:
+        raise cut
 
 
 class Sent:

@@ -70,10 +70,12 @@ class Config(uvicorn.Config):
         defaults: dict[str, Any] = {"http": PROTOCOL, "timeout_keep_alive": rules.keep_alive}
         super().__init__(app, **(defaults | {"timeout_graceful_shutdown": rules.shutdown_grace} | options))
         self.rules = rules
-        access = logging.getLogger("uvicorn.access")
+        access, errors = logging.getLogger("uvicorn.access"), logging.getLogger("uvicorn.error")
         if not any(isinstance(f, Redacted) for f in access.filters):
             access.addFilter(Redacted())
-        ours, theirs = logging.getLogger("emulator"), logging.getLogger("uvicorn.error")
+        if not any(isinstance(f, Quiet) for f in errors.filters):
+            errors.addFilter(Quiet())
+        ours, theirs = logging.getLogger("emulator"), logging.getLogger("uvicorn")
         if not ours.handlers and theirs.handlers:  # the emulator's own lines (the state store's outages) as uvicorn's
             ours.handlers, ours.propagate = list(theirs.handlers), False
             ours.setLevel(logging.INFO)
@@ -264,9 +266,40 @@ if HttpToolsProtocol is not None:
 PROTOCOL: type[_Faultable] = FaultableHttpToolsProtocol if HttpToolsProtocol is not None else FaultableH11Protocol
 
 
+CUT = "Task cancelled, timeout graceful shutdown exceeded"  # uvicorn's word to the answers it cancels
+
+
+class Quiet(logging.Filter):
+    """uvicorn's log at shutdown, made to say what happened in one line: the answers its grace cut are counted
+    (`Server.shutdown`), not each logged as an "Exception in ASGI application" with a 25-line traceback, and its
+    own "Cancel N running task(s)" line is left to ours."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == "Cancel %s running task(s), timeout graceful shutdown exceeded":
+            return False
+        # Cancelled by the grace's end, or by the loop's end after a second Ctrl-C: never an error of the app's.
+        return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
 class Server(uvicorn.Server):
-    """uvicorn's server, which also closes connections whose request is overdue, once a second, and collects the
-    young generation's garbage every tick."""
+    """uvicorn's server, which also closes connections whose request is overdue, once a second, collects the
+    young generation's garbage every tick, and at shutdown says how many answers its grace cut and lets them
+    finish their accounts (their journal entries, completed as cut, in Redis too)."""
+
+    FINISHING = 2.0  # seconds the cut answers get to complete their journal entries
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets)
+        cut = [task for task in self.server_state.tasks if task.cancelling()]
+        if cut:
+            grace = self.config.timeout_graceful_shutdown
+            _log.warning(
+                "shutdown: cut %d answer%s still running after the %g s grace (--shutdown-grace)",
+                len(cut),
+                "" if len(cut) == 1 else "s",
+                grace or 0,
+            )
+            await asyncio.wait(cut, timeout=self.FINISHING)
 
     async def on_tick(self, counter: int) -> bool:
         # The young generation, collected every tick (a tenth of a second): a full journal frees an entry for
@@ -370,6 +403,9 @@ def _supervise(
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping
         stopping = True
+        # The workers close their copies of the socket as they begin to stop; with this one closed too, a new
+        # connection is refused at once, rather than queued for a worker that will never accept it.
+        sock.close()
         for pid in children:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)

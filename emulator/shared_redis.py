@@ -109,10 +109,11 @@ class Unreachable(ConnectionError):
 
 class Outage:
     """Whether the store is failing, since when, and how many operations met it so: the log says so once when an
-    outage begins and once when it ends, with the count, never a traceback per request. While it lasts, one
-    command at a time tries the store (the probe) and the others fail at once, so that a paused Redis does not
-    hold every request for the timeout. It ends at the first success a `QUIET` second after the last failure: a
-    full Redis still answers reads, and a read between two refused writes is no recovery."""
+    outage begins and once when it ends, with the count, never a traceback per request. While the store does not
+    answer in time (paused), one command at a time tries it (the probe) and the others fail at once, so that it
+    does not hold every request for the timeout; a refused connection or a full store fail fast of themselves. It
+    ends at the first success a `QUIET` second after the last failure: a full Redis still answers reads, and a read
+    between two refused writes is no recovery."""
 
     QUIET = 1.0
 
@@ -123,6 +124,7 @@ class Outage:
         self.failed = 0  # operations that failed since it began
         self.reason = ""
         self.probing = False
+        self.slow = False  # the last failure was a timeout: the store holds what it is sent
 
     @property
     def down(self) -> bool:
@@ -131,7 +133,7 @@ class Outage:
     def admit(self) -> bool:
         """Let a command try the store: whether it is the probe of an outage; `StateUnavailable` at once when
         another command is probing."""
-        if self.since is None:
+        if self.since is None or not self.slow:
             return False
         if self.probing:
             self.failed += 1
@@ -143,6 +145,7 @@ class Outage:
         """Count a failure the store gave; the error to answer with."""
         now = time.monotonic()
         self.reason = _reason(exc)
+        self.slow = isinstance(exc, (redis.TimeoutError, TimeoutError))
         if self.since is None:
             self.since, self.failed = now, 0
             _log.warning(
@@ -168,7 +171,8 @@ class Outage:
 
 def _reason(exc: BaseException) -> str:
     """A store's failure in a few words: its class and its message, on one line."""
-    text = " ".join(str(exc).split())[:200]
+    # Of a pipeline's failure, what Redis said, not the command it names (its keys and arguments).
+    text = " ".join(str(exc).rpartition("caused error: ")[2].split())[:200]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -180,6 +184,8 @@ def _outage(exc: BaseException) -> bool:
     if isinstance(exc, redis.exceptions.NoScriptError):  # not loaded yet: redis-py loads it and tries again
         return False
     if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError, *_REFUSED)):
+        return True
+    if isinstance(exc, RuntimeError) and "closed" in str(exc):  # uvloop's word for a connection Redis dropped
         return True
     # A pipeline names the command first: "Command # 1 (HINCRBY …) of pipeline caused error: OOM command not …".
     said = str(exc).rpartition("caused error: ")[2].lstrip()

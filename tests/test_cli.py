@@ -83,7 +83,7 @@ def test_serve_from_anywhere_serves_the_bundled_scenarios_on_the_port_it_bound(t
         count = len(scenarios.load([BUNDLED]).scenarios)
         assert f"  POST http://127.0.0.1:{port}/v1/chat/completions\n" in banner
         assert banner[-1] == f"scenarios: {count} from {cli.BUNDLED / 'scenarios'}\n"
-        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": count})
+        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": count, "state": "ok"})
     finally:
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=60)

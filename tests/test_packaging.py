@@ -130,7 +130,7 @@ def test_the_installed_wheel_serves_the_bundled_scenarios_from_an_empty_folder(v
             read_until(process, "scenarios:")[-1]
             == f"scenarios: {len(book)} from {Path(where).parent}/bundled/scenarios\n"
         )
-        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": len(book)})
+        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": len(book), "state": "ok"})
         haiku = next(s for s in book if s.name == "haiku")
         asked = {"model": "haiku", "messages": [{"role": "user", "content": "a poem"}]}
         status, answer = call(port, "POST", "/v1/chat/completions", asked, {"authorization": "Bearer sk-test"})
@@ -188,7 +188,7 @@ def test_the_image_and_compose_commands_serve_and_pass_the_health_check(
             assert read_until(process, "recordings:")[-1] == f"recordings: {cassettes} from recordings\n"
         else:  # nothing mounted: the wheel's bundled scenarios
             assert banner.startswith(f"scenarios: {count} from {venv}/") and banner.endswith("/bundled/scenarios\n")
-        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": count})
+        assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": count, "state": "ok"})
         assert subprocess.run(probe, capture_output=True).returncode == 0
     finally:
         process.send_signal(signal.SIGTERM)  # docker stop

@@ -229,3 +229,29 @@ def test_the_access_log_redacts_secret_query_values(tmp_path: Path) -> None:
         assert value not in out, out
         assert f'"GET /_emulator/requests?bodies=false&{name}=***&since=0 HTTP/1.1" 200' in out, out
         assert f'"GET /v1/models?{name}=*** HTTP/1.1" 200' in out, out
+
+
+def test_ctrl_c_during_a_stream_says_what_it_cut_in_one_line(tmp_path: Path) -> None:
+    """Ctrl-C during a stream waited the grace, cut it, and logged a 25-line `CancelledError` traceback."""
+    process, port = launch(
+        [sys.executable, "-m", "emulator", "serve", "--port", "0", "--shutdown-grace", "1"], cwd=tmp_path
+    )
+    try:
+        read_until(process, "INFO:     Started server process")
+        body = b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                b"authorization: Bearer sk-test\r\nx-emulator-timing: ttft_ms=600000\r\n"
+                b"content-length: %d\r\n\r\n%s" % (len(body), body)
+            )
+            assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+            process.send_signal(signal.SIGINT)
+            out, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, out
+    assert "Traceback" not in out and "CancelledError" not in out and "Exception in ASGI" not in out, out
+    assert out.count("shutdown: cut 1 answer still running after the 1 s grace (--shutdown-grace)") == 1, out

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import pytest
+import redis.asyncio.client
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -283,3 +284,36 @@ def test_lists_of_kept_values_are_the_in_process_ones(redis_server: str) -> None
         assert await state.enlisted(("t", "k"), "chat") == [] and await state.enlisted(("u", "k"), "chat") == ["x"]
 
     run(check, state)
+
+
+def test_a_workers_counts_land_in_the_order_they_were_taken(redis_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two answers' publications in flight at once, the first held up on its way: it landed last, and the
+    worker's counts stayed one short for good (`/metrics` 665 of 666). Read by another worker, they are whole."""
+    worker = shared(redis_server)
+    other = shared_redis.SharedState(worker.settings)  # another worker, reading the same keys
+    original = redis.asyncio.client.Pipeline.execute
+    held = asyncio.Event()
+
+    async def execute(pipe: Any, raise_on_error: bool = True) -> Any:
+        if not held.is_set():  # the first publication waits until the second has landed
+            held.set()
+            await asyncio.sleep(0.2)
+        return await original(pipe, raise_on_error)
+
+    monkeypatch.setattr(redis.asyncio.client.Pipeline, "execute", execute)
+
+    async def work() -> tuple[float, float]:
+        sent = at_once(200, [], b"{}", 0.01)
+        await asyncio.gather(worker.done(None, sent, "chat_completions", "inferam"), answer_after(worker, sent))
+        other._client()
+        other.worker = "elsewhere:1"
+        meter = await other.metered()
+        return sum(meter.requests.values()), sum(worker.meter.requests.values())
+
+    seen, counted = run(work, worker, other)
+    assert counted == 2 and seen == 2
+
+
+async def answer_after(state: shared_redis.SharedState, sent: Any) -> None:
+    await asyncio.sleep(0.05)  # the first publication is on its way, held
+    await state.done(None, sent, "chat_completions", "inferam")

@@ -8,6 +8,7 @@ answered some (`spread`), and holds on whatever mix that was. No check depends o
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import re
@@ -27,6 +28,7 @@ import openai
 import pytest
 import redis
 
+from emulator import shared_redis
 from emulator.app import Settings, create_app
 from emulator.state import State
 from tests.conftest import REDIS_SERVER, call, launch, read_until
@@ -207,6 +209,52 @@ def test_metrics_sum_both_workers(workers: Workers) -> None:
         if counted >= len(sent):
             break
     assert counted == len(sent)
+
+
+def test_metrics_match_the_journal_after_concurrent_answers_in_two_workers(workers: Workers) -> None:
+    """665 of 666, 651 of 652, 784 of 785, never catching up: a worker's publications of its counts could land
+    out of order, the older last (`test_shared_redis.py` holds the order itself). After 400 answers sent 24 at a
+    time, whole and streamed, and scraped all along, `/metrics` counts exactly what the journal holds."""
+    before = answered(workers)
+    tid = new_test_id()
+
+    def send(i: int) -> bool:
+        """One answer, whole or streamed; whether it was a 200 (a cut connection may make it the state's 503)."""
+        try:
+            with workers.openai(tid) as client:
+                if i % 2:
+                    chat(client, f"question {i}")
+                else:
+                    for _ in client.chat.completions.create(
+                        model="m", messages=[{"role": "user", "content": f"question {i}"}], stream=True
+                    ):
+                        pass
+        except openai.InternalServerError as error:
+            assert error.status_code == 503, error
+            return False
+        return True
+
+    sending = True
+
+    def scrape() -> None:  # as Prometheus does meanwhile, through either worker
+        while sending:
+            answered(workers)
+
+    with ThreadPoolExecutor(28) as pool:
+        helpers = [pool.submit(scrape) for _ in range(4)]
+        try:
+            ok = sum(pool.map(send, range(400)))
+        finally:
+            sending = False
+        for helper in helpers:
+            helper.result()
+    journalled = [e for e in workers.journal(tid) if e["status"] == 200 and e["duration_ms"] is not None]
+    deadline = time.monotonic() + 30
+    while len(journalled) < ok and time.monotonic() < deadline:  # the last entries are completed as we read
+        journalled = [e for e in workers.journal(tid) if e["status"] == 200 and e["duration_ms"] is not None]
+    assert ok == 400 and len(journalled) == ok and len(workers_of(journalled)) == 2
+    counted = [answered(workers) - before for _ in range(6)]  # each read on a fresh connection: either worker
+    assert counted == [ok] * 6, (ok, counted)
 
 
 def answered(workers: Workers) -> float:
@@ -479,3 +527,63 @@ def test_stored_chat_completions_and_background_responses_are_every_worker_s(wor
     for _ in range(4):
         with workers.openai(tid, "/openai") as client:
             assert client.responses.retrieve(background.id).status == "completed"  # no pacing: answered at once
+
+
+STREAM = b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
+
+
+def held_stream(port: int, test_id: str) -> socket.socket:
+    """A stream that waits ten minutes for its first token, begun (its status line read)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b"authorization: Bearer sk-test\r\nx-emulator-timing: ttft_ms=600000\r\nx-emulator-test-id: %s\r\n"
+        b"content-length: %d\r\n\r\n%s" % (test_id.encode(), len(STREAM), STREAM)
+    )
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    return sock
+
+
+def test_shutdown_refuses_new_connections_and_completes_the_entries_it_cut(tmp_path: Path, redis_server: str) -> None:
+    """After SIGTERM to `--workers 2`, a new connection 0.3 s later hung for the whole grace (the supervisor still
+    held the socket), a stream the grace cut stayed open in the shared journal for ever (`response: null`), and
+    the cut was logged as a traceback. Now: refused at once, the entry completed as ended by the server, one
+    line saying how many answers were cut."""
+    url = f"{redis_server}?prefix=shutdown-{uuid.uuid4().hex[:8]}"
+    log = tmp_path / "server.log"
+    command = [*EMULATOR, "serve", "--port", "0", "--workers", "2", "--state", url, "--shutdown-grace", "3"]
+    with log.open("w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path)
+    tid = new_test_id()
+    try:
+        port = banner_port(log, process)
+        stream = held_stream(port, tid)
+        process.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        started = time.monotonic()
+        with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=10) as late:
+            late.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")  # refused, or reset: not left waiting
+            if not late.recv(4096):
+                raise ConnectionResetError("closed unanswered")
+        refused_after = time.monotonic() - started
+        process.wait(timeout=60)
+        stream.close()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    text = log.read_text()
+    assert refused_after < 1.0, (refused_after, text)  # the grace is 3 s
+    assert process.returncode == 0 and "Traceback" not in text and "CancelledError" not in text, text
+    assert text.count("shutdown: cut 1 answer still running after the 3 s grace (--shutdown-grace)") == 1, text
+
+    async def entries() -> list[dict[str, Any]]:
+        state = shared_redis.SharedState(Settings(state=url))
+        try:
+            return await state.find({"test_id": tid})
+        finally:
+            await state.close()
+
+    (entry,) = asyncio.run(entries())
+    assert entry["status"] == 200 and entry["ended"] == "server" and entry["duration_ms"] >= 3000, entry
+    assert entry["response"] is not None
