@@ -410,10 +410,20 @@ def _supervise(
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
 
+    def spawn() -> None:
+        # A stop is held while a worker is forked: it runs here once the worker is recorded, and there once the
+        # worker has its own handlers. Run in between, the parent's `stop` ran inside the new worker (which then
+        # served on, unstoppable, and was waited for for ever) or missed a worker not yet recorded.
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+        try:
+            children[_fork(app, sock, rules, setup, options)] = time.monotonic()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
+
     found = {s: signal.signal(s, stop) for s in STOPS}
     try:
         for _ in range(workers):
-            children[_fork(app, sock, rules, setup, options)] = time.monotonic()
+            spawn()
         if stopping:  # a signal came while the workers were being forked: pass it on to every one
             stop(signal.SIGTERM, None)
         while children:
@@ -424,7 +434,7 @@ def _supervise(
             _log.warning("worker %d ended (%s); starting another", pid, _ended(status))
             time.sleep(max(0.0, began + 1.0 - time.monotonic()))
             if not stopping:
-                children[_fork(app, sock, rules, setup, options)] = time.monotonic()
+                spawn()
     finally:
         for s, handler in found.items():
             signal.signal(s, handler)
@@ -443,6 +453,7 @@ def _fork(
         # uvicorn has stopped, it raises the signal again, which ends the worker the same way.
         for s in STOPS:
             signal.signal(s, _exit)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # held by the parent across the fork (see `spawn`)
         if setup is not None:
             setup()
         _serve(app, sock, rules, options)
