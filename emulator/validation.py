@@ -30,6 +30,7 @@ FIELD_LISTS = {"chat_completions": "chat", "responses": "responses", "messages":
 }
 ANTHROPIC = ("messages", "count_tokens")
 MIN_OUTPUT_TOKENS = 16  # Responses' `max_output_tokens` minimum
+CHAT_LIMITS = ("max_completion_tokens", "max_tokens")
 MIN_BUDGET = 1024  # Anthropic's least `thinking.budget_tokens`
 INTERLEAVED = "interleaved-thinking-2025-05-14"  # with it, the budget may exceed `max_tokens` (it spans the turn)
 DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
@@ -68,8 +69,10 @@ def body(held: Catalog, endpoint: str, data: Any, headers: Mapping[str, str], le
     elif endpoint == "responses":
         _at_least(data, "max_output_tokens", MIN_OUTPUT_TOKENS)
     elif endpoint == "chat_completions":
-        _at_least(data, "max_completion_tokens", 1)
-        _at_least(data, "max_tokens", 1)
+        for param in CHAT_LIMITS:  # inline: every Chat request comes this way
+            value = data.get(param)
+            if type(value) is int and value < 1:
+                _at_least(data, param, 1)
     return passed
 
 
@@ -170,11 +173,14 @@ def _chat(model: Model, data: Mapping[str, Any], prompt: Prompt) -> None:
             param="max_tokens",
             code="unsupported_parameter",
         )
-    for key in ("max_completion_tokens", "max_tokens"):
-        _output_limit(model, key, data.get(key))
-    if _fixed_sampling(model, effort):
+    for key in CHAT_LIMITS:
+        value = data.get(key)
+        if type(value) is int and value > model.output:
+            _output_limit(model, key, value)
+    if model.sampling != "any" and _fixed_sampling(model, effort):
         _chat_sampling(data)
-    _capabilities(model, data, prompt, "response_format")
+    if not (model.tools and model.vision and model.structured):  # most models can do all three
+        _capabilities(model, data, prompt, "response_format")
 
 
 def _fixed_sampling(model: Model, effort: Any) -> bool:
