@@ -39,6 +39,9 @@ class Ask:
 
 
 _I = re.I
+_SAY_HELLO = re.compile(
+    r"(?:please |can you |could you )?(?:say|wave) (?:hi|hello|hey|good \w+)\b.{0,24}$|how are you\b.{0,12}$", re.I
+)
 _TRANSLATE = (
     re.compile(r".*?\btranslate\b[^\"“]*[\"“](?P<s>[^\"”]+)[\"”].*?\b(?:into|to|in)\s+(?P<l>[A-Z][a-z]+)", _I),
     re.compile(r".*?\bhow (?:do|would|can) (?:you|i) say\s+[\"“](?P<s>[^\"”]+)[\"”]\s+in\s+(?P<l>[A-Z][a-z]+)", _I),
@@ -124,7 +127,7 @@ def read(q: Question) -> Ask:
     read it, and an agent loop asks the same question again."""
     text = q.text.strip()
     low = text.lower()
-    if q.kind == "greeting":
+    if q.kind == "greeting" or _SAY_HELLO.match(text):
         return Ask("greeting", "")
     for pattern in _TRANSLATE:
         m = pattern.match(text)
