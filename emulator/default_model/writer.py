@@ -53,7 +53,8 @@ class Page:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
         options = self.domain.lists[name]
         value = self.pick([o for o in options if o not in self.used] or options)
-        self.slots = Slots({**self.slots, name: value}, self.domain.lists, self.dice)
+        kept = {k: v for k, v in self.slots.items() if k.lower() != name}  # "{Aspect}" too: it names the old one
+        self.slots = Slots({**kept, name: value}, self.domain.lists, self.dice)
         return value
 
     def of_subject(self, sentence: str) -> str:
