@@ -17,7 +17,7 @@ from emulator.default_model.question import read as read_question
 
 Form = Literal[
     "greeting", "short", "definition", "why", "compare", "proscons", "steps", "ideas", "haiku", "limerick",
-    "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code",
+    "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code", "followup",
 ]  # fmt: skip
 
 
@@ -185,6 +185,8 @@ def read(q: Question) -> Ask:
         subject = _np(m["s"])
         how = _HOW_IT.match(subject)
         return Ask("explain", _np(how["s"]) if how else subject)
+    if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
+        return Ask("followup", "")
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
 
 
