@@ -17,7 +17,7 @@ from emulator.default_model.question import read as read_question
 
 Form = Literal[
     "greeting", "short", "definition", "why", "compare", "proscons", "steps", "ideas", "haiku", "limerick",
-    "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code",
+    "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code", "followup",
 ]  # fmt: skip
 
 
@@ -39,6 +39,9 @@ class Ask:
 
 
 _I = re.I
+_SAY_HELLO = re.compile(
+    r"(?:please |can you |could you )?(?:say|wave) (?:hi|hello|hey|good \w+)\b.{0,24}$|how are you\b.{0,12}$", re.I
+)
 _TRANSLATE = (
     re.compile(r".*?\btranslate\b[^\"“]*[\"“](?P<s>[^\"”]+)[\"”].*?\b(?:into|to|in)\s+(?P<l>[A-Z][a-z]+)", _I),
     re.compile(r".*?\bhow (?:do|would|can) (?:you|i) say\s+[\"“](?P<s>[^\"”]+)[\"”]\s+in\s+(?P<l>[A-Z][a-z]+)", _I),
@@ -124,7 +127,7 @@ def read(q: Question) -> Ask:
     read it, and an agent loop asks the same question again."""
     text = q.text.strip()
     low = text.lower()
-    if q.kind == "greeting":
+    if q.kind == "greeting" or _SAY_HELLO.match(text):
         return Ask("greeting", "")
     for pattern in _TRANSLATE:
         m = pattern.match(text)
@@ -182,6 +185,8 @@ def read(q: Question) -> Ask:
         subject = _np(m["s"])
         how = _HOW_IT.match(subject)
         return Ask("explain", _np(how["s"]) if how else subject)
+    if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
+        return Ask("followup", "")
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
 
 

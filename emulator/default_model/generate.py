@@ -1,8 +1,9 @@
 """The embedded default: a model that plays along, without a model.
 
-It reads the question (`question`), answers it in the shape a model would (`prose`), calls the tools the
-question names under `tool_choice: auto` (`relevance`), sums up what tools returned, and answers JSON valid
-against a schema, given in `response_format` or written in the prompt (`instances`). Everything is
+It reads the question (`question`), answers it in the form it asks for, in words of its own grammar and lexicon
+(`prose`, `writer`), calls the tools the question names under `tool_choice: auto` (`relevance`), sums up what
+tools returned, and answers JSON valid against a schema, given in `response_format` or written in the prompt
+(`instances`). Faker's seeded words remain for a scenario's `{faker: …}` text and a custom tool's input. Everything is
 deterministic from the server's seed and the conversation key: the same conversation gets the same
 reasoning, text and tool arguments on every run and every worker, in every dialect, streamed or not.
 """
@@ -232,7 +233,7 @@ def _prompted(prompt: Prompt, writer: Writer, asked: Question) -> Any:
             return instance(schema, writer.rng(prompt.root, "json"), _hints(writer, asked))
         except SchemaError:
             pass
-    return {"answer": writer.text(SENTENCE, prompt.root, "json")}
+    return {"answer": writer.said(DefaultText("sentence"), prompt, "json")}
 
 
 def _results(prompt: Prompt) -> list[tuple[str, str]]:

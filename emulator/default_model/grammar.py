@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import inflect
 
@@ -19,8 +19,9 @@ _ENGINE = inflect.engine()
 _SLOT = re.compile(r"\{([^{}]+)\}")
 # Nouns inflect reads as plurals though they are not: -sis and -ss words, and acronyms ("analysis", "DNS").
 _SINGULAR_ENDINGS = ("sis", "ss", "us", "ics")
-KEPT = frozenset(("aspect", "aspect2", "field", "kind", "people"))  # lists whose one value an answer keeps
+KEPT = frozenset(("aspect", "field", "kind", "people"))  # lists whose one value an answer keeps
 PRONOUNS = {False: {"it": "it", "its": "its", "them": "it"}, True: {"it": "they", "its": "their", "them": "them"}}
+_AGREEING = {False: {"is": "is", "has": "has", "was": "was"}, True: {"is": "are", "has": "have", "was": "were"}}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -66,37 +67,37 @@ class Slots(Mapping[str, str]):
     domain's word lists, each list drawn from by the dice without repeating within one answer."""
 
     def __init__(self, fixed: Mapping[str, str], lists: Mapping[str, Sequence[str]], dice: Iterator[int]) -> None:
-        self._fixed = dict(fixed)
-        self._lists, self._dice = lists, dice
-        self._many = is_plural(fixed.get("subject", ""))
-        self._said: set[str] = set()
+        many = is_plural(fixed.get("subject", ""))
+        self._fixed = {**PRONOUNS[many], **_AGREEING[many], **fixed}
+        self._lists, self._dice, self._many = lists, dice, many
+        self._said = set(fixed.values())  # what a list has given: the next draw of that list is another
 
     def __getitem__(self, key: str) -> str:
-        if key in self._fixed:
-            return self._fixed[key]
+        value = self._fixed.get(key)
+        if value is not None:
+            return value
         low = key[:1].lower() + key[1:]
         if low != key:
-            return capital(self[low])
+            value = capital(self[low])
+            self._fixed[key] = value
+            return value
         if low.startswith("v:"):
             value = agree(low[2:], self._many)
-        elif low in ("is", "has", "was"):
-            value = agree(low, self._many)
-        elif low in ("it", "its", "them"):
-            value = PRONOUNS[self._many][low]
-        elif low.rstrip("2") in self._lists:
-            value = self._draw(low.rstrip("2"))
         else:
-            raise KeyError(key)
-        if low in KEPT or low.rstrip("2") not in self._lists:
-            self._fixed[low] = value  # "{aspect}" names the same thing in every sentence of an answer
-        else:
-            self._said.add(value)  # a "{check}" or "{risk}" is said once; the next one is another
+            name = low.rstrip("2")
+            if name not in self._lists:
+                raise KeyError(key)
+            value = self._draw(name)
+            self._said.add(value)
+            if name not in KEPT:
+                return value  # a "{check}" or "{risk}" is said once; the next one is another
+        self._fixed[low] = value  # "{aspect}" names the same thing in every sentence of an answer
         return value
 
     def _draw(self, name: str) -> str:
         options = self._lists[name]
-        taken = {v for k, v in self._fixed.items() if k.rstrip("2") == name} | self._said
-        fresh = [o for o in options if o not in taken] or list(options)
+        said = self._said
+        fresh = [o for o in options if o not in said] or options
         return fresh[next(self._dice) % len(fresh)]
 
     def __iter__(self) -> Iterator[str]:
@@ -108,9 +109,12 @@ class Slots(Mapping[str, str]):
 
 def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
     """`frame` with its slots filled; a `sentence` opening on a slot opens with a capital."""
-    filled = _SLOT.sub(_filler(slots), frame)
+    parts = _parts(frame)
+    filled = "".join([part if i % 2 == 0 else slots[part] for i, part in enumerate(parts)])
     return capital(filled) if sentence else filled
 
 
-def _filler(slots: Mapping[str, str]) -> Callable[[re.Match[str]], str]:
-    return lambda m: slots[m.group(1)]
+@functools.lru_cache(maxsize=4096)
+def _parts(frame: str) -> tuple[str, ...]:
+    """`frame` split once into its text and its slots' names, alternating: "{It} works." → ("", "It", " works.")."""
+    return tuple(_SLOT.split(frame))

@@ -53,7 +53,8 @@ class Page:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
         options = self.domain.lists[name]
         value = self.pick([o for o in options if o not in self.used] or options)
-        self.slots = Slots({**self.slots, name: value}, self.domain.lists, self.dice)
+        kept = {k: v for k, v in self.slots.items() if k.lower() != name}  # "{Aspect}" too: it names the old one
+        self.slots = Slots({**kept, name: value}, self.domain.lists, self.dice)
         return value
 
     def of_subject(self, sentence: str) -> str:
@@ -97,6 +98,10 @@ def _paragraph(page: Page, *sections: str) -> str:
 
 def _greeting(page: Page, places: Sequence[str]) -> str:
     return page.pick(FRAMES["greeting"])
+
+
+def _followup(page: Page, places: Sequence[str]) -> str:
+    return page.pick(FRAMES["followup"])
 
 
 def _short(page: Page, places: Sequence[str]) -> str:
@@ -353,6 +358,7 @@ def _code(page: Page, places: Sequence[str]) -> str:
 
 WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "greeting": _greeting,
+    "followup": _followup,
     "short": _short,
     "definition": _definition,
     "explain": _explain,
@@ -384,6 +390,8 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
         said = [f"The tool results are in: {after_tools}.", f"Now I can answer the question about {subject}."]
     elif ask.form == "greeting":
         said = list(_GREETED)
+    elif ask.form == "followup":
+        said = list(_FOLLOWED)
     else:
         task = page.slots["task"]
         recipient = f"their {ask.recipient}" if ask.recipient else "the reader"
@@ -405,6 +413,7 @@ _GREETED = (
     "A short, friendly reply fits.",
     "I will greet them back and ask what they need.",
 )
+_FOLLOWED = ("The user wants more without naming a subject.", "I should ask which part to expand on.")
 _CREATIVE = frozenset(("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate"))
 _YOUR = re.compile(r"\byour\b|\byours\b|\byourself\b")
 
