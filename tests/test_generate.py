@@ -89,13 +89,16 @@ def test_a_list_question_gets_a_list_and_a_how_question_numbered_steps() -> None
     listed = default_reply(asked("List five uses of Redis"), Writer(0)).text
     assert "five uses of Redis" in listed
     assert sum(line.startswith("- **") for line in listed.splitlines()) == 5
-    steps = default_reply(asked("How do I reverse my list in Python?"), Writer(0)).text
+    steps = default_reply(asked("How do I repot a root-bound fern?"), Writer(0)).text
     assert steps.splitlines()[0] in (
-        "Here is a simple way to reverse your list in Python:",
-        "You can reverse your list in Python in a few steps:",
-        "Here are the steps to reverse your list in Python:",
+        "Here is a simple way to repot a root-bound fern:",
+        "You can repot a root-bound fern in a few steps:",
+        "Here are the steps to repot a root-bound fern:",
     )
     assert all(f"\n{n}. **" in steps for n in (1, 2, 3))
+    # A how-to in a programming language is answered as a model would: with the code that does it.
+    coded = default_reply(asked("How do I reverse my list in Python?"), Writer(0)).text
+    assert "```python\n" in coded and "def reverse_list(" in coded
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,13 @@ the same answer. Code is answered here (`code_answer`), in the language the ques
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
-from emulator.default_model import forms, writer
+from emulator.default_model import code, forms, writer
 from emulator.default_model.lexicon import LEXICON, Domain
 from emulator.default_model.question import Question, stem
 
@@ -44,7 +46,9 @@ def domain(q: Question) -> Domain:
 def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
     """The answer to `q` in the form it asks for (see `forms`)."""
     ask = forms.read(q)
-    if ask.form == "code":
+    if ask.form in CODE_FORMS and (written := code.write(q.text, dice)) is not None:
+        return fenced(written, dice)
+    if ask.form == "code":  # a language or a task the templates do not know: a skeleton
         return code_answer(q, slots, dice, domain(q))
     pools = filler.pools
     people = pools.get("name", ()) if ask.form == "email" else pools.get("first_name", ())
@@ -54,7 +58,10 @@ def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
 def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str = "") -> str:
     """`count` sentences of reasoning about `q` (at most four): what it asks, what the answer covers and in
     what order; or, when tools answered, what they show (`after_tools` names them)."""
-    return writer.reasoning(forms.read(q), domain(q), dice, count, after_tools)
+    ask = forms.read(q)
+    if ask.form in CODE_FORMS and ask.form != "code" and (written := code.write(q.text, _STILL)) is not None:
+        ask = dataclasses.replace(ask, form="code", subject=f"`{written.name}`")  # reasoned as what is written
+    return writer.reasoning(ask, domain(q), dice, count, after_tools)
 
 
 def passage(q: Question, dice: Dice, kind: str, count: int | None) -> str:
@@ -124,6 +131,19 @@ def slots(q: Question) -> Slots:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+# The forms a request for code can be read as ("How do I sort a list in Python?" asks for steps, "Create a React
+# component…" for an explanation): `code.write` says whether code is asked for, at no cost to the dice when not.
+CODE_FORMS = frozenset(("code", "explain", "steps", "short", "definition", "list"))
+_STILL = itertools.repeat(0)  # dice for asking `code.write` only whether code is asked for, and what it names
+WRITTEN_INTROS = ("Here's one way to do it in {lang}:", "Here is a {lang} version:", "Sure! Here it is in {lang}:")
+
+
+def fenced(written: code.Code, dice: Dice) -> str:
+    """Code from the templates (`code.write`), fenced, between a sentence naming its language and its summary."""
+    intro = _pick(dice, WRITTEN_INTROS).format(lang=code.SPOKEN[written.language])
+    return f"{intro}\n\n```{written.language}\n{written.source}```\n\n{written.summary}"
 
 
 CODE_INTROS = ("Here's a {lang} {noun} {c}:", "Here is a {lang} {noun} {c}:", "Sure! A {lang} {noun} {c}:")
