@@ -71,6 +71,7 @@ def parser() -> argparse.ArgumentParser:
         "paths", type=Path, nargs="+", metavar="PATH", help="scenario file, cassette or directory of either"
     )
     drift.conform_arguments(command("conform", "compare the emulator's own answers with recorded ones, by shape"))
+    drift.drift_arguments(command("drift", "re-send recorded requests to the live upstream and compare shapes"))
     return root
 
 
@@ -84,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _record(args)
     if args.command == "conform":
         return drift.run_conform(args)
+    if args.command == "drift":
+        return drift.run_drift(args)
     return _serve(args)
 
 
