@@ -18,6 +18,7 @@ from typing import Any
 
 from emulator import (
     admin,
+    drift,
     faults,
     journal,
     limits,
@@ -69,6 +70,8 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument(
         "paths", type=Path, nargs="+", metavar="PATH", help="scenario file, cassette or directory of either"
     )
+    drift.conform_arguments(command("conform", "compare the emulator's own answers with recorded ones, by shape"))
+    drift.drift_arguments(command("drift", "re-send recorded requests to the live upstream and compare shapes"))
     return root
 
 
@@ -80,6 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report(args.url, args.test_id, args.admin_token)
     if args.command == "record":
         return _record(args)
+    if args.command == "conform":
+        return drift.run_conform(args)
+    if args.command == "drift":
+        return drift.run_drift(args)
     return _serve(args)
 
 

@@ -65,6 +65,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "replaying a test's cassette when it has one)",
     )
     group.addoption("--emulator-upstream", metavar="URL", help="the upstream a recording mode forwards to")
+    group.addoption(
+        "--emulator-conform",
+        action="store_true",
+        help="after the session, run `emulator conform` over the cassettes it recorded; fail it on a difference",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -217,8 +222,45 @@ def _recording(request: pytest.FixtureRequest) -> Iterator[str | None]:
     from emulator.recorder import Recorder
 
     proxy = Recorder(upstream or "http://127.0.0.1:9", cassette, mode, speed=0)  # none: replays, forwards nothing
+    if mode != "none":
+        config.stash.setdefault(_RECORDED, set()).add(cassette)
     with Background(proxy, lifespan="on") as running:
         yield running.url
+
+
+_RECORDED = pytest.StashKey[set[Path]]()  # the cassettes this session recorded into
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """`--emulator-conform`: the emulator's own answers to what the session recorded must look like the
+    recorded ones (`emulator conform`); a difference fails the session, each one printed."""
+    config = session.config
+    held: set[Path] = config.stash.get(_RECORDED, set())
+    recorded = sorted(held)
+    if not config.getoption("emulator_conform") or not recorded:
+        return
+    from emulator import conform, drift
+
+    lines, differ, compared = [], 0, 0
+    for interaction in drift.recorded([c for c in recorded if c.exists()]):
+        profile = conform.profile_for(interaction, None)
+        if profile is None:  # an upstream that is no public API nor a profile prefix: nothing to render under
+            lines.append(f"{interaction.source}: skipped, no profile noted (give the upstream URL a profile prefix)")
+            continue
+        try:
+            found = conform.conform(interaction, profile)
+        except ValueError:
+            continue  # an error answer, or an endpoint with nothing to render afresh
+        compared += 1
+        if found:
+            differ += 1
+            lines += [f"{interaction.source} (profile {profile}):", *(f"  {d}" for d in found)]
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    summary = f"emulator conform: {differ} of {compared} recorded interactions differ"
+    if reporter is not None:
+        reporter.write_line("\n".join([*lines, summary]))
+    if differ:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def _test_id(node: pytest.Item) -> str:

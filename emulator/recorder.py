@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from emulator import player, wire
+from emulator import conform, player, wire
 from emulator.dialects import anthropic_messages
 from emulator.errors import EmulatorError, NotFound, PayloadTooLarge, openai_body
 from emulator.recordings import Library, Scrubber, Tape, allowed, api_path, miss, redact, script
@@ -200,6 +200,9 @@ class Recorder:
             "headers": _kept(response.headers.multi_items(), secrets),
             "body": {"string": redact.body(answered, secrets, response.headers.get("content-type", ""))},
         }
+        # The profile the client asked for (its prefix), else the upstream's: what `emulator conform` renders under.
+        if noted := conform.noted_profile(scope["path"], self.upstream):
+            recorded[conform.PROFILE_KEY] = noted
         marks = [arrived, *events]
         pacing = {
             "headers_after": round(arrived - started, 4),

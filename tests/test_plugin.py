@@ -154,3 +154,33 @@ def test_a_tests_faults_are_checked_as_headers_are_and_a_requests_own_header_win
     assert admin(server, "GET", "/_emulator/faults", **scope)[1]["times"] == 0
     assert admin(server, "DELETE", "/_emulator/faults", **scope)[1]["deleted"] is True
     assert admin(server, "GET", "/_emulator/faults", **scope)[1] == {"test_id": "directed"}
+
+
+def test_emulator_conform_checks_what_the_session_recorded(
+    pytester: pytest.Pytester, make_server: Callable[[Settings], Server]
+) -> None:
+    upstream = make_server(Settings(frozen_time=1767225600))
+    pytester.makepyfile(
+        test_conformed=textwrap.dedent(
+            """
+            import openai
+
+            def test_weather(emulator):
+                client = openai.OpenAI()
+                client.chat.completions.create(model="m", messages=[{"role": "user", "content": "conform me"}])
+                list(client.responses.create(model="m", input="and me, streamed", stream=True))
+            """
+        )
+    )
+    options = ["--emulator-record-mode=all", f"--emulator-upstream={upstream.base_url}/inferam", "--emulator-conform"]
+    result = pytester.runpytest_subprocess(*options)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*emulator conform: 0 of 2 recorded interactions differ*"])
+    assert result.ret == 0
+    cassette = Path(pytester.path) / "cassettes" / "test_conformed" / "test_weather.yaml"
+    # The provider's news, as a re-recording would bring it: a field the emulator never sends.
+    text = cassette.read_text()
+    cassette.write_text(text.replace('{"id":"chatcmpl-', '{"service_tier":"default","id":"chatcmpl-', 1))
+    again = pytester.runpytest_subprocess("--emulator-record-mode=new_episodes", *options[1:])
+    again.stdout.fnmatch_lines(["*- service_tier*", "*emulator conform: 1 of 2 recorded interactions differ*"])
+    assert again.ret == 1

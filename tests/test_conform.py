@@ -1,0 +1,153 @@
+"""`emulator conform`: cassettes recorded from the emulator itself (through `emulator record`, a second
+emulator as the upstream) conform in every dialect and profile, streamed and not, with tool calls and
+reasoning; a cassette edited to carry a field and an event type the emulator never sends is reported."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emulator import conform, drift, recorder
+from emulator.app import Settings
+from emulator.cli import main as cli_main
+from tests.conftest import Server, serve, serve_app
+
+WEATHER = "get_weather"
+CHAT_TOOLS: Any = [
+    {"type": "function", "function": {"name": WEATHER, "parameters": {"type": "object", "properties": {}}}}
+]
+RESPONSES_TOOLS: Any = [{"type": "function", "name": WEATHER, "parameters": {"type": "object", "properties": {}}}]
+MESSAGES_TOOLS: Any = [{"name": WEATHER, "input_schema": {"type": "object", "properties": {}}}]
+ASK = "What is the weather in Lisbon? Use get_weather."
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[Server]:
+    yield from serve(Settings())
+
+
+def _recorder(upstream: Server, profile: str, cassette: Path) -> Iterator[Server]:
+    """`emulator record` in front of the upstream emulator serving `profile` (its prefix in the upstream URL)."""
+    yield from serve_app(recorder.Recorder(f"{upstream.base_url}/{profile}", cassette, "all"), lifespan="on")
+
+
+def _record_openai(through: Server, model: str, responses: bool) -> None:
+    client = through.openai()
+    for stream in (False, True):
+        chat: Any = [{"role": "user", "content": ASK}]
+        if stream:
+            list(client.chat.completions.create(model=model, messages=chat, tools=CHAT_TOOLS, stream=True))
+            list(client.chat.completions.create(model=model, messages=[{"role": "user", "content": "Hi"}], stream=True))
+        else:
+            client.chat.completions.create(model=model, messages=chat, tools=CHAT_TOOLS)
+            client.chat.completions.create(model=model, messages=[{"role": "user", "content": "Explain tides."}])
+        if responses:
+            reasoning: Any = {"effort": "low", "summary": "auto"}
+            if stream:
+                list(client.responses.create(model=model, input=ASK, tools=RESPONSES_TOOLS, stream=True))
+                list(client.responses.create(model=model, input="Why?", reasoning=reasoning, stream=True))
+            else:
+                client.responses.create(model=model, input=ASK, tools=RESPONSES_TOOLS)
+                client.responses.create(model=model, input="Why is the sky blue?", reasoning=reasoning)
+
+
+def _record_anthropic(through: Server, model: str) -> None:
+    client = through.anthropic()
+    thinking: Any = {"type": "enabled", "budget_tokens": 1024}
+    for stream in (False, True):
+        ask: Any = [{"role": "user", "content": ASK}]
+        think: Any = [{"role": "user", "content": "Think, then say hi."}]
+        if stream:
+            with client.messages.stream(model=model, max_tokens=2048, messages=ask, tools=MESSAGES_TOOLS) as s:
+                s.until_done()
+            with client.messages.stream(model=model, max_tokens=2048, messages=think, thinking=thinking) as s:
+                s.until_done()
+        else:
+            client.messages.create(model=model, max_tokens=2048, messages=ask, tools=MESSAGES_TOOLS)
+            client.messages.create(model=model, max_tokens=2048, messages=think, thinking=thinking)
+
+
+def _conform(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = cli_main(["conform", *args])
+    return code, capsys.readouterr().out
+
+
+CASES = [("inferam", "DeepSeek-V4.1-Flash-1017"), ("openai", "gpt-5"), ("anthropic", "claude-haiku-4-5")]
+
+
+@pytest.mark.parametrize(("profile", "model"), CASES, ids=[c[0] for c in CASES])
+def test_recordings_of_the_emulator_conform(
+    upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str], profile: str, model: str
+) -> None:
+    cassette = tmp_path / f"{profile}.yaml"
+    for through in _recorder(upstream, profile, cassette):
+        if profile != "anthropic":
+            _record_openai(through, model, responses=True)
+        if profile != "openai":
+            _record_anthropic(through, model)
+    text = cassette.read_text()
+    assert f"{conform.PROFILE_KEY}: {profile}" in text  # the recorder noted the profile it recorded under
+    assert "tool_calls" in text or "tool_use" in text or "function_call" in text
+    code, out = _conform(capsys, str(cassette))
+    count = len(list(drift.recorded([cassette])))
+    assert count == {"inferam": 12, "openai": 8, "anthropic": 4}[profile]
+    assert out.splitlines()[-1] == f"conform: 0 of {count} interactions differ", out
+    assert code == 0
+    assert out.count(": same (profile ") == count
+
+
+def test_an_edited_cassette_reports_the_extra_field_and_event_and_exits_1(
+    upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "edited.yaml"
+    for through in _recorder(upstream, "inferam", cassette):
+        client = through.openai()
+        client.responses.create(model="DeepSeek-V4.1-Flash-1017", input="Name a river.")
+        list(client.responses.create(model="DeepSeek-V4.1-Flash-1017", input="Name a lake.", stream=True))
+    assert _conform(capsys, str(cassette))[0] == 0
+    document = cassette.read_text()
+    # The provider's news: a new top-level field on the whole answer, a new event type mid-stream.
+    edited = document.replace('{"id":"resp_', '{"service_tier":"default","id":"resp_', 1)
+    at = edited.index("event: response.in_progress")
+    edited = (
+        edited[:at]
+        + 'event: response.queued_note\n\n      data: {\\"type\\":\\"response.queued_note\\"}\\n\\n\\\n      '
+        + edited[at:]
+    )
+    cassette.write_text(edited)
+    code, out = _conform(capsys, str(cassette))
+    assert code == 1, out
+    assert "  - service_tier" in out  # only the recording has it
+    assert "  - event response.queued_note" in out
+    assert out.splitlines()[-1] == "conform: 2 of 2 interactions differ"
+    code, out = _conform(capsys, "--json", str(cassette))
+    report = json.loads(out)
+    assert code == 1 and report["differ"] == 2
+    paths = {d["path"] for line in report["interactions"] for d in line["differences"]}
+    assert {"service_tier", "response.queued_note"} <= paths
+
+
+def test_without_a_noted_profile_conform_asks_for_one(
+    upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "plain.yaml"
+    for through in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), lifespan="on"):
+        through.openai().chat.completions.create(
+            model="DeepSeek-V4.1-Flash-1017", messages=[{"role": "user", "content": "Hi"}]
+        )
+    assert cli_main(["conform", str(cassette)]) == 2
+    assert "--profile" in capsys.readouterr().err
+    code, out = _conform(capsys, "--profile", "inferam", str(cassette))
+    assert code == 0, out
+
+
+def test_noted_profile_prefers_the_upstreams_own() -> None:
+    assert conform.noted_profile("/v1/chat/completions", "https://api.openai.com") == "openai"
+    assert conform.noted_profile("/v1/messages", "https://api.anthropic.com/") == "anthropic"
+    assert conform.noted_profile("/anthropic/v1/messages", "http://127.0.0.1:9000/infercom") == "infercom"
+    assert conform.noted_profile("/inferel/v1/chat/completions", "http://127.0.0.1:9000") == "inferel"
+    assert conform.noted_profile("/v1/chat/completions", "https://llm.example.internal") is None

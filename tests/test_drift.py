@@ -1,0 +1,130 @@
+"""`emulator drift`: recorded requests re-sent to a live upstream (here a second emulator, on loopback) and the
+answers' shapes compared with the recorded ones; `--update` re-records only the drifted interactions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emulator import drift, recorder
+from emulator.app import Settings
+from emulator.cli import main as cli_main
+from tests.conftest import Server, call, serve, serve_app
+
+MODEL = "DeepSeek-V4.1-Flash-1017"
+AUTH = {"authorization": "Bearer sk-recording-client-key"}
+CHAT: Any = [{"role": "user", "content": "Describe a harbour at dawn."}]
+
+
+@pytest.fixture(scope="module")
+def first() -> Iterator[Server]:
+    yield from serve(Settings())
+
+
+@pytest.fixture(scope="module")
+def reseeded() -> Iterator[Server]:
+    yield from serve(Settings(seed=7))
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-drift-test-openai-key")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-drift-test-key")
+
+
+def _record(upstream: str, cassette: Path, every_dialect: bool = True) -> None:
+    for through in serve_app(recorder.Recorder(upstream, cassette, "new_episodes"), lifespan="on"):
+        client = through.openai()
+        client.chat.completions.create(model=MODEL, messages=CHAT)
+        list(client.chat.completions.create(model=MODEL, messages=CHAT, stream=True))
+        if every_dialect:
+            list(client.responses.create(model=MODEL, input="Name three rivers.", stream=True))
+            with through.anthropic().messages.stream(model=MODEL, max_tokens=1024, messages=CHAT) as s:
+                s.until_done()
+
+
+def _drift(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = cli_main(["drift", "--rate", "50", *args])
+    return code, capsys.readouterr().out
+
+
+def test_a_recording_drifts_by_nothing_from_its_upstream_or_one_with_another_seed(
+    first: Server, reseeded: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "drift.yaml"
+    _record(first.base_url, cassette)
+    before = cassette.read_text()
+    for upstream in (first, reseeded):
+        code, out = _drift(capsys, "--upstream", upstream.base_url, str(cassette))
+        assert out.splitlines()[-1] == "drift: 0 of 4 interactions differ", out
+        assert code == 0
+    assert cassette.read_text() == before  # nothing is written without --update
+    assert "sk-drift-test" not in before
+
+
+def test_another_profile_drifts_and_the_differences_are_listed(
+    first: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "drift.yaml"
+    _record(first.base_url, cassette, every_dialect=False)
+    code, out = _drift(capsys, "--upstream", f"{first.base_url}/infercom", str(cassette))
+    assert code == 1, out
+    assert out.splitlines()[-1] == "drift: 2 of 2 interactions differ"
+    # Infercom's shapes (seed 003): UUID ids, float timestamps, `reasoning`, per-day rate limits, no x-request-id.
+    for line in (
+        "~ id: id(chatcmpl-, base62) -> id(uuid)",
+        "~ created: integer -> number",
+        "+ choices[].message.reasoning (string)",
+        "- choices[].message.reasoning_content",
+        "+ header x-ratelimit-limit-requests-day",
+        "- header x-request-id",
+        "- event delta.reasoning_content",
+    ):
+        assert f"  {line}\n" in out, line
+    code, out = _drift(capsys, "--json", "--limit", "1", "--upstream", f"{first.base_url}/infercom", str(cassette))
+    report = json.loads(out)
+    assert code == 1 and report["compared"] == 1 and report["differ"] == 1
+    assert {"kind": "-", "what": "header", "path": "x-request-id", "recorded": "", "live": ""} in (
+        report["interactions"][0]["differences"]
+    )
+
+
+def test_update_rewrites_only_the_drifted_interactions(
+    first: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "mixed.yaml"
+    live = f"{first.base_url}/infercom"
+    for through in serve_app(recorder.Recorder(live, cassette, "new_episodes"), lifespan="on"):
+        assert (
+            call(through.port, "POST", "/v1/chat/completions", {"model": "MiniMax-M2.7", "messages": CHAT}, AUTH)[0]
+            == 200
+        )
+    for through in serve_app(recorder.Recorder(first.base_url, cassette, "new_episodes"), lifespan="on"):
+        ask: Any = {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": "Say hi."}]}
+        assert call(through.port, "POST", "/v1/chat/completions", ask, AUTH)[0] == 200
+    kept = next(drift.recorded([cassette]))
+    code, out = _drift(capsys, "--update", "--upstream", live, str(cassette))
+    assert code == 1 and "drift: 1 of 2 interactions differ" in out and "mixed.yaml#0: same" in out, out
+    assert "re-recorded 1 interactions" in out
+    now = list(drift.recorded([cassette]))
+    assert len(now) == 2
+    assert now[0].answer == kept.answer  # the one that had not drifted is as it was
+    assert "sk-drift-test" not in cassette.read_text()  # the key sent was redacted from the re-recording
+    code, out = _drift(capsys, "--upstream", live, str(cassette))
+    assert code == 0, out
+
+
+def test_without_a_key_drift_says_which_variable(
+    first: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cassette = tmp_path / "k.yaml"
+    _record(first.base_url, cassette, every_dialect=False)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert cli_main(["drift", "--upstream", first.base_url, str(cassette)]) == 2
+    assert "OPENAI_API_KEY" in capsys.readouterr().err
+    monkeypatch.setenv("MY_KEY", "sk-mine-0123456789")
+    assert cli_main(["drift", "--rate", "50", "--key-env", "MY_KEY", "--upstream", first.base_url, str(cassette)]) == 0
