@@ -314,12 +314,17 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
             values[key] = make[key]()
         return values[key]
 
-    source = template.variants[next(dice) % len(template.variants)]
+    variant = next(dice) % len(template.variants)
+    source = template.variants[variant]
     if "@each\n" in source:  # a block written once per method the request names ("with deposit and withdraw")
         noun = (type_words or default_type)[-1]
         source = EACH.sub(lambda m: each(m.group(1), methods(request), case, noun), source)
     source = PLACEHOLDER.sub(value, source)
-    summary = PLACEHOLDER.sub(value, template.summaries[next(dice) % len(template.summaries)])
+    # A template of several variants has a summary for each, in their order (the first says how the first works:
+    # "passes the array through a `Set`"), so the summary goes with the variant; one variant's summaries are all its.
+    said = next(dice)
+    chosen = variant if len(template.variants) > 1 and len(template.summaries) == len(template.variants) else said
+    summary = PLACEHOLDER.sub(value, template.summaries[chosen % len(template.summaries)])
     if main not in values:
         values[main] = make[main]()
     return Code(tag, source, values[main], summary)

@@ -1252,3 +1252,23 @@ def test_any_text_gets_code_or_none_never_an_error(words: list[str], face: int) 
     if written is not None:
         assert written.language in code.SPOKEN and written.source.endswith("\n") and written.name
         assert "@" + "name@" not in written.source and "«" not in written.source
+
+
+@pytest.mark.parametrize(
+    ("request_", "marker"),
+    [
+        ("Write a JavaScript function to deduplicate a list of numbers", "Set"),
+        ("Write a SQL query for the second highest salary", "DENSE_RANK"),
+        ("Write a CSS class that centers its content on the page", "place-items"),
+    ],
+)
+def test_a_summary_describes_the_variant_it_goes_with(request_: str, marker: str) -> None:
+    """Where a template has several variants, each has its own summary: one that names how the code works says
+    what that variant does ("passes the array through a `Set`" only beside the code that does)."""
+    written = [w for seed in range(8) if (w := code.write(request_, dice(seed)))]
+    assert written, request_
+    assert len({w.source for w in written}) > 1, request_  # a template of several variants
+    for w in written:
+        assert (marker in w.summary) <= (marker in w.source), (w.summary, w.source)
+    pairs = {(w.source, w.summary) for w in written}
+    assert len(pairs) == len({w.source for w in written}), pairs  # one summary per program
