@@ -206,11 +206,12 @@ def test_each_documented_model_thinks_its_own_way(server: Server) -> None:
     assert _reasoning(server, model="gemma-4-31B-it", chat_template_kwargs={"enable_thinking": True})
     assert _reasoning(server, model="gemma-4-31B-it", chat_template_kwargs={"enable_thinking": False}) == ""
 
-    def sentences(**fields: Any) -> int:  # the default model thinks 2, 3 or 5 sentences for low, medium, high
+    def sentences(**fields: Any) -> int:  # the default model thinks 2, 3 or up to 4 sentences for low, medium, high
         return _reasoning(server, **fields).count(".")
 
-    assert sentences(model="gpt-oss-120b", reasoning_effort="low") == 2  # honours the effort
-    assert sentences(model="gpt-oss-120b", reasoning_effort="high") == 5
+    # Honours the effort: high thinks more than low, within the four sentences a question gets (issue 26).
+    assert sentences(model="gpt-oss-120b", reasoning_effort="low") == 2
+    assert 2 < sentences(model="gpt-oss-120b", reasoning_effort="high") <= 4
     assert sentences(model="gpt-oss-120b") == 3  # medium by default
     assert sentences(model="MiniMax-M2.7", reasoning_effort="low") == sentences(model="MiniMax-M2.7") == 3  # ignored
     assert _reasoning(server, model="DeepSeek-V3.2", reasoning_effort="high")  # reasons by default
