@@ -76,8 +76,11 @@ class Config(uvicorn.Config):
         if not any(isinstance(f, Quiet) for f in errors.filters):
             errors.addFilter(Quiet())
         ours, theirs = logging.getLogger("emulator"), logging.getLogger("uvicorn")
-        if not ours.handlers and theirs.handlers:  # the emulator's own lines (the state store's outages) as uvicorn's
-            ours.handlers, ours.propagate = list(theirs.handlers), False
+        # The emulator's own lines (the state store's outages, reloads) through uvicorn's handlers, where nothing
+        # else set logging up (`emulator serve`); a host that did (pytest's capture, an application's config)
+        # hears them through its own root handlers, as they still propagate.
+        if not ours.handlers and theirs.handlers and not logging.getLogger().handlers:
+            ours.handlers = list(theirs.handlers)
             ours.setLevel(logging.INFO)
 
 

@@ -81,10 +81,11 @@ def _audible() -> None:
     """The reload lines are INFO: heard where nothing set logging up (`emulator serve`, which leaves it to
     uvicorn's own loggers), by the logging a host set up otherwise."""
     _log.setLevel(logging.INFO)
-    if not logging.getLogger().handlers and not _log.handlers:
+    ours = logging.getLogger("emulator")  # where the server puts uvicorn's handlers too: one handler, one line
+    if not logging.getLogger().handlers and not ours.handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(_AsUvicorn())
-        _log.addHandler(handler)
+        ours.addHandler(handler)
 
 
 class _AsUvicorn(logging.Formatter):
