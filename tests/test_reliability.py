@@ -134,7 +134,7 @@ def responsive(emulator: Emulator, probe: Callable[[], Any]) -> Any:
     worst = max(during.latencies)
     print(f"  /health worst {worst * 1000:.1f} ms during the probe (p99 before {p99 * 1000:.1f} ms)")
     assert worst < 1.0, f"/health waited {worst:.3f} s during the probe"
-    assert worst < max(4 * p99, 0.2), f"/health waited {worst:.3f} s during the probe; p99 before: {p99:.3f} s"
+    assert worst < max(4 * p99, 0.5), f"/health waited {worst:.3f} s during the probe; p99 before: {p99:.3f} s"
     assert emulator.alive() and emulator.answers()
     return result
 
