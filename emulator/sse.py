@@ -129,3 +129,16 @@ def decode(chunks: Iterable[bytes]) -> Iterator[Event]:
                 data.append(value)
     if data:
         yield Event(event, "\n".join(data))
+
+
+def parsed(body: bytes) -> list[dict[str, Any]]:
+    """A recorded event stream as the journal shows one (`journal.events`): `{event, data}` with `data` parsed
+    when it is JSON, else the text it is (`[DONE]`, or an event the reader passes over)."""
+    return [{"event": e.event, "data": _json_or_text(e.data)} for e in decode([body])]
+
+
+def _json_or_text(data: str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return data

@@ -1,12 +1,8 @@
-"""A journal entry as a person reads it: the request folded by messages, and the answer as the client assembled
-it (text, reasoning, tool calls with parsed arguments, usage, finish reason, ids, the headers that matter).
-
-It reads the journal's full view of an entry (`journal.view`: the request body parsed, the answer's body or
-its server-sent events) in any of the three dialects, the way their SDKs do: a Chat Completions stream's
-deltas joined by choice and tool call index, a Responses stream's deltas by output item (its terminal event's
-`response` for usage and status), a Messages stream's by content block. A stream cut off mid-way is assembled
-as far as it went, which is what the client had read when it broke. Pure: no I/O, and nothing it reads can
-raise (a body of the wrong shape reads as what of it has the expected shape).
+"""A journal entry's request as a person reads it: the body folded by messages (`{system, messages, tools}`, each
+message `{role, parts}`), in any of the three dialects, and the answer's headers that matter (rate limits, the
+request id, retry advice). The answer itself is `assembly`'s. It reads the journal's full view of an entry
+(`journal.view`). Pure: no I/O, and nothing it reads can raise (a body of the wrong shape reads as what of it
+has the expected shape).
 """
 
 from __future__ import annotations
