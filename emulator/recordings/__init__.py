@@ -28,8 +28,8 @@ from emulator.recordings.matching import VOLATILE_FIELDS, api_path, match_key
 from emulator.recordings.recording import ALLOWED_HEADERS, ALLOWED_PREFIXES, MAX_GAP, Recording, allowed
 from emulator.recordings.replay import MATCH_HEADER, miss, pace, script
 from emulator.recordings.scrub import DEFAULT_SCRUBS, SCRUB_KEY, Scrubber, scrub_spec
-from emulator.recordings.shape import cassette_problems, is_cassette
 from emulator.recordings.tape import Tape
+from emulator.recordings.validity import cassette_problems, is_cassette
 from emulator.recordings.vcr_format import PACING
 
 __all__ = [

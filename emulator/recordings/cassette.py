@@ -14,7 +14,7 @@ from emulator.recordings import vcr_format
 from emulator.recordings.library import Library, Reader
 from emulator.recordings.recording import Recording, recordings_of
 from emulator.recordings.scrub import DEFAULT_SCRUBS, SCRUB_KEY, Scrubber
-from emulator.recordings.shape import cassette_problems, is_cassette
+from emulator.recordings.validity import cassette_problems, is_cassette
 from emulator.recordings.vcr_format import PACING
 
 _log = logging.getLogger("emulator.recordings")
