@@ -103,16 +103,15 @@ class Recorder:
 
     async def _proxy(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
         """Replay what the mode lets replay, else forward and record."""
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if len(body) > MAX_BODY:
-                limit = f"The request body is larger than the recorder's limit of {MAX_BODY} bytes."
-                await _error(send, scope["path"], PayloadTooLarge(limit))
-                return
-            if not message.get("more_body"):
-                break
+        declared = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"content-length"), "")
+        try:
+            body = await wire.body(receive, MAX_BODY, declared)
+        except ConnectionError:
+            return  # nobody to answer, nothing to forward
+        if body is None:
+            limit = f"The request body is larger than the recorder's limit of {MAX_BODY} bytes."
+            await _error(send, scope["path"], PayloadTooLarge(limit))
+            return
         method = scope["method"]
         if scope["path"] == "/health" and method in ("GET", "HEAD"):
             await self._health(send)

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from emulator.conversation import frozen
@@ -13,6 +13,26 @@ from emulator.faults import GARBAGE, Hangup, Step
 JSON = b"application/json"
 Headers = list[tuple[bytes, bytes]]  # raw, as ASGI sends them
 Pairs = Sequence[tuple[bytes, bytes]]  # raw headers, only read
+
+
+async def body(receive: Callable[[], Awaitable[Mapping[str, Any]]], limit: int, declared: str = "") -> bytes | None:
+    """A request's body, read off the ASGI channel and joined once at the end (joining as it comes copies a
+    large upload over and over); None past `limit` bytes, decided by its declared `content-length` before a
+    byte is read where it has one. `ConnectionError` when the client left before the body was whole."""
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    pieces, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionError("the client disconnected before sending the whole body")
+        piece = message.get("body", b"")
+        pieces.append(piece)
+        size += len(piece)
+        if size > limit:
+            return None
+        if not message.get("more_body"):
+            return b"".join(pieces)
 
 
 def raw(headers: Mapping[str, str]) -> Headers:
