@@ -108,7 +108,12 @@ def test_emulator_serve_watch_says_each_reload_on_its_stderr(tmp_path: Path) -> 
     )
     assert process.stdout is not None and process.stderr is not None
     heard: queue.Queue[str] = queue.Queue()
-    reader = threading.Thread(target=lambda: [heard.put(line) for line in process.stderr or ()], daemon=True)
+
+    def read() -> None:
+        for line in process.stderr or ():
+            heard.put(line)
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
 
     def next_line(prefix: str) -> str:
