@@ -211,6 +211,18 @@ def test_metrics_sum_both_workers(workers: Workers) -> None:
     assert counted == len(sent)
 
 
+def whole_or_streamed(client: openai.OpenAI, i: int) -> None:
+    """The `i`th answer, asked of `client` (then closed): an odd one whole, an even one streamed to its end."""
+    with client:
+        if i % 2:
+            chat(client, f"question {i}")
+        else:
+            for _ in client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": f"question {i}"}], stream=True
+            ):
+                pass
+
+
 def test_metrics_match_the_journal_after_concurrent_answers_in_two_workers(workers: Workers) -> None:
     """665 of 666, 651 of 652, 784 of 785, never catching up: a worker's publications of its counts could land
     out of order, the older last (`test_shared_redis.py` holds the order itself). After 400 answers sent 24 at a
@@ -221,14 +233,7 @@ def test_metrics_match_the_journal_after_concurrent_answers_in_two_workers(worke
     def send(i: int) -> bool:
         """One answer, whole or streamed; whether it was a 200 (a cut connection may make it the state's 503)."""
         try:
-            with workers.openai(tid) as client:
-                if i % 2:
-                    chat(client, f"question {i}")
-                else:
-                    for _ in client.chat.completions.create(
-                        model="m", messages=[{"role": "user", "content": f"question {i}"}], stream=True
-                    ):
-                        pass
+            whole_or_streamed(workers.openai(tid), i)
         except openai.InternalServerError as error:
             assert error.status_code == 503, error
             return False
@@ -287,14 +292,7 @@ def test_an_answer_once_received_has_its_entry_complete_on_either_worker(workers
     tid = new_test_id()
     opened: list[dict[str, Any]] = []
     for i in range(40):
-        with workers.openai(tid) as client:
-            if i % 2:
-                chat(client, f"question {i}")
-            else:
-                for _ in client.chat.completions.create(
-                    model="m", messages=[{"role": "user", "content": f"question {i}"}], stream=True
-                ):
-                    pass
+        whole_or_streamed(workers.openai(tid), i)
         opened += [e for e in workers.journal(tid) if e["duration_ms"] is None]
     assert opened == [], opened
     assert len(workers.journal(tid)) == 40
