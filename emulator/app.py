@@ -103,9 +103,10 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.
             await player.deliver(answer, scope, receive, send, state, arrived, labels)
         else:  # the common answer, sent here: no coroutine more on the hot path (what `Whole.__call__` does)
             await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
-            await send({"type": "http.response.body", "body": answer.body})
             took = time.perf_counter() - arrived
+            # The entry completed before the body goes: a client with its answer finds it complete, on any worker.
             await state.done(answer.entry, at_once(answer.status, answer.headers, answer.body, took), *labels)
+            await send({"type": "http.response.body", "body": answer.body})
 
     return Route(path, _Endpoint(handle), methods=["POST"])
 

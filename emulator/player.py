@@ -14,7 +14,7 @@ import socket
 import struct
 import time
 from array import array
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from emulator.faults import Hangup, Pause
@@ -34,17 +34,27 @@ async def deliver(
     meanwhile. (A `Whole` needs no player: the app sends its two messages itself.) `arrived` is when the
     request came (`time.perf_counter`)."""
     sent = Sent(arrived)
+    accounted = False
+
+    async def account() -> None:
+        """Complete the entry before the answer's last byte, so that a client that has its whole answer finds
+        its entry complete (on another worker too: the write to Redis is awaited first)."""
+        nonlocal accounted
+        accounted = True
+        await state.done(script.entry, sent.delivered(script), *labels)
+
     state.meter.active_streams += 1
     cut: asyncio.CancelledError | None = None
     try:
-        ended = await play(script, scope, receive, send, sent)
+        ended = await play(script, scope, receive, send, sent, account)
     except asyncio.CancelledError as cancelled:  # the server's shutdown cut it, past its grace: still accounted for
         ended, cut = "server", cancelled
     finally:
         state.meter.active_streams -= 1
-    if script.entry is not None and ended:
-        await state.end(script.entry, ended)
-    await state.done(script.entry, sent.delivered(script), *labels)
+    if not accounted:  # a hang-up, a client that left, a cut: what went out, once it has
+        if script.entry is not None and ended:
+            await state.end(script.entry, ended)
+        await state.done(script.entry, sent.delivered(script), *labels)
     if cut is not None:
         raise cut
 
@@ -80,9 +90,16 @@ class Sent:
         return Delivered(status, headers, steps, writes, size, ttft, took, times, arrived, marks)
 
 
-async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent | None = None) -> str | None:
+async def play(
+    script: Script,
+    scope: Scope,
+    receive: Any,
+    send: Any,
+    sent: Sent | None = None,
+    ending: Callable[[], Awaitable[None]] | None = None,
+) -> str | None:
     """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None. How far it
-    got goes into `sent`.
+    got goes into `sent`; `ending`, when given, is awaited once every step went out, before the body's end.
 
     Pauses are scheduled against the time the request was in (`sent.arrived`), so that neither a queue of
     requests ahead of it nor a slow loop adds up into a later first token or a slower stream, and they end
@@ -109,6 +126,9 @@ async def play(script: Script, scope: Scope, receive: Any, send: Any, sent: Sent
                 sent.mark(writes)
             else:
                 return await _hang_up(scope, clock, step)
+        if ending is not None:
+            sent.writes = writes
+            await ending()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except OSError:  # the client went away first
         pass

@@ -25,7 +25,6 @@ import contextlib
 import gc
 import logging
 import os
-import re
 import signal
 import socket
 import time
@@ -37,6 +36,8 @@ from typing import Any
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from emulator import logs
 
 try:
     from uvicorn.protocols.http.httptools_impl import (
@@ -70,34 +71,7 @@ class Config(uvicorn.Config):
         defaults: dict[str, Any] = {"http": PROTOCOL, "timeout_keep_alive": rules.keep_alive}
         super().__init__(app, **(defaults | {"timeout_graceful_shutdown": rules.shutdown_grace} | options))
         self.rules = rules
-        access, errors = logging.getLogger("uvicorn.access"), logging.getLogger("uvicorn.error")
-        if not any(isinstance(f, Redacted) for f in access.filters):
-            access.addFilter(Redacted())
-        if not any(isinstance(f, Quiet) for f in errors.filters):
-            errors.addFilter(Quiet())
-        ours, theirs = logging.getLogger("emulator"), logging.getLogger("uvicorn")
-        # The emulator's own lines (the state store's outages, reloads) through uvicorn's handlers, where nothing
-        # else set logging up (`emulator serve`); a host that did (pytest's capture, an application's config)
-        # hears them through its own root handlers, as they still propagate.
-        if not ours.handlers and theirs.handlers and not logging.getLogger().handlers:
-            ours.handlers = list(theirs.handlers)
-            ours.setLevel(logging.INFO)
-
-
-# A query parameter that carries a secret, by its name: the admin token (`?token=`, the documented way to open the
-# inspector beyond loopback), an API key as some clients send it (`?key=`, `?api_key=`), and their kin.
-SECRET_PARAMETER = re.compile(r"(?i)([?&](?:[a-z0-9_.-]*[_.-])?(?:token|key|api_key|apikey|secret|password)=)[^&#\s]*")
-
-
-class Redacted(logging.Filter):
-    """The access log with the values of secret query parameters replaced by `***`: uvicorn logs the path with
-    its query string as the client sent it, `?token=…` included."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args
-        if isinstance(args, tuple) and len(args) > 2 and isinstance(args[2], str) and "=" in args[2]:
-            record.args = (*args[:2], SECRET_PARAMETER.sub(r"\1***", args[2]), *args[3:])
-        return True
+        logs.setup()
 
 
 class _Faultable:
@@ -267,21 +241,6 @@ if HttpToolsProtocol is not None:
 
 
 PROTOCOL: type[_Faultable] = FaultableHttpToolsProtocol if HttpToolsProtocol is not None else FaultableH11Protocol
-
-
-CUT = "Task cancelled, timeout graceful shutdown exceeded"  # uvicorn's word to the answers it cancels
-
-
-class Quiet(logging.Filter):
-    """uvicorn's log at shutdown, made to say what happened in one line: the answers its grace cut are counted
-    (`Server.shutdown`), not each logged as an "Exception in ASGI application" with a 25-line traceback, and its
-    own "Cancel N running task(s)" line is left to ours."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.msg == "Cancel %s running task(s), timeout graceful shutdown exceeded":
-            return False
-        # Cancelled by the grace's end, or by the loop's end after a second Ctrl-C: never an error of the app's.
-        return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
 class Server(uvicorn.Server):

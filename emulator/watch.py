@@ -25,6 +25,7 @@ from pathlib import Path
 
 import watchfiles
 
+from emulator import logs
 from emulator.state import State
 
 _log = logging.getLogger("emulator.watch")
@@ -60,7 +61,8 @@ def relevant(change: Path, path: Path) -> bool:
 
 def start(state: State, debounce_ms: int = 200) -> threading.Event:
     """Watch `state`'s scenario and recording paths in a daemon thread; set the event returned to stop it."""
-    _audible()
+    logs.setup()
+    _log.setLevel(logging.INFO)  # the reload lines, heard by the logging a host set up too
     stop = threading.Event()
     paths = _watched([*state.settings.scenarios, *state.settings.recordings])
     watcher = _Watcher(state, paths, stop, debounce_ms)
@@ -75,24 +77,6 @@ def _watched(paths: Iterable[Path]) -> list[Path]:
         found[path.absolute()] = None
         found[path.resolve()] = None
     return list(found)
-
-
-def _audible() -> None:
-    """The reload lines are INFO: heard where nothing set logging up (`emulator serve`, which leaves it to
-    uvicorn's own loggers), by the logging a host set up otherwise."""
-    _log.setLevel(logging.INFO)
-    ours = logging.getLogger("emulator")  # where the server puts uvicorn's handlers too: one handler, one line
-    if not logging.getLogger().handlers and not ours.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(_AsUvicorn())
-        ours.addHandler(handler)
-
-
-class _AsUvicorn(logging.Formatter):
-    """`INFO:     message`, as uvicorn's own lines look beside them."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return f"{record.levelname + ':':<10}{record.getMessage()}"
 
 
 class _Watcher:

@@ -36,39 +36,43 @@ def _recorder(upstream: Server, profile: str, cassette: Path) -> Iterator[Server
 
 
 def _record_openai(through: Server, model: str, responses: bool) -> None:
-    client = through.openai()
-    for stream in (False, True):
-        chat: Any = [{"role": "user", "content": ASK}]
-        if stream:
-            list(client.chat.completions.create(model=model, messages=chat, tools=CHAT_TOOLS, stream=True))
-            list(client.chat.completions.create(model=model, messages=[{"role": "user", "content": "Hi"}], stream=True))
-        else:
-            client.chat.completions.create(model=model, messages=chat, tools=CHAT_TOOLS)
-            client.chat.completions.create(model=model, messages=[{"role": "user", "content": "Explain tides."}])
-        if responses:
-            reasoning: Any = {"effort": "low", "summary": "auto"}
+    with through.openai() as client:
+        for stream in (False, True):
+            chat: Any = [{"role": "user", "content": ASK}]
             if stream:
-                list(client.responses.create(model=model, input=ASK, tools=RESPONSES_TOOLS, stream=True))
-                list(client.responses.create(model=model, input="Why?", reasoning=reasoning, stream=True))
+                list(client.chat.completions.create(model=model, messages=chat, tools=CHAT_TOOLS, stream=True))
+                list(
+                    client.chat.completions.create(
+                        model=model, messages=[{"role": "user", "content": "Hi"}], stream=True
+                    )
+                )
             else:
-                client.responses.create(model=model, input=ASK, tools=RESPONSES_TOOLS)
-                client.responses.create(model=model, input="Why is the sky blue?", reasoning=reasoning)
+                client.chat.completions.create(model=model, messages=chat, tools=CHAT_TOOLS)
+                client.chat.completions.create(model=model, messages=[{"role": "user", "content": "Explain tides."}])
+            if responses:
+                reasoning: Any = {"effort": "low", "summary": "auto"}
+                if stream:
+                    list(client.responses.create(model=model, input=ASK, tools=RESPONSES_TOOLS, stream=True))
+                    list(client.responses.create(model=model, input="Why?", reasoning=reasoning, stream=True))
+                else:
+                    client.responses.create(model=model, input=ASK, tools=RESPONSES_TOOLS)
+                    client.responses.create(model=model, input="Why is the sky blue?", reasoning=reasoning)
 
 
 def _record_anthropic(through: Server, model: str) -> None:
-    client = through.anthropic()
-    thinking: Any = {"type": "enabled", "budget_tokens": 1024}
-    for stream in (False, True):
-        ask: Any = [{"role": "user", "content": ASK}]
-        think: Any = [{"role": "user", "content": "Think, then say hi."}]
-        if stream:
-            with client.messages.stream(model=model, max_tokens=2048, messages=ask, tools=MESSAGES_TOOLS) as s:
-                s.until_done()
-            with client.messages.stream(model=model, max_tokens=2048, messages=think, thinking=thinking) as s:
-                s.until_done()
-        else:
-            client.messages.create(model=model, max_tokens=2048, messages=ask, tools=MESSAGES_TOOLS)
-            client.messages.create(model=model, max_tokens=2048, messages=think, thinking=thinking)
+    with through.anthropic() as client:
+        thinking: Any = {"type": "enabled", "budget_tokens": 1024}
+        for stream in (False, True):
+            ask: Any = [{"role": "user", "content": ASK}]
+            think: Any = [{"role": "user", "content": "Think, then say hi."}]
+            if stream:
+                with client.messages.stream(model=model, max_tokens=2048, messages=ask, tools=MESSAGES_TOOLS) as s:
+                    s.until_done()
+                with client.messages.stream(model=model, max_tokens=2048, messages=think, thinking=thinking) as s:
+                    s.until_done()
+            else:
+                client.messages.create(model=model, max_tokens=2048, messages=ask, tools=MESSAGES_TOOLS)
+                client.messages.create(model=model, max_tokens=2048, messages=think, thinking=thinking)
 
 
 def _conform(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -105,9 +109,9 @@ def test_an_edited_cassette_reports_the_extra_field_and_event_and_exits_1(
 ) -> None:
     cassette = tmp_path / "edited.yaml"
     for through in _recorder(upstream, "inferam", cassette):
-        client = through.openai()
-        client.responses.create(model="DeepSeek-V4.1-Flash-1017", input="Name a river.")
-        list(client.responses.create(model="DeepSeek-V4.1-Flash-1017", input="Name a lake.", stream=True))
+        with through.openai() as client:
+            client.responses.create(model="DeepSeek-V4.1-Flash-1017", input="Name a river.")
+            list(client.responses.create(model="DeepSeek-V4.1-Flash-1017", input="Name a lake.", stream=True))
     assert _conform(capsys, str(cassette))[0] == 0
     document = cassette.read_text()
     # The provider's news: a new top-level field on the whole answer, a new event type mid-stream.
@@ -136,9 +140,10 @@ def test_without_a_noted_profile_conform_asks_for_one(
 ) -> None:
     cassette = tmp_path / "plain.yaml"
     for through in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), lifespan="on"):
-        through.openai().chat.completions.create(
-            model="DeepSeek-V4.1-Flash-1017", messages=[{"role": "user", "content": "Hi"}]
-        )
+        with through.openai() as client:
+            client.chat.completions.create(
+                model="DeepSeek-V4.1-Flash-1017", messages=[{"role": "user", "content": "Hi"}]
+            )
     assert cli_main(["conform", str(cassette)]) == 2
     assert "--profile" in capsys.readouterr().err
     code, out = _conform(capsys, "--profile", "inferam", str(cassette))

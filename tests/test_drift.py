@@ -38,13 +38,16 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _record(upstream: str, cassette: Path, every_dialect: bool = True) -> None:
     for through in serve_app(recorder.Recorder(upstream, cassette, "new_episodes"), lifespan="on"):
-        client = through.openai()
-        client.chat.completions.create(model=MODEL, messages=CHAT)
-        list(client.chat.completions.create(model=MODEL, messages=CHAT, stream=True))
-        if every_dialect:
-            list(client.responses.create(model=MODEL, input="Name three rivers.", stream=True))
-            with through.anthropic().messages.stream(model=MODEL, max_tokens=1024, messages=CHAT) as s:
-                s.until_done()
+        with through.openai() as client:
+            client.chat.completions.create(model=MODEL, messages=CHAT)
+            list(client.chat.completions.create(model=MODEL, messages=CHAT, stream=True))
+            if every_dialect:
+                list(client.responses.create(model=MODEL, input="Name three rivers.", stream=True))
+                with (
+                    through.anthropic() as claude,
+                    claude.messages.stream(model=MODEL, max_tokens=1024, messages=CHAT) as s,
+                ):
+                    s.until_done()
 
 
 def _drift(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

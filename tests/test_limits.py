@@ -103,20 +103,20 @@ def test_buckets_that_only_report_count_down_to_empty_and_never_refuse() -> None
 def test_every_answer_reports_the_default_limits_counting_down(server: Any) -> None:
     """By default every answer carries its profile's rate-limit headers (the figures in docs/faults.md), counting down
     per key, and nothing is refused."""
-    chat = server.openai(api_key="sk-default-limits").chat.completions.with_raw_response
-    raw = chat.create(model="m", messages=USER)
+    with server.openai(api_key="sk-default-limits") as gpt:
+        raw = gpt.chat.completions.with_raw_response.create(model="m", messages=USER)
     first, usage = raw.headers, raw.parse().usage
     assert (first["x-ratelimit-limit-requests"], first["x-ratelimit-limit-tokens"]) == ("10000", "10000000")
     assert first["x-ratelimit-remaining-requests"] == "9999"  # a full bucket, less this request
     assert usage and first["x-ratelimit-remaining-tokens"] == str(10_000_000 - usage.total_tokens)
     assert first["x-ratelimit-reset-requests"].endswith("ms")  # refilling at 10000 a minute: one in 6 ms
-    claude = server.anthropic(api_key="sk-default-limits-2").messages.with_raw_response
-    headers = claude.create(model="m", max_tokens=20, messages=USER).headers
+    with server.anthropic(api_key="sk-default-limits-2") as claude:
+        headers = claude.messages.with_raw_response.create(model="m", max_tokens=20, messages=USER).headers
     assert headers["anthropic-ratelimit-requests-limit"] == "10000"
     assert headers["anthropic-ratelimit-tokens-limit"] == "10000000"
     assert headers["anthropic-ratelimit-requests-reset"].endswith("Z")
-    infercom = openai.OpenAI(base_url=f"{server.base_url}/infercom/v1", api_key="sk-default-limits-3")
-    headers = infercom.chat.completions.with_raw_response.create(model="MiniMax-M2.7", messages=USER).headers
+    with openai.OpenAI(base_url=f"{server.base_url}/infercom/v1", api_key="sk-default-limits-3") as infercom:
+        headers = infercom.chat.completions.with_raw_response.create(model="MiniMax-M2.7", messages=USER).headers
     assert (headers["x-ratelimit-limit-requests"], headers["x-ratelimit-limit-requests-day"]) == ("10000", "10000000")
     assert int(headers["x-ratelimit-reset-requests-day"]) > time.time()
 

@@ -49,7 +49,7 @@ class Emulator:
                 stderr=log,
                 preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP)),
             )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 300  # a give-up bound, not a measure: a loaded machine imports slowly
         while not self.answers():
             assert self.alive(), self.log.read_text()[-2000:]
             assert time.monotonic() < deadline, "the server did not start"
@@ -88,6 +88,7 @@ class Health:
     def __init__(self, port: int) -> None:
         self.port, self._stop = port, threading.Event()
         self.latencies: list[float] = []
+        self.started: list[float] = []  # when each of them was asked (`time.perf_counter`)
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
     def _poll(self) -> None:
@@ -97,8 +98,13 @@ class Health:
             conn.request("GET", "/health")
             conn.getresponse().read()
             self.latencies.append(time.perf_counter() - started)
+            self.started.append(started)
             time.sleep(0.01)
         conn.close()
+
+    def between(self, start: float, end: float) -> list[float]:
+        """The latencies of the polls asked in [start, end)."""
+        return [lat for at, lat in zip(self.started, self.latencies, strict=True) if start <= at < end]
 
     def __enter__(self) -> Health:
         self._thread.start()
@@ -289,34 +295,46 @@ def test_idle_and_trickling_connections_are_closed_and_cost_the_loop_nothing(emu
 
 
 def test_clients_that_leave_paced_streams_leave_the_server_idle(emulator: Emulator) -> None:
-    """200 clients that hung up on paced streams left the server at 82% CPU five seconds later."""
+    """200 clients that hung up on paced streams left the server at 82% CPU five seconds later. Measured against
+    two idle seconds just before, in the same test: the server's CPU time, and `/health`'s latency (polled
+    throughout, on its own connection) in the two seconds after the clients left. An absolute bound on
+    `/health` failed here on a busy machine; a ratio to a window of the same length, measured a few seconds
+    earlier, holds when the whole machine is four times slower."""
     body = chat(stream=True, messages=[{"role": "user", "content": "Tell me a long story about rivers."}])
     request = (
         b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
         b"authorization: Bearer sk-test\r\nx-emulator-timing: ttft_ms=200; tokens_per_second=20\r\n"
         b"content-length: %d\r\n\r\n%s" % (len(body), body)
     )
-
-    def probe() -> tuple[float, float]:
-        """CPU seconds the server used in 2 s with only /health polled, then in 2 s after the clients left."""
-        used = emulator.cpu_seconds()
+    with Health(emulator.port) as health:
+        time.sleep(0.2)  # the poll's connection open and warm
+        used, idle_from = emulator.cpu_seconds(), time.perf_counter()
         time.sleep(2.0)
-        idle = emulator.cpu_seconds() - used
+        idle, idle_to = emulator.cpu_seconds() - used, time.perf_counter()
         socks = [socket.create_connection(("127.0.0.1", emulator.port)) for _ in range(200)]
-        for sock in socks:
-            sock.sendall(request)
-        for sock in socks:
-            sock.settimeout(10)
-            assert sock.recv(4096).startswith(b"HTTP/1.1 200")
-        for sock in socks:
-            sock.close()
+        try:
+            for sock in socks:
+                sock.sendall(request)
+            for sock in socks:
+                sock.settimeout(10)
+                assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        finally:
+            for sock in socks:
+                sock.close()
         time.sleep(1.0)  # every stream notices within its current pause (50 ms at 20 tokens/s)
-        used = emulator.cpu_seconds()
+        used, after_from = emulator.cpu_seconds(), time.perf_counter()
         time.sleep(2.0)
-        return idle, emulator.cpu_seconds() - used
-
-    idle, after = responsive(emulator, probe)
+        after, after_to = emulator.cpu_seconds() - used, time.perf_counter()
+    quiet, left = health.between(idle_from, idle_to), health.between(after_from, after_to)
+    assert len(quiet) > 10 and len(left) > 10, (len(quiet), len(left))
+    quiet_p90, left_p90 = statistics.quantiles(quiet, n=10)[8], statistics.quantiles(left, n=10)[8]
+    print(
+        f"  CPU {after:.2f} s in 2 s after 200 clients left (idle: {idle:.2f} s); /health p90 {left_p90 * 1000:.1f}"
+        f" ms after, {quiet_p90 * 1000:.1f} ms idle; worst {max(health.latencies) * 1000:.0f} ms throughout"
+    )
     assert after < 4 * idle + 0.2, (idle, after)  # the health poll's share, not 200 streams playing on
+    assert left_p90 < 4 * quiet_p90, (quiet_p90, left_p90)  # the loop as free as before the streams came
+    assert emulator.alive() and emulator.answers()
 
 
 # Faults that keep a stream going for as long as its client stays: one-byte drips (a pause per byte), slices of a

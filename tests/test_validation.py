@@ -56,6 +56,16 @@ def refused(caught: pytest.ExceptionInfo[openai.APIStatusError], status: int, pa
     return dict(body)
 
 
+def unsupported_value(
+    caught: pytest.ExceptionInfo[openai.BadRequestError], param: str, shown: str, supported: str
+) -> None:
+    """OpenAI's refusal of a value the model does not take for `param`: its code, and its message in OpenAI's
+    words, the value `shown` as the message shows it, then what the model does take."""
+    body = refused(caught, 400, param)
+    assert body["code"] == "unsupported_value"
+    assert body["message"] == f"Unsupported value: '{param}' does not support {shown} with this model. {supported}"
+
+
 def claude_refused(caught: pytest.ExceptionInfo[anthropic.APIStatusError], status: int, kind: str) -> str:
     """Anthropic's error body, checked for its shape and type: its message."""
     body: Any = caught.value.body
@@ -304,12 +314,7 @@ def test_reasoning_models_take_only_the_default_temperature_on_chat(
         return
     with pytest.raises(openai.BadRequestError) as caught:
         gpt.chat.completions.create(model=model, messages=HI, temperature=value)
-    body = refused(caught, 400, "temperature")
-    assert body["code"] == "unsupported_value"
-    assert body["message"] == (
-        f"Unsupported value: 'temperature' does not support {value} with this model. "
-        "Only the default (1) value is supported."
-    )
+    unsupported_value(caught, "temperature", f"{value}", "Only the default (1) value is supported.")
     assert gpt.chat.completions.create(model=model, messages=HI, temperature=1).choices
 
 
@@ -354,12 +359,7 @@ def test_a_reasoning_model_refuses_an_effort_it_lacks(
 ) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         gpt.chat.completions.create(model=model, messages=HI, reasoning_effort=effort)
-    body = refused(caught, 400, "reasoning_effort")
-    assert body["code"] == "unsupported_value"
-    assert body["message"] == (
-        f"Unsupported value: 'reasoning_effort' does not support '{effort}' with this model. "
-        f"Supported values are: {supported}."
-    )
+    unsupported_value(caught, "reasoning_effort", f"'{effort}'", f"Supported values are: {supported}.")
 
 
 def test_o_series_wants_max_completion_tokens(gpt: openai.OpenAI) -> None:

@@ -4,8 +4,13 @@ folder deleted and made again, while the server runs."""
 from __future__ import annotations
 
 import logging
+import queue
+import re
 import shutil
+import signal
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -90,6 +95,55 @@ def test_a_watched_file_saved_by_sed_i_is_seen_every_time_with_its_line(
     assert any("repyl" in line for line in refused)
     assert served.endswith(f"serving 1 scenario from {file}; 1 file refused, as last good")
     assert answered(server) == "watched: fourth"
+
+
+def test_emulator_serve_watch_says_each_reload_on_its_stderr(tmp_path: Path) -> None:
+    """Run by hand, `emulator serve --watch` reloaded after a `sed -i` and printed nothing: the tests above hear
+    the line through pytest's capture, in process. Here the command itself runs, and its stderr is read."""
+    file = tmp_path / "refunds.yaml"
+    file.write_text(scenario("first"))
+    command = [sys.executable, "-m", "emulator", "serve", "--port", "0", "--scenarios", file.name, "--watch"]
+    process = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    assert process.stdout is not None and process.stderr is not None
+    heard: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in process.stderr or ():
+            heard.put(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+
+    def next_line(prefix: str) -> str:
+        deadline = time.monotonic() + 120  # a give-up bound: a loaded machine starts Python slowly
+        while (line := heard.get(timeout=max(deadline - time.monotonic(), 0.1))) and not line.startswith(prefix):
+            pass
+        return line.rstrip("\n")
+
+    try:
+        found = re.search(r"http://127\.0\.0\.1:(\d+)", process.stdout.readline())
+        assert found, "no URL in the banner"
+        next_line("INFO:     Started server process")
+        for word in ("second", "third"):
+            subprocess.run(["sed", "-i", f"s/text: [a-z]*/text: {word}/", str(file)], check=True)
+            line = next_line("INFO:     reloaded")
+            assert line == "INFO:     reloaded after changes to refunds.yaml: serving 1 scenario from refunds.yaml"
+            server = Server(f"http://127.0.0.1:{found[1]}", "127.0.0.1", int(found[1]))
+            assert answered(server) == f"watched: {word}"
+        file.write_text(scenario("typo").replace("reply:", "repyl:"))
+        refused = next_line("WARNING:  refused")
+        assert refused.startswith("WARNING:  refused refunds.yaml: scenarios[0]") and "repyl" in refused
+        served = next_line("INFO:     reloaded")
+        assert served.endswith("serving 1 scenario from refunds.yaml; 1 file refused, as last good")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+        reader.join(timeout=10)  # at the pipe's end
+        process.stdout.close()
+        process.stderr.close()
+    assert process.returncode == 0
 
 
 def test_a_watched_folder_deleted_and_made_again_keeps_serving_then_serves_the_new_files(
