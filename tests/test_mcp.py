@@ -310,6 +310,19 @@ def test_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
         cli.parser().parse_args(["mcp", "--url", "emu.example"])
 
 
+def test_without_the_extra_it_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import emulator
+
+    for name in [n for n in sys.modules if n.split(".")[0] in ("mcp", "mcp_types")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed: importing it fails
+    monkeypatch.delitem(sys.modules, "emulator.mcp_server", raising=False)
+    monkeypatch.delattr(emulator, "mcp_server", raising=False)
+    assert cli.main(["mcp"]) == 1
+    assert "pip install 'emulator[mcp]'" in capsys.readouterr().err
+
+
 # --- the resources agree with the docs ---------------------------------------------------------------------
 
 
@@ -379,28 +392,36 @@ def test_the_profiles_agree_with_the_docs() -> None:
 
 CLAUDE_TEST_ID = "from-claude"
 CLAUDE_PROMPT = "Make the next request of test from-claude fail with a 503, once."
-# The scenario Claude Code's model follows: call the MCP tool (offered as mcp__emulator__set_fault), then answer.
+# The scenarios Claude Code's model follows: call the MCP tool (offered as mcp__emulator__set_fault), then answer.
 CLAUDE_SCENARIO = f"""
 scenarios:
   - name: claude-sets-a-fault
     match: {{tool: mcp__emulator__set_fault, last_user: {{contains: "fail with a 503, once"}}}}
-    steps:
+    replies:
       - reasoning: The emulator's MCP tool sets faults, so I call it.
         tool_calls:
           - name: mcp__emulator__set_fault
             arguments: {{spec: "status=503", times: 1, test_id: {CLAUDE_TEST_ID}}}
       - text: The next request of {CLAUDE_TEST_ID} gets a 503.
+  # Claude Code asks the model before its MCP servers are up, offering WaitForMcpServers, which waits a few
+  # seconds each time: the model waits until the tool is offered.
+  - name: claude-waits-for-the-tools
+    match: {{tool: WaitForMcpServers, last_user: {{contains: "fail with a 503, once"}}}}
+    reply:
+      reasoning: The emulator's tools are still connecting, so I wait for them.
+      tool_calls: [{{name: WaitForMcpServers, arguments: {{servers: [emulator]}}}}]
 """
-# Claude Code with the MCP server, then (the emulator still up) what the test's directions are, into $WORK.
+# Claude Code with the MCP server, then (the emulator still up) the test's directions and the journal, into $WORK.
 CLAUDE_AGENT = r"""
 (cd "$WORK" && exec env -i PATH="$CLAUDE_PATH" HOME="$CLAUDE_HOME_DIR" IS_SANDBOX=1 \
     ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-test \
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 MCP_TIMEOUT=$MCP_TIMEOUT \
     "$CLAUDE" -p "$PROMPT" --dangerously-skip-permissions --model some-model \
     --mcp-config "$MCP_CONFIG" --strict-mcp-config </dev/null)
 code=$?
-"$PYTHON" -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' \
-    "http://127.0.0.1:$PORT/_emulator/faults?test_id=from-claude" >"$WORK/directions.json"
+read='import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())'
+"$PYTHON" -c "$read" "http://127.0.0.1:$PORT/_emulator/faults?test_id=from-claude" >"$WORK/directions.json"
+"$PYTHON" -c "$read" "http://127.0.0.1:$PORT/_emulator/requests" >"$WORK/journal.json"
 (exit $code)
 """
 
@@ -420,7 +441,12 @@ def test_claude_code_sets_a_fault_through_emulator_mcp(claude: Path, tmp_path: P
     server = {"command": command[0], "args": [*command[1:], "mcp", "--url", f"http://127.0.0.1:{port}"]}
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"emulator": server}}))
-    environment = agent_cli.environment("CLAUDE", claude, home, CLAUDE_PROMPT) | {"MCP_CONFIG": str(config)}
+    # MCP_TIMEOUT: how long Claude Code waits for the server to start (ms); `emulator mcp` imports the emulator's
+    # modules first, which takes a few seconds of CPU, and many on a loaded machine.
+    environment = agent_cli.environment("CLAUDE", claude, home, CLAUDE_PROMPT) | {
+        "MCP_CONFIG": str(config),
+        "MCP_TIMEOUT": "240000",
+    }
     done = agent_cli.run(
         CLAUDE_AGENT,
         environment,
@@ -438,11 +464,19 @@ def test_claude_code_sets_a_fault_through_emulator_mcp(claude: Path, tmp_path: P
     directions = json.loads((work / "directions.json").read_text())
     assert directions["spec"] == "status=503" and directions["times"] == 1, done.report
     requests = [r for r in done.requests() if r[0] != "HEAD /"]
-    # The model's two turns (the tool offered, then its result sent back), the tool's read and post between them.
-    assert requests == [
-        ("POST /v1/messages?beta=true", "200"),
+    # The model's turns (waiting for the tools while they are not offered, then the call), the tool's read
+    # and post, the model's last turn, the test's own reads.
+    model = ("POST /v1/messages?beta=true", "200")
+    waits = len(requests) - 5  # the last of them answered with the call
+    assert waits >= 1 and requests == [
+        *[model] * waits,
         ("GET /_emulator/faults", "200"),
         ("POST /_emulator/faults", "201"),
-        ("POST /v1/messages?beta=true", "200"),
-        ("GET /_emulator/faults?test_id=from-claude", "200"),
+        model,
+        (f"GET /_emulator/faults?test_id={CLAUDE_TEST_ID}", "200"),
+        ("GET /_emulator/requests", "200"),
     ], done.report
+    # What the tool answered went back to the model: the admin API's own answer.
+    journal = json.loads((work / "journal.json").read_text())["requests"]
+    sent_back = json.dumps(journal[-1]["body"]["messages"][-1])
+    assert '\\"spec\\": \\"status=503\\"' in sent_back and CLAUDE_TEST_ID in sent_back, done.report
