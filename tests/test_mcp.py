@@ -476,7 +476,12 @@ def test_claude_code_sets_a_fault_through_emulator_mcp(claude: Path, tmp_path: P
         (f"GET /_emulator/faults?test_id={CLAUDE_TEST_ID}", "200"),
         ("GET /_emulator/requests", "200"),
     ], done.report
-    # What the tool answered went back to the model: the admin API's own answer.
-    journal = json.loads((work / "journal.json").read_text())["requests"]
-    sent_back = json.dumps(journal[-1]["body"]["messages"][-1])
-    assert '\\"spec\\": \\"status=503\\"' in sent_back and CLAUDE_TEST_ID in sent_back, done.report
+    # What the tool answered went back to the model: the admin API's own answer (and the server's instructions).
+    messages = json.loads((work / "journal.json").read_text())["requests"][-1]["body"]["messages"]
+    blocks = [b for m in messages if isinstance(m["content"], list) for b in m["content"]]
+    result = [b for b in blocks if b.get("type") == "tool_result"][-1]
+    content = result["content"]
+    text = content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+    answered = {"test_id": CLAUDE_TEST_ID, "spec": "status=503", "times": 1, "timing": None, "scenario": None}
+    assert not result.get("is_error") and json.loads(text) == answered | {"lenient": False}, done.report
+    assert "set_fault and set_timing" in json.dumps(messages), done.report
