@@ -18,6 +18,7 @@ from typing import Any
 
 from emulator import (
     admin,
+    controls,
     drift,
     faults,
     journal,
@@ -72,6 +73,7 @@ def parser() -> argparse.ArgumentParser:
     )
     drift.conform_arguments(command("conform", "compare the emulator's own answers with recorded ones, by shape"))
     drift.drift_arguments(command("drift", "re-send recorded requests to the live upstream and compare shapes"))
+    controls.arguments(command("mcp", "serve the emulator's controls as MCP tools over stdio, for a coding agent"))
     return root
 
 
@@ -87,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return drift.run_conform(args)
     if args.command == "drift":
         return drift.run_drift(args)
+    if args.command == "mcp":
+        return controls.main(args)
     return _serve(args)
 
 

@@ -27,6 +27,11 @@ from emulator.errors import InvalidRequest
 SCENARIO_HEADER = "x-emulator-scenario"
 T = TypeVar("T")
 USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
+# The keys of a scenario, its `match`, a reply and a tool call (what `emulator mcp`'s reference lists too).
+SCENARIO_KEYS = ("name", "match", "timing", "like", "reply", "steps", "replies")
+MATCH_KEYS = ("model", "last_user", "tools", "tool", "header")
+REPLY_KEYS = ("reasoning", "text", "tool_calls", "finish_reason", "usage", "fault")
+CALL_KEYS = ("name", "arguments", "id")
 
 
 _RE2 = re2.Options()
@@ -358,7 +363,7 @@ def _glob(value: Any, at: str) -> re.Pattern[str]:
 def _scenario(entry: Any, at: str) -> Scenario:
     kinds = ("reply", "steps", "replies")
     mistakes = _Mistakes()
-    data = _mapping(entry, at, ("name", "match", "timing", "like", *kinds), ("name",), mistakes)
+    data = _mapping(entry, at, SCENARIO_KEYS, ("name",), mistakes)
     name = mistakes.key(data, "name", at, _string, "")
     given = [k for k in kinds if k in data]
     if len(given) != 1:
@@ -395,7 +400,7 @@ def _replies(value: Any, at: str) -> tuple[ReplySpec, ...]:
 
 def _match(value: Any, at: str) -> Match:
     mistakes = _Mistakes()
-    data = _mapping(value, at, ("model", "last_user", "tools", "tool", "header"), (), mistakes)
+    data = _mapping(value, at, MATCH_KEYS, (), mistakes)
     last_user = mistakes.key(data, "last_user", at, _last_user, None)
     tools = data.get("tools")
     if tools is not None and not isinstance(tools, bool):
@@ -452,7 +457,7 @@ def _text(value: Any, at: str) -> Text:
 
 def _reply(value: Any, at: str) -> ReplySpec:
     mistakes = _Mistakes()
-    data = _mapping(value, at, ("reasoning", "text", "tool_calls", "finish_reason", "usage", "fault"), (), mistakes)
+    data = _mapping(value, at, REPLY_KEYS, (), mistakes)
     finish = data.get("finish_reason")
     if finish is not None and finish not in FINISH_REASONS:
         mistakes.append(str(_fail(f"{at}.finish_reason", f"one of {', '.join(FINISH_REASONS)}", finish)))
@@ -506,7 +511,7 @@ def _spec(read: Callable[[dict[str, Any], str], T], value: Any, at: str, expecte
 
 
 def _call(value: Any, at: str) -> CallSpec:
-    data = _mapping(value, at, ("name", "arguments", "id"), ("name",))
+    data = _mapping(value, at, CALL_KEYS, ("name",))
     arguments = data.get("arguments")
     if isinstance(arguments, dict):
         arguments = json.dumps(arguments, ensure_ascii=False)

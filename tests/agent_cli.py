@@ -48,14 +48,14 @@ if [ "$NETNS" = 1 ]; then ip link set lo up || exit 90; fi
 emulator=$!
 "$PYTHON" -c '
 import socket, sys, time
-deadline = time.monotonic() + 30
+deadline = time.monotonic() + 120  # a start takes seconds; importing inflect alone took 20 s on a loaded 2-core machine
 while True:
     try:
         socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
         break
     except OSError:
         if time.monotonic() > deadline:
-            sys.exit("the emulator did not open its port within 30 s")
+            sys.exit("the emulator did not open its port within 120 s")
         time.sleep(0.05)
 ' "$PORT" || { kill "$emulator"; wait "$emulator" 2>/dev/null; exit 91; }
 {agent}
