@@ -27,7 +27,7 @@ _ASKED_TAGS = re.compile(r"(?i)\b(?:answer|respond|reply|output|put|place|wrap|e
 THINKING_TAGS = frozenset(("thinking", "think", "reasoning", "scratchpad", "analysis", "thoughts", "rationale"))
 NUMBERS = re.compile(r"(?:^|_)(?:count|number|num|age|year|total|amount|quantity|price|score|rating|size|n)$", re.I)
 FLAGS = re.compile(r"^(?:is|has|can|should|was)_|(?:^|_)(?:valid|ok|success|enabled|correct)$", re.I)
-LISTS = re.compile(r"(?:^|_)(?:items|tags|list|keywords|steps|examples|names|ids|values|entities)$", re.I)
+LISTS = re.compile(r"(?:^|_)(?:list|array|\w*[^su_]s)$", re.I)  # a plural names a list: tags, steps, landmarks
 
 
 def json_keys(asked: Asked) -> str | None:
@@ -96,7 +96,7 @@ def _tags(texts: tuple[str, ...]) -> list[str]:
             asks = _ASKED_TAGS.search(line)
             if not asks:
                 continue
-            for tag in _TAG.finditer(line, asks.start()):
+            for tag in _TAG.finditer(line):
                 name = tag.group(1)
                 if re.search(r"\btags?\b", line) or f"</{name}>" in text:
                     found.append(name)
