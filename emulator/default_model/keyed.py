@@ -2,8 +2,8 @@
 those keys, each valued by what its name says it holds), and "put your answer in <answer> tags" (each tag
 asked for, in the order asked, a reasoning tag holding the default's thinking, the others its answer).
 
-Requests that carry tools (Codex, Claude Code: their prompts mention tags of their own) or a JSON Schema (given in
-`response_format` or written in the prompt, which the default answers by that schema) are left to the default.
+A request with a JSON Schema (given in `response_format` or written in the prompt, which the default answers by
+that schema) is left to the default, and so is one with tools (the table says so).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ LISTS = re.compile(r"(?:^|_)(?:list|array|\w*[^su_]s)$", re.I)  # a plural names
 
 def json_keys(asked: Asked) -> str | None:
     prompt = asked.prompt
-    if prompt.tools or prompt.response_format.type == "json_schema" or question.schema_in(prompt) is not None:
+    if prompt.response_format.type == "json_schema" or question.schema_in(prompt) is not None:
         return None
     keys = _keys(asked.texts)
     if not keys:
@@ -71,8 +71,6 @@ def _valued(asked: Asked, key: str, task: str) -> Any:
 
 
 def tagged(asked: Asked) -> str | None:
-    if asked.prompt.tools:
-        return None
     tags = _tags(asked.texts)
     if not tags:
         return None

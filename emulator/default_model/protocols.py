@@ -117,6 +117,8 @@ def recognise(prompt: Prompt) -> tuple[Entry, tuple[re.Match[str], ...]] | None:
     said = texts(prompt)
     whole = "\n".join(said)
     for entry in table():
+        if prompt.tools and entry.data.get("tools") == ("none",):
+            continue
         if entry.needles and not any(n in whole for n in entry.needles):
             continue
         found = [_search(p, said) for p in entry.required]
@@ -136,11 +138,11 @@ def answer(prompt: Prompt, writer: Writer, dice: Dice, call: Call) -> str | None
         return None
     entry, found = recognised
     asked = Asked(prompt, texts(prompt), found, entry.data, dice, writer, call)
-    return _writers()[entry.name](asked)
+    return writers()[entry.name](asked)
 
 
 @functools.cache
-def _writers() -> Mapping[str, Callable[[Asked], str | None]]:
+def writers() -> Mapping[str, Callable[[Asked], str | None]]:
     """Each protocol's writer, by the table's names (imported here: the writers import this module)."""
     from emulator.default_model import code_agent, edits, keyed, marked_fields, react
 

@@ -8,6 +8,7 @@ import ast
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -423,4 +424,14 @@ def test_each_protocol_is_recognised_by_its_markers(system: str, user: str, name
 def test_the_table_is_read_once_and_names_a_writer_for_each_entry() -> None:
     assert protocols.table() is protocols.table()
     names = [e.name for e in protocols.table()]
-    assert len(set(names)) == len(names) and set(names) <= set(protocols._writers())
+    assert len(set(names)) == len(names) and set(names) <= set(protocols.writers())
+
+
+def test_a_request_with_claude_codes_tools_speaks_no_text_protocol() -> None:
+    """Claude Code's and Codex's prompts talk of tags, JSON and diffs of their own: with tools offered, tags,
+    keys, ReAct, code blocks and aider's edits are not what is asked."""
+    tools = json.loads((Path(__file__).parent.parent / "agents" / "claude-code-tools.json").read_text())["tools"]
+    for system in ("Put your final answer in <answer> tags.", "Reply in JSON with keys a and b.", SMOL, LLAMA):
+        body = {"model": "m", "max_tokens": 100, "system": system, "tools": tools}
+        body |= {"messages": [{"role": "user", "content": "What does this project do?"}]}
+        assert protocols.recognise(anthropic_messages.parse_request(body, {})) is None
