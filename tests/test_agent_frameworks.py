@@ -1,7 +1,7 @@
 """Agent frameworks, unmodified, against a real server and no scenario: smolagents' CodeAgent finishes with a final
-answer that uses its tool's result, DSPy's Predict, ChainOfThought and ReAct parse what the default answers, and
-aider's diff format edits the file it was asked to. Each once on the default profile and once on the public
-profile it targets (OpenAI's, with one of its models).
+answer that uses its tool's result (code in tags, and in structured outputs), DSPy's Predict, ChainOfThought and
+ReAct parse what the default answers, and aider's diff format edits the file it was asked to. Each once on the
+default profile and once on the public profile it targets (OpenAI's, with one of its models).
 
 Each framework runs in a side venv of its own (`side_venv`: its pins clash with the test venv's openai), offline
 but for loopback, printing what it got as JSON lines.
@@ -37,10 +37,14 @@ def train_departures(station: str) -> str:
 
 retries = {"max_retries": 0}
 model = OpenAIServerModel(model_id=sys.argv[2], api_base=sys.argv[1], api_key="sk-test", client_kwargs=retries)
-agent = CodeAgent(tools=[train_departures], model=model, max_steps=4, verbosity_level=0)
-final = agent.run("When does the next train leave the station at Bruges?")
-steps = [getattr(s, "model_output", None) for s in agent.memory.steps if getattr(s, "model_output", None)]
-print(json.dumps({"final": str(final), "steps": steps}))
+for structured in (False, True):
+    agent = CodeAgent(
+        tools=[train_departures], model=model, max_steps=4, verbosity_level=0,
+        use_structured_outputs_internally=structured,
+    )
+    final = agent.run("When does the next train leave the station at Bruges?")
+    steps = [getattr(s, "model_output", None) for s in agent.memory.steps if getattr(s, "model_output", None)]
+    print(json.dumps({"structured": structured, "final": str(final), "steps": steps}))
 """
 
 DSPY = """
@@ -110,10 +114,12 @@ def aider_python() -> Path:
 def test_smolagents_code_agent_finishes_with_its_tools_result(
     server: Server, smolagents_python: Path, tmp_path: Path, prefix: str, model: str
 ) -> None:
-    (got,) = run(smolagents_python, SMOLAGENTS, f"{server.base_url}{prefix}/v1", model, home=tmp_path)
-    assert "the 14:05 to Ghent, platform 3" in got["final"]
-    first = got["steps"][0]
+    tagged, structured = run(smolagents_python, SMOLAGENTS, f"{server.base_url}{prefix}/v1", model, home=tmp_path)
+    for got in (tagged, structured):
+        assert "the 14:05 to Ghent, platform 3" in got["final"]
+    first = tagged["steps"][0]
     assert first.startswith("Thought:") and "<code>" in first and "train_departures(" in first
+    assert "train_departures(" in json.loads(structured["steps"][0])["code"]  # structured outputs: thought and code
 
 
 @pytest.mark.parametrize(("prefix", "model"), PROFILES)

@@ -4,7 +4,7 @@
 The tools are the `def name(arg: type) -> type:` stubs the prompt lists. A first step calls the one the task calls
 for, with arguments from the task, and prints what it returns; after the observation (a user message opening
 "Observation:" with the execution logs) the next step passes that result to `final_answer`. A task no tool fits
-is answered at once.
+is answered at once. With structured outputs on, the step is one JSON object, `thought` and `code`.
 """
 
 from __future__ import annotations
@@ -26,22 +26,33 @@ SMOL_TYPES = TYPES | {"any": "string", "object": "object", "array": "array", "nu
 
 def write(asked: Asked) -> str | None:
     opening, closing = asked.found[-1].group(1), asked.found[-1].group(2)
+    thought, code = _step(asked)
+    return f"Thought: {thought}\n{opening}\n{code}\n{closing}"
+
+
+def structured(asked: Asked) -> str | None:
+    """The step as smolagents' structured outputs take it: one JSON object with `thought` and `code`."""
+    thought, code = _step(asked)
+    return json.dumps({"thought": thought, "code": code}, ensure_ascii=False)
+
+
+def _step(asked: Asked) -> tuple[str, str]:
+    """This step's thought and code: call the tool the task calls for, or give the answer once there is one."""
     task, results = _task_and_results(asked.prompt)
     if results:
-        said = reported(results)
-        code = f"final_answer({said!r})"
-        thought = "I have what the task asks for, so I give it as the final answer."
-    else:
-        tools = [t for t in _tools("\n".join(asked.texts)) if t.name != "final_answer"]
-        tool = choose(tools, task) if tools else None
-        if tool is None:
-            code = f"final_answer({asked.sentence(task)!r})"
-            thought = "I can answer this directly, without a tool."
-        else:
-            given = ", ".join(f"{k}={_literal(v)}" for k, v in asked.arguments(tool, task).items())
-            code = f"result = {tool.name}({given})\nprint(result)"
-            thought = f"I will use `{tool.name}` for this and print what it returns."
-    return f"Thought: {thought}\n{opening}\n{code}\n{closing}"
+        return (
+            "I have what the task asks for, so I give it as the final answer.",
+            f"final_answer({reported(results)!r})",
+        )
+    tools = [t for t in _tools("\n".join(asked.texts)) if t.name != "final_answer"]
+    tool = choose(tools, task) if tools else None
+    if tool is None:
+        return "I can answer this directly, without a tool.", f"final_answer({asked.sentence(task)!r})"
+    given = ", ".join(f"{k}={_literal(v)}" for k, v in asked.arguments(tool, task).items())
+    return (
+        f"I will use `{tool.name}` for this and print what it returns.",
+        f"result = {tool.name}({given})\nprint(result)",
+    )
 
 
 def _literal(value: Any) -> str:

@@ -150,6 +150,7 @@ def writers() -> Mapping[str, Callable[[Asked], str | None]]:
         "dspy-json": marked_fields.json_fields,
         "dspy-chat": marked_fields.chat,
         "smolagents-code": code_agent.write,
+        "smolagents-structured": code_agent.structured,
         "aider-diff": edits.search_replace,
         "aider-whole": edits.whole,
         "aider-udiff": edits.udiff,
