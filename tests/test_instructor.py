@@ -10,20 +10,17 @@ when that install fails.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import shutil
 import subprocess
-import venv
 from pathlib import Path
 
 import pytest
 
+from tests import side_venv
 from tests.conftest import Server
 
 INSTRUCTOR = "1.17.0"
-INSTALL_TIMEOUT = 600
 RUN_TIMEOUT = 120
 QUESTION = "Extract the person: Jason is 25 years old."
 # Run in the side venv: each mode's people as one JSON line, or the error that stopped it.
@@ -72,27 +69,7 @@ for name, mode, options in [
 @pytest.fixture(scope="session")
 def instructor_python() -> Path:
     """The python of a venv with instructor (and an openai it accepts), built on first use."""
-    root = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "emulator-tests"
-    root.mkdir(parents=True, exist_ok=True)
-    prefix = root / f"instructor-{INSTRUCTOR}"
-    python, done = prefix / "bin" / "python", prefix / ".installed"
-    with open(root / f"instructor-{INSTRUCTOR}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            shutil.rmtree(prefix, ignore_errors=True)
-            venv.create(prefix, with_pip=True)
-            command = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-            try:
-                result = subprocess.run(
-                    [*command, f"instructor=={INSTRUCTOR}"], capture_output=True, timeout=INSTALL_TIMEOUT, check=False
-                )
-            except subprocess.TimeoutExpired:
-                pytest.skip(f"installing instructor {INSTRUCTOR} took over {INSTALL_TIMEOUT} s")
-            if result.returncode != 0:
-                said = (result.stdout + result.stderr).decode(errors="replace").strip().splitlines()[-5:]
-                pytest.skip(f"could not install instructor {INSTRUCTOR} into a side venv: {' / '.join(said)}")
-            done.write_text(INSTRUCTOR)
-    return python
+    return side_venv.python("instructor", INSTRUCTOR, f"instructor=={INSTRUCTOR}")
 
 
 def test_instructor_extracts_a_person_in_every_mode(server: Server, instructor_python: Path) -> None:

@@ -23,7 +23,7 @@ from faker.providers.lorem.en_US import Provider as Lorem
 
 from emulator import ids
 from emulator.conversation import Prompt, Reply, Tool, ToolCall
-from emulator.default_model import prose, question, relevance
+from emulator.default_model import prose, protocols, question, relevance
 from emulator.default_model.instances import Hints, SchemaError, instance
 from emulator.default_model.prose import Dice
 from emulator.default_model.question import Question
@@ -212,6 +212,9 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
 
 def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: prose.Slots, dice: Dice) -> str:
     root, form = prompt.root, prompt.response_format
+    call = lambda tool, task: json.loads(tool_call(tool, writer, root, "protocol", question.read(task)).arguments)  # noqa: E731
+    if (written := protocols.answer(prompt, writer, dice, call)) is not None:
+        return written  # the format an agent framework asks for (ReAct, DSPy, smolagents, aider, keys, tags)
     if form.type == "json_schema":
         return json.dumps(_instance(form.schema or {}, writer, root, "response_format", asked), ensure_ascii=False)
     if form.type == "json_object":

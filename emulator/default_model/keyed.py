@@ -1,0 +1,103 @@
+"""Answers in the shape a prompt spells out in words: "respond with a JSON object with keys a, b and c" (exactly
+those keys, each valued by what its name says it holds), and "put your answer in <answer> tags" (each tag
+asked for, in the order asked, a reasoning tag holding the default's thinking, the others its answer).
+
+A request with a JSON Schema (given in `response_format` or written in the prompt, which the default answers by
+that schema) is left to the default, and so is one with tools (the table says so).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from emulator.default_model import prose, question
+from emulator.default_model.protocols import Asked
+
+_KEYS = re.compile(
+    r"(?i)\bjson\b[^.\n]{0,80}?\b(?:keys?|fields?|properties)\b(?:\s+(?:named|called))?\s*[:(]?\s*"
+    r"([^\n]*(?:\n\s*[-*] [^\n]+)*)"  # the rest of the line, and a bulleted list under it
+)
+_QUOTED = re.compile(r"[`\"']([A-Za-z_][\w.-]{0,40})[`\"']")
+_BARE = re.compile(r"^(?:[-*]\s*)?([A-Za-z_][\w-]{0,40})\s*(?:\([^)]*\))?\s*[:=-]?")
+_NOT_KEYS = frozenset(("and", "or", "the", "a", "an", "with", "following", "only", "exactly", "these", "those"))
+_TAG = re.compile(r"<([A-Za-z][\w-]*)>")
+_ASKED_TAGS = re.compile(r"(?i)\b(?:answer|respond|reply|output|put|place|wrap|enclose|write|give|return|provide)")
+THINKING_TAGS = frozenset(("thinking", "think", "reasoning", "scratchpad", "analysis", "thoughts", "rationale"))
+NUMBERS = re.compile(r"(?:^|_)(?:count|number|num|age|year|total|amount|quantity|price|score|rating|size|n)$", re.I)
+FLAGS = re.compile(r"^(?:is|has|can|should|was)_|(?:^|_)(?:valid|ok|success|enabled|correct)$", re.I)
+LISTS = re.compile(r"(?:^|_)(?:list|array|\w*[^su_]s)$", re.I)  # a plural names a list: tags, steps, landmarks
+
+
+def json_keys(asked: Asked) -> str | None:
+    prompt = asked.prompt
+    if prompt.response_format.type == "json_schema" or question.schema_in(prompt) is not None:
+        return None
+    keys = _keys(asked.texts)
+    if not keys:
+        return None
+    task = question.read(prompt.last_user_text)
+    value = {key: _valued(asked, key, task.text) for key in keys}
+    said = json.dumps(value, ensure_ascii=False, indent=2)
+    return f"```json\n{said}\n```" if question.asks_for_json_block(prompt, task) else said
+
+
+def _keys(texts: tuple[str, ...]) -> list[str]:
+    """The keys the last text that names some asks for, in order."""
+    for text in reversed(texts):
+        for listed in reversed(list(_KEYS.finditer(text))):
+            said = listed.group(1).split(". ")[0]
+            keys = _QUOTED.findall(said)
+            if not keys:
+                parts = re.split(r",|\band\b|\bor\b|\n", said.rstrip(".:; "))
+                keys = [m.group(1) for p in parts if (m := _BARE.match(p.strip()))]
+            keys = [k for k in dict.fromkeys(keys) if k.lower() not in _NOT_KEYS]
+            if keys:
+                return keys
+    return []
+
+
+def _valued(asked: Asked, key: str, task: str) -> Any:
+    if FLAGS.search(key):
+        return next(asked.dice) % 2 == 0
+    if NUMBERS.search(key):
+        return asked.value({"type": "integer", "minimum": 0, "maximum": 100}, task, key)
+    if LISTS.search(key):
+        return asked.value({"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 3}, task, key)
+    if key.lower() in ("answer", "response", "summary", "explanation", "reason", "reasoning", "description", "text"):
+        return asked.sentence(task)
+    return asked.value({"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}, task, key)[key]
+
+
+def tagged(asked: Asked) -> str | None:
+    tags = _tags(asked.texts)
+    if not tags:
+        return None
+    task = question.read(asked.prompt.last_user_text)
+    parts = []
+    for tag in tags:
+        if tag.lower() in THINKING_TAGS:
+            said = prose.thinking(task, prose.slots(task), asked.dice, 2)
+        else:
+            said = asked.answer(task.text)
+        parts.append(f"<{tag}>\n{said}\n</{tag}>" if "\n" in said else f"<{tag}>{said}</{tag}>")
+    return "\n".join(parts)
+
+
+def _tags(texts: tuple[str, ...]) -> list[str]:
+    """The tags the prompt asks the answer to be in, in the order it names them: on a line that asks for an
+    answer, output or the like, named as tags or closed further on."""
+    for text in reversed(texts):
+        found: list[str] = []
+        for line in text.splitlines():
+            asks = _ASKED_TAGS.search(line)
+            if not asks:
+                continue
+            for tag in _TAG.finditer(line):
+                name = tag.group(1)
+                if re.search(r"\btags?\b", line) or f"</{name}>" in text:
+                    found.append(name)
+        if found:
+            return list(dict.fromkeys(found))
+    return []

@@ -1,0 +1,185 @@
+"""The output formats agent frameworks ask for, recognised by their markers and written the way each one parses.
+
+One table (`protocols.txt`, read once) says how each protocol is recognised: a plain needle, then expressions
+the system prompt or the last user message must (or must not) hold; `WRITERS` says who writes it. The first
+entry that matches writes the answer (ReAct's Thought/Action, smolagents' code blocks, DSPy's `[[ ## field ## ]]`
+sections, aider's edits, JSON with the keys asked for, an answer in the tags asked for). A writer may still
+decline (None): the default then answers as it would have. Everything here reads the canonical `Prompt`, so it
+holds in Chat, Responses and Messages alike, streamed or not.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Protocol
+
+from emulator.conversation import Prompt, Tool, frozen
+from emulator.default_model import instances, prose, question
+from emulator.default_model.instances import Hints
+from emulator.default_model.prose import Dice
+
+
+class Writer(Protocol):
+    """What the protocols need of `generate.Writer`: seeded randomness, value pools, names for prose."""
+
+    @property
+    def hints(self) -> Hints: ...
+
+    @property
+    def pools(self) -> Mapping[str, Sequence[str]]: ...
+
+    def rng(self, root: str, *salt: object) -> Any: ...
+
+
+Call = Callable[[Tool, str], Mapping[str, Any]]  # a tool's arguments, taken from a task's words
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a protocol's writer works from: the request, the texts its markers were found in, the groups its
+    expressions captured, the entry's own data, and the default's means (dice, prose, tool arguments)."""
+
+    prompt: Prompt
+    texts: tuple[str, ...]
+    found: tuple[re.Match[str], ...]
+    data: Mapping[str, tuple[str, ...]]
+    dice: Dice
+    writer: Writer
+    call: Call
+
+    def answer(self, text: str) -> str:
+        """The default's answer to `text`, as it answers a plain question."""
+        asked = question.read(text)
+        return prose.answer(asked, prose.slots(asked), self.dice, self.writer)
+
+    def sentence(self, text: str) -> str:
+        """The first sentence of the default's answer to `text`, on one line."""
+        paragraphs = [p for p in self.answer(text).split("\n\n") if not re.fullmatch(r"\s*(?:\*\*[^*]+\*\*|#.*)\s*", p)]
+        said = " ".join((paragraphs or [text])[0].split())
+        end = re.search(r"(?<=[.!?])\s", said)
+        return said[: end.start()] if end else said
+
+    def value(self, schema: Mapping[str, Any], task: str, salt: object) -> Any:
+        """A value of `schema`, drawing on what `task` names."""
+        asked = question.read(task)
+        hints = Hints(self.writer.hints.pools, asked.names, asked.numbers, asked.topic)
+        return instances.instance(schema, self.writer.rng(self.prompt.root, "protocol", salt), hints)
+
+    def arguments(self, tool: Tool, task: str) -> dict[str, Any]:
+        return dict(self.call(tool, task))
+
+
+@frozen
+class Entry:
+    """One protocol of the table: its name, needles (any), expressions (all, none), and data for its writer."""
+
+    name: str
+    needles: tuple[str, ...]
+    required: tuple[re.Pattern[str], ...]
+    refused: tuple[re.Pattern[str], ...]
+    data: Mapping[str, tuple[str, ...]]
+
+
+def _load(text: str) -> tuple[Entry, ...]:
+    entries = []
+    for chunk in text.split("\n=== ")[1:]:
+        name, *lines = chunk.strip("\n").split("\n")
+        values: dict[str, list[str]] = {}
+        for line in lines:
+            key, _, value = line.partition(": ")
+            if value and not key.startswith("#"):
+                values.setdefault(key.strip(), []).append(value)
+        needles = tuple(values.pop("needle", ()))
+        required = tuple(re.compile(v, re.M) for v in values.pop("all", ()))
+        refused = tuple(re.compile(v, re.M) for v in values.pop("none", ()))
+        entries.append(Entry(name.strip(), needles, required, refused, {k: tuple(v) for k, v in values.items()}))
+    return tuple(entries)
+
+
+@functools.cache
+def table() -> tuple[Entry, ...]:
+    """The protocols, in the order they are tried: `protocols.txt`, read once."""
+    return _load(resources.files("emulator.default_model").joinpath("protocols.txt").read_text(encoding="utf-8"))
+
+
+def texts(prompt: Prompt) -> tuple[str, ...]:
+    """Where markers are looked for: the system (and developer) prompts, then the last user message."""
+    system = [m.text for m in prompt.messages if m.role in ("system", "developer") and m.text]
+    return (*system, prompt.last_user_text)
+
+
+def recognise(prompt: Prompt) -> tuple[Entry, tuple[re.Match[str], ...]] | None:
+    """The first protocol whose markers `prompt` holds, with what its expressions matched; None for none."""
+    said = texts(prompt)
+    whole = "\n".join(said)
+    for entry in table():
+        if prompt.tools and entry.data.get("tools") == ("none",):
+            continue
+        if entry.needles and not any(n in whole for n in entry.needles):
+            continue
+        found = [_search(p, said) for p in entry.required]
+        if all(found) and not any(_search(p, said) for p in entry.refused):
+            return entry, tuple(m for m in found if m is not None)
+    return None
+
+
+def _search(pattern: re.Pattern[str], said: Iterable[str]) -> re.Match[str] | None:
+    return next((m for text in said if (m := pattern.search(text))), None)
+
+
+def answer(prompt: Prompt, writer: Writer, dice: Dice, call: Call) -> str | None:
+    """The answer in the format the prompt asks for, or None when it asks for none this module writes."""
+    recognised = recognise(prompt)
+    if recognised is None:
+        return None
+    entry, found = recognised
+    asked = Asked(prompt, texts(prompt), found, entry.data, dice, writer, call)
+    return writers()[entry.name](asked)
+
+
+@functools.cache
+def writers() -> Mapping[str, Callable[[Asked], str | None]]:
+    """Each protocol's writer, by the table's names (imported here: the writers import this module)."""
+    from emulator.default_model import code_agent, edits, keyed, marked_fields, react
+
+    return {
+        "dspy-json": marked_fields.json_fields,
+        "dspy-chat": marked_fields.chat,
+        "smolagents-code": code_agent.write,
+        "smolagents-structured": code_agent.structured,
+        "aider-diff": edits.search_replace,
+        "aider-whole": edits.whole,
+        "aider-udiff": edits.udiff,
+        "react": react.write,
+        "xml-tags": keyed.tagged,
+        "json-keys": keyed.json_keys,
+    }
+
+
+# --- what the writers share --------------------------------------------------------------------------------
+
+
+def choose(tools: Sequence[Tool], task: str) -> Tool | None:
+    """The tool `task` calls for: the one whose name and description share the most words with it, or the
+    only tool there is; None when several are offered and none fits."""
+    wanted = question.words_of(task)
+    best, score = None, 0
+    for tool in tools:
+        words = question.words_of(f"{tool.name.replace('_', ' ')} {tool.description}")
+        shared = len(wanted & words)
+        if shared > score:
+            best, score = tool, shared
+    if best is None and len(tools) == 1:
+        return tools[0]
+    return best
+
+
+def reported(results: Sequence[tuple[str, str]]) -> str:
+    """A final answer on one line that gives what the tools returned."""
+    said = [f"the `{name}` tool returned {' '.join(result.split())}" for name, result in results if result.strip()]
+    text = "; ".join(said).rstrip(".")
+    return f"{text[:1].upper()}{text[1:]}." if text else "The tools returned nothing."
