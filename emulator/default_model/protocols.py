@@ -144,16 +144,16 @@ def answer(prompt: Prompt, writer: Writer, dice: Dice, call: Call) -> str | None
 @functools.cache
 def writers() -> Mapping[str, Callable[[Asked], str | None]]:
     """Each protocol's writer, by the table's names (imported here: the writers import this module)."""
-    from emulator.default_model import code_agent, edits, keyed, marked_fields, react
+    from emulator.default_model import aider_edits, code_agent, keyed, marked_fields, react
 
     return {
         "dspy-json": marked_fields.json_fields,
         "dspy-chat": marked_fields.chat,
         "smolagents-code": code_agent.write,
         "smolagents-structured": code_agent.structured,
-        "aider-diff": edits.search_replace,
-        "aider-whole": edits.whole,
-        "aider-udiff": edits.udiff,
+        "aider-diff": aider_edits.search_replace,
+        "aider-whole": aider_edits.whole,
+        "aider-udiff": aider_edits.udiff,
         "react": react.write,
         "xml-tags": keyed.tagged,
         "json-keys": keyed.json_keys,
