@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from emulator import conform, drift, recorder
+from emulator import conform, recorder
 from emulator.app import Settings
 from emulator.cli import main as cli_main
+from emulator.commands import conform as conform_command
 from tests.conftest import Server, serve, serve_app
 
 WEATHER = "get_weather"
@@ -93,7 +94,7 @@ def test_recordings_of_the_emulator_conform(
     assert f"{conform.PROFILE_KEY}: {profile}" in text  # the recorder noted the profile it recorded under
     assert "tool_calls" in text or "tool_use" in text or "function_call" in text
     code, out = _conform(capsys, str(cassette))
-    count = len(list(drift.recorded([cassette])))
+    count = len(list(conform_command.recorded([cassette])))
     assert count == {"inferam": 12, "openai": 8, "anthropic": 4}[profile]
     assert out.splitlines()[-1] == f"conform: 0 of {count} interactions differ", out
     assert code == 0

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from emulator import drift, recorder
+from emulator import recorder
 from emulator.app import Settings
 from emulator.cli import main as cli_main
+from emulator.commands import conform as conform_command
 from tests.conftest import Server, call, serve, serve_app
 
 MODEL = "DeepSeek-V4.1-Flash-1017"
@@ -106,11 +107,11 @@ def test_update_rewrites_only_the_drifted_interactions(
     for through in serve_app(recorder.Recorder(first.base_url, cassette, "new_episodes"), lifespan="on"):
         ask: Any = {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": "Say hi."}]}
         assert call(through.port, "POST", "/v1/chat/completions", ask, AUTH)[0] == 200
-    kept = next(drift.recorded([cassette]))
+    kept = next(conform_command.recorded([cassette]))
     code, out = _drift(capsys, "--update", "--upstream", live, str(cassette))
     assert code == 1 and "drift: 1 of 2 interactions differ" in out and "mixed.yaml#0: same" in out, out
     assert "re-recorded 1 interactions" in out
-    now = list(drift.recorded([cassette]))
+    now = list(conform_command.recorded([cassette]))
     assert len(now) == 2
     assert now[0].answer == kept.answer  # the one that had not drifted is as it was
     assert "sk-drift-test" not in cassette.read_text()  # the key sent was redacted from the re-recording
