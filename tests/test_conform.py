@@ -5,6 +5,7 @@ reasoning; a cassette edited to carry a field and an event type the emulator nev
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from emulator import conform, recorder
 from emulator.app import Settings
 from emulator.cli import main as cli_main
 from emulator.commands import conform as conform_command
+from emulator.commands import serve as serve_command
 from tests.conftest import Server, serve, serve_app
 
 WEATHER = "get_weather"
@@ -152,3 +154,15 @@ def test_noted_profile_prefers_the_upstreams_own() -> None:
     assert conform.noted_profile("/anthropic/v1/messages", "http://127.0.0.1:9000/infercom") == "infercom"
     assert conform.noted_profile("/inferel/v1/chat/completions", "http://127.0.0.1:9000") == "inferel"
     assert conform.noted_profile("/v1/chat/completions", "https://llm.example.internal") is None
+
+
+def test_the_bundled_recordings_conform(capsys: pytest.CaptureFixture[str]) -> None:
+    """The cassettes the wheel carries (recorded from the emulator, no profile noted) look like what the emulator
+    answers today, rate-limit headers and all: `emulator conform` over them exits 0."""
+    bundled = serve_command.BUNDLED / "recordings"
+    count = len(list(conform_command.recorded([bundled])))
+    assert count >= 3
+    code, out = _conform(capsys, "--profile", "inferam", str(bundled))
+    assert out.splitlines()[-1] == f"conform: 0 of {count} interactions differ", out
+    assert code == 0
+
