@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from emulator import conform, recorder
@@ -25,6 +26,7 @@ CHAT_TOOLS: Any = [
 ]
 RESPONSES_TOOLS: Any = [{"type": "function", "name": WEATHER, "parameters": {"type": "object", "properties": {}}}]
 MESSAGES_TOOLS: Any = [{"name": WEATHER, "input_schema": {"type": "object", "properties": {}}}]
+KEY = {"authorization": "Bearer sk-conform-test"}
 ASK = "What is the weather in Lisbon? Use get_weather."
 
 
@@ -166,3 +168,24 @@ def test_the_bundled_recordings_conform(capsys: pytest.CaptureFixture[str]) -> N
     assert out.splitlines()[-1] == f"conform: 0 of {count} interactions differ", out
     assert code == 0
 
+
+def test_infercoms_inference_id_is_kept_and_compared(
+    upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Infercom names each answer by `inference-id` (a UUID, seed 003), not `x-request-id`: a cassette keeps it,
+    replay gives it back, and conform notices when a recording lacks it."""
+    cassette = tmp_path / "infercom.yaml"
+    ask: Any = {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": "Name a mountain."}]}
+    for through in _recorder(upstream, "infercom", cassette):
+        sent = httpx.post(f"{through.base_url}/v1/chat/completions", json=ask, headers=KEY).headers["inference-id"]
+        httpx.post(f"{through.base_url}/v1/chat/completions", json=ask | {"stream": True}, headers=KEY)
+    kept = [i.headers.get("inference-id") for i in conform_command.recorded([cassette])]
+    assert kept[0] == sent and kept[1] is not None and kept[1] != sent, kept
+    assert all(re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", k or "") for k in kept)
+    for replaying in serve(Settings(recordings=(cassette,))):
+        again = httpx.post(f"{replaying.base_url}/infercom/v1/chat/completions", json=ask, headers=KEY)
+        assert again.status_code == 200 and again.headers["inference-id"] == sent
+    assert _conform(capsys, str(cassette))[0] == 0
+    cassette.write_text(re.sub(r"\n      inference-id:\n      - [^\n]+", "", cassette.read_text()))
+    code, out = _conform(capsys, str(cassette))
+    assert code == 1 and out.count("  + header inference-id\n") == 2, out
