@@ -16,16 +16,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from emulator import conform, recorder, scenarios
+from emulator import conform, profiles, recorder, scenarios
+from emulator.commands import options
 from emulator.commands.conform import DEFAULT_PATH, report
 from emulator.recordings import CassetteError, Tape, is_cassette_file
 from emulator.recordings.cassette import document_of, items
 from emulator.recordings.shapes import Difference, Shape, compare, shape_of
 from emulator.recordings.vcr_format import PACING, parts
 
+Routes = dict[str | None, str]  # profile (None: every other) → the upstream its interactions are re-sent to
+
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--upstream", required=True, type=str, help="the live upstream's base URL, before /v1/")
+    parser.add_argument(
+        "--upstream",
+        required=True,
+        action="append",
+        type=_route,
+        metavar="[PROFILE=]URL",
+        help="the live upstream's base URL, before /v1/; PROFILE=URL sends there only the interactions recorded "
+        "under that profile, repeatable (a plain URL takes the rest)",
+    )
     parser.add_argument(
         "paths", type=Path, nargs="*", metavar="PATH", help="cassettes or directories of them (default: ./recordings)"
     )
@@ -46,19 +57,28 @@ def run(args: argparse.Namespace) -> int:
     if args.rate <= 0 or (args.limit is not None and args.limit < 1):
         print("emulator drift: --rate must be above 0 and --limit at least 1", file=sys.stderr)
         return 2
+    routes: Routes = {}
+    for profile, url in args.upstream:
+        if routes.setdefault(profile, url) != url:
+            print(f"emulator drift: two upstreams for {profile or 'every profile'}", file=sys.stderr)
+            return 2
     try:
         found = [(file, i) for file in _cassettes(args.paths) for i in conform.interactions(file.name, _doc(file))]
     except (CassetteError, scenarios.ScenarioError) as exc:
         print(exc, file=sys.stderr)
         return 2
     found = found[: args.limit] if args.limit else found
+    unrouted = sorted({i.profile or "(none noted)" for _, i in found if _upstream(routes, i) is None})
+    if unrouted:
+        print(f"emulator drift: no --upstream for profile {', '.join(unrouted)}", file=sys.stderr)
+        return 2
     names = {args.key_env or _key_variable(i) for _, i in found}
     missing = sorted(n for n in names if not os.environ.get(n))
     if missing:
         print(f"emulator drift: no key in {', '.join(missing)} (or say which variable with --key-env)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="emulator-drift-") as scratch:
-        outcomes = asyncio.run(_resend_all(found, args, Path(scratch)))
+        outcomes = asyncio.run(_resend_all(found, args, routes, Path(scratch)))
         results: list[tuple[str, list[Difference] | None, str]] = []
         drifted: dict[Path, list[dict[str, Any]]] = {}
         for (file, interaction), (live, item) in zip(found, outcomes, strict=True):
@@ -92,12 +112,32 @@ def _doc(file: Path) -> Any:
     return document_of(file)
 
 
+def _route(text: str) -> tuple[str | None, str]:
+    """An argparse type: `--upstream URL` (every interaction) or `--upstream PROFILE=URL` (those recorded under
+    PROFILE, as the recorder noted it or the recorded host says)."""
+    profile, equals, url = text.partition("=")
+    if not equals or "/" in profile:  # a URL's query may hold `=`; a profile holds no `/`
+        return None, options.http_url(text)
+    if profile not in profiles.PROFILES:
+        known = ", ".join(sorted(profiles.PROFILES))
+        raise argparse.ArgumentTypeError(f"{profile!r} is no profile (known: {known})")
+    return profile, options.http_url(url)
+
+
+def _upstream(routes: Routes, interaction: conform.Interaction) -> str | None:
+    """Where an interaction is re-sent: the upstream given for its profile, else the plain one."""
+    return routes.get(interaction.profile) or routes.get(None)
+
+
 def _key_variable(interaction: conform.Interaction) -> str:
     return "ANTHROPIC_API_KEY" if interaction.path.startswith("/v1/messages") else "OPENAI_API_KEY"
 
 
 async def _resend_all(
-    found: list[tuple[Path, conform.Interaction]], args: argparse.Namespace, scratch: Path
+    found: list[tuple[Path, conform.Interaction]],
+    args: argparse.Namespace,
+    routes: Routes,
+    scratch: Path,
 ) -> list[tuple[Shape | None, dict[str, Any] | None]]:
     """Each recorded request re-sent through the recorder's own code (into a scratch cassette each, keys
     redacted as every recording is), `--rate` a second at most; the live answer's shape and its recording."""
@@ -109,7 +149,9 @@ async def _resend_all(
             await asyncio.sleep(wait)
         last = time.monotonic()
         key = os.environ[args.key_env or _key_variable(interaction)]
-        out.append(await _resend(interaction, args.upstream, key, scratch / f"{n}.yaml"))
+        upstream = _upstream(routes, interaction)
+        assert upstream is not None, "routed before any is sent"
+        out.append(await _resend(interaction, upstream, key, scratch / f"{n}.yaml"))
     return out
 
 
