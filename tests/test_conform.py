@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from emulator import conform, recorder
+from emulator import conform, recorder, validation
 from emulator.app import Settings
 from emulator.cli import main as cli_main
 from emulator.commands import conform as conform_command
@@ -189,3 +189,95 @@ def test_infercoms_inference_id_is_kept_and_compared(
     cassette.write_text(re.sub(r"\n      inference-id:\n      - [^\n]+", "", cassette.read_text()))
     code, out = _conform(capsys, str(cassette))
     assert code == 1 and out.count("  + header inference-id\n") == 2, out
+
+
+def _post(through: Server, path: str, body: Any, headers: dict[str, str] | None = None) -> int:
+    sent = KEY | {"x-api-key": "sk-conform-test", "anthropic-version": "2023-06-01"} | (headers or {})
+    return httpx.post(f"{through.base_url}{path}", json=body, headers=sent, timeout=30).status_code
+
+
+HI: Any = [{"role": "user", "content": "Hi"}]
+ERRORS = [  # profile, path, body, fault header (None: a request the profile itself refuses), the status
+    (
+        "inferam",
+        "/v1/chat/completions",
+        {"model": "m", "messages": [{"role": "user", "content": "Hi"}]},
+        "status=429; retry_after=2",
+        429,
+    ),
+    (
+        "inferam",
+        "/v1/messages",
+        {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]},
+        "status=529",
+        529,
+    ),
+    ("openai", "/v1/responses", {"model": "gpt-5", "input": "Hi"}, "status=500", 500),
+    ("openai", "/v1/chat/completions", {"model": "gpt-5", "messages": [], "colour": "red"}, None, 400),
+    ("openai", "/v1/responses", {"model": "gpt-nowhere-9", "input": "Hi"}, None, 404),
+    (
+        "anthropic",
+        "/v1/messages",
+        {"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "Hi"}]},
+        None,
+        400,
+    ),
+    (
+        "infercom",
+        "/v1/chat/completions",
+        {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": "Hi"}]},
+        "status=503",
+        503,
+    ),
+    ("infercom", "/v1/chat/completions", {"model": "MiniMax-M2.7", "messages": HI}, "status=404", 404),
+    ("infercom", "/v1/chat/completions", {"model": "MiniMax-M2.7", "messages": HI}, "status=400", 400),
+]
+
+
+def test_error_answers_are_compared_too(upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A recorded error is compared like any answer: a refusal with the emulator's own refusal of the same
+    request, a status the request did not earn with that status as a scripted fault renders it, in each
+    profile's shape (Infercom's plain text and `{"error": …}` included)."""
+    cassette = tmp_path / "errors.yaml"
+    for n, (profile, path, body, fault, status) in enumerate(ERRORS):
+        own = json.loads(json.dumps(body).replace('"Hi"', f'"Hi {n}"'))  # each its own, so none replaces another
+        for through in _recorder(upstream, profile, cassette):
+            assert _post(through, path, own, {"x-emulator-fault": fault} if fault else {}) == status
+    code, out = _conform(capsys, str(cassette))
+    assert out.splitlines()[-1] == f"conform: 0 of {len(ERRORS)} interactions differ", out
+    assert code == 0 and "skipped" not in out
+    # The provider's news in an error: a field the emulator's error body lacks, a header it no longer sends.
+    edited = cassette.read_text().replace('{"error":{"message":', '{"error":{"request_trace":"t1","message":', 1)
+    edited = re.sub(r"\n      request-id:\n      - req_[^\n]+", "", edited, count=1)  # Anthropic's, on its 400
+    cassette.write_text(edited)
+    code, out = _conform(capsys, str(cassette))
+    assert code == 1 and "  - error.request_trace\n" in out and "  + header request-id\n" in out, out
+    assert out.splitlines()[-1] == "conform: 2 of 9 interactions differ", out
+
+
+def test_a_recorded_request_the_profile_refuses_is_reported(
+    upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An answered request the public profile would refuse (a field its API does not take, a model its catalog
+    lacks) differs, and the report says what the profile refuses."""
+    cassette = tmp_path / "lenient.yaml"
+    hi: Any = [{"role": "user", "content": "Hi"}]
+    asks: Any = [
+        ("/v1/chat/completions", {"model": "gpt-4.1", "messages": hi, "colour": "red"}),
+        ("/v1/chat/completions", {"model": "gpt-nowhere-9", "messages": hi}),
+        ("/v1/responses", {"model": "gpt-5", "input": "Hi", "shade": "blue"}),
+        ("/v1/chat/completions", {"model": "gpt-4.1", "messages": hi}),
+    ]
+    for through in _recorder(upstream, "openai", cassette):  # lenient: the upstream answers what it would refuse
+        for path, ask in asks:
+            assert _post(through, path, ask, {validation.LENIENT_HEADER: "1"}) == 200
+    code, out = _conform(capsys, str(cassette))
+    assert code == 1 and out.splitlines()[-1] == "conform: 3 of 4 interactions differ", out
+    lines = out.splitlines()
+    refused = [line for line in lines if "it refuses the recorded request" in line]
+    assert len(refused) == 3, out
+    assert "colour" in refused[0] and "400" in refused[0]
+    assert "gpt-nowhere-9" in refused[1] and "404" in refused[1]
+    assert "shade" in refused[2] and "400" in refused[2]
+    assert "  ~ status: 200 -> 400" in out and "  ~ status: 200 -> 404" in out
+    assert any(line.startswith("lenient.yaml#3: same") for line in lines)

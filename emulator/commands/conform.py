@@ -60,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
     results: list[tuple[str, list[Difference] | None, str]] = []
     for interaction in found:
         profile = conform.profile_for(interaction, args.profile) or profiles.DEFAULT
+        why = conform.refusal(interaction, profile) if interaction.status == 200 else None
+        note = f"profile {profile}" + (f"; it refuses the recorded request: {why}" if why else "")
         try:
-            results.append((interaction.source, conform.conform(interaction, profile), f"profile {profile}"))
+            results.append((interaction.source, conform.conform(interaction, profile), note))
         except ValueError as exc:
             results.append((interaction.source, None, f"skipped: {exc}"))
     return report("conform", results, args.json)
