@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
-from emulator import catalog, faults, profiles, scenarios
+from emulator import catalog, faults, profiles, scenario_reading
 from emulator.conversation import FINISH_REASONS
 from emulator.default_model.generate import DEFAULT_KINDS, TEXT_KINDS
 
@@ -155,7 +155,7 @@ scenario, then a recording, then the first scenario whose `match` holds (posted 
 
 Generated text: `{{faker: KIND}}` with KIND one of {", ".join(TEXT_KINDS)} (seeded words); `{{default: KIND}}` with
 KIND one of {", ".join(DEFAULT_KINDS)} (the default model's text about the question). `finish_reason`: one of
-{", ".join(FINISH_REASONS)}. `usage`: any of {", ".join(scenarios.USAGE_KEYS)}.
+{", ".join(FINISH_REASONS)}. `usage`: any of {", ".join(scenario_reading.USAGE_KEYS)}.
 
 ## Examples (each one document, as post_scenario takes it)
 

@@ -22,7 +22,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from emulator import controls, guides
-from emulator.cli import _default_scenarios, _version
+from emulator.cli import _version
+from emulator.commands.serve import default_scenarios
 
 INSTRUCTIONS = (
     "These tools drive an LLM API emulator (OpenAI Chat Completions and Responses, Anthropic Messages) that a "
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     from emulator.app import Settings, create_app
     from emulator.background import Background
 
-    paths = tuple(args.scenarios or (_default_scenarios(),))
+    paths = tuple(args.scenarios or (default_scenarios(),))
     with Background(create_app(Settings(scenarios=paths))) as emulator:
         log.info("serving an emulator of its own at %s (scenarios: %s)", emulator.url, ", ".join(map(str, paths)))
         anyio.run(_serve_stdio, controls.Admin(emulator.url))

@@ -239,10 +239,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     recorded = sorted(held)
     if not config.getoption("emulator_conform") or not recorded:
         return
-    from emulator import conform, drift
+    from emulator import conform
+    from emulator.commands.conform import recorded as read_back
 
     lines, differ, compared = [], 0, 0
-    for interaction in drift.recorded([c for c in recorded if c.exists()]):
+    for interaction in read_back([c for c in recorded if c.exists()]):
         profile = conform.profile_for(interaction, None)
         if profile is None:  # an upstream that is no public API nor a profile prefix: nothing to render under
             lines.append(f"{interaction.source}: skipped, no profile noted (give the upstream URL a profile prefix)")

@@ -10,6 +10,7 @@ two million values, no alias) is as readable as a small one, and costs one parse
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import yaml
@@ -23,8 +24,13 @@ class DocumentError(ValueError):
 
 
 def load(text: str, loader: type[Any] = SafeLoader) -> Any:
-    """The document in `text` (None when it holds none), built by `loader` (a PyYAML loader class)."""
+    """The document in `text` (None when it holds none), built by `loader` (a PyYAML loader class). The cyclic
+    garbage collector waits until it is built: a parse allocates a node, then a value, for every scalar and
+    makes no garbage cycles, but each collection the allocations trigger walks the whole graph built so far, and
+    those walks were two thirds of a large cassette's composing time (docs/reliability.md)."""
     reader = _bounded(loader)(text)
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         node = reader.get_single_node()
         if node is None:
@@ -36,6 +42,8 @@ def load(text: str, loader: type[Any] = SafeLoader) -> Any:
         raise DocumentError("nested too deeply to read") from None
     finally:
         reader.dispose()
+        if collecting:
+            gc.enable()
 
 
 _BOUNDED: dict[type[Any], type[Any]] = {}  # each loader's bounded class, made once

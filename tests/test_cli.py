@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from emulator import cli, limits, scenarios
-from emulator.cli import main, rate_limits
+from emulator.cli import main
+from emulator.commands import serve
+from emulator.commands.serve import rate_limits
 from tests.conftest import BUNDLED, call, launch, read_until
 
 REPO = BUNDLED.parent
@@ -82,7 +84,7 @@ def test_serve_from_anywhere_serves_the_bundled_scenarios_on_the_port_it_bound(t
         banner = read_until(process, "scenarios:")
         count = len(scenarios.load([BUNDLED]).scenarios)
         assert f"  POST http://127.0.0.1:{port}/v1/chat/completions\n" in banner
-        assert banner[-1] == f"scenarios: {count} from {cli.BUNDLED / 'scenarios'}\n"
+        assert banner[-1] == f"scenarios: {count} from {serve.BUNDLED / 'scenarios'}\n"
         assert call(port, "GET", "/health") == (200, {"status": "ok", "scenarios": count, "state": "ok"})
     finally:
         process.send_signal(signal.SIGINT)
@@ -92,12 +94,12 @@ def test_serve_from_anywhere_serves_the_bundled_scenarios_on_the_port_it_bound(t
 def test_serve_prefers_a_scenarios_folder_here_to_the_bundled_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert (cli.BUNDLED / "scenarios").resolve() == BUNDLED.resolve()  # in a checkout, the top-level folders
-    assert (cli.BUNDLED / "recordings").resolve() == (REPO / "recordings").resolve()
+    assert (serve.BUNDLED / "scenarios").resolve() == BUNDLED.resolve()  # in a checkout, the top-level folders
+    assert (serve.BUNDLED / "recordings").resolve() == (REPO / "recordings").resolve()
     monkeypatch.chdir(tmp_path)
-    assert cli._default_scenarios() == cli.BUNDLED / "scenarios"
+    assert serve.default_scenarios() == serve.BUNDLED / "scenarios"
     (tmp_path / "scenarios").mkdir()
-    assert cli._default_scenarios() == Path("scenarios")
+    assert serve.default_scenarios() == Path("scenarios")
 
 
 SERVING = [["serve"], ["record", "--upstream", "http://127.0.0.1:9"]]  # the recorder's upstream: nothing there

@@ -5,15 +5,19 @@ reasoning; a cassette edited to carry a field and an event type the emulator nev
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from emulator import conform, drift, recorder
+from emulator import conform, recorder, validation
 from emulator.app import Settings
 from emulator.cli import main as cli_main
+from emulator.commands import conform as conform_command
+from emulator.commands import serve as serve_command
 from tests.conftest import Server, serve, serve_app
 
 WEATHER = "get_weather"
@@ -22,6 +26,7 @@ CHAT_TOOLS: Any = [
 ]
 RESPONSES_TOOLS: Any = [{"type": "function", "name": WEATHER, "parameters": {"type": "object", "properties": {}}}]
 MESSAGES_TOOLS: Any = [{"name": WEATHER, "input_schema": {"type": "object", "properties": {}}}]
+KEY = {"authorization": "Bearer sk-conform-test"}
 ASK = "What is the weather in Lisbon? Use get_weather."
 
 
@@ -97,7 +102,7 @@ def test_recordings_of_the_emulator_conform(
     assert f"{conform.PROFILE_KEY}: {profile}" in text  # the recorder noted the profile it recorded under
     assert "tool_calls" in text or "tool_use" in text or "function_call" in text
     code, out = _conform(capsys, str(cassette))
-    count = len(list(drift.recorded([cassette])))
+    count = len(list(conform_command.recorded([cassette])))
     assert count == {"inferam": 12, "openai": 8, "anthropic": 4}[profile]
     assert out.splitlines()[-1] == f"conform: 0 of {count} interactions differ", out
     assert code == 0
@@ -156,3 +161,128 @@ def test_noted_profile_prefers_the_upstreams_own() -> None:
     assert conform.noted_profile("/anthropic/v1/messages", "http://127.0.0.1:9000/infercom") == "infercom"
     assert conform.noted_profile("/inferel/v1/chat/completions", "http://127.0.0.1:9000") == "inferel"
     assert conform.noted_profile("/v1/chat/completions", "https://llm.example.internal") is None
+
+
+def test_the_bundled_recordings_conform(capsys: pytest.CaptureFixture[str]) -> None:
+    """The cassettes the wheel carries (recorded from the emulator, no profile noted) look like what the emulator
+    answers today, rate-limit headers and all: `emulator conform` over them exits 0."""
+    bundled = serve_command.BUNDLED / "recordings"
+    count = len(list(conform_command.recorded([bundled])))
+    assert count >= 3
+    code, out = _conform(capsys, "--profile", "inferam", str(bundled))
+    assert out.splitlines()[-1] == f"conform: 0 of {count} interactions differ", out
+    assert code == 0
+
+
+def test_infercoms_inference_id_is_kept_and_compared(
+    upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Infercom names each answer by `inference-id` (a UUID, seed 003), not `x-request-id`: a cassette keeps it,
+    replay gives it back, and conform notices when a recording lacks it."""
+    cassette = tmp_path / "infercom.yaml"
+    ask: Any = {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": "Name a mountain."}]}
+    for through in _recorder(upstream, "infercom", cassette):
+        sent = httpx.post(f"{through.base_url}/v1/chat/completions", json=ask, headers=KEY).headers["inference-id"]
+        httpx.post(f"{through.base_url}/v1/chat/completions", json=ask | {"stream": True}, headers=KEY)
+    kept = [i.headers.get("inference-id") for i in conform_command.recorded([cassette])]
+    assert kept[0] == sent and kept[1] is not None and kept[1] != sent, kept
+    assert all(re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", k or "") for k in kept)
+    for replaying in serve(Settings(recordings=(cassette,))):
+        again = httpx.post(f"{replaying.base_url}/infercom/v1/chat/completions", json=ask, headers=KEY)
+        assert again.status_code == 200 and again.headers["inference-id"] == sent
+    assert _conform(capsys, str(cassette))[0] == 0
+    cassette.write_text(re.sub(r"\n      inference-id:\n      - [^\n]+", "", cassette.read_text()))
+    code, out = _conform(capsys, str(cassette))
+    assert code == 1 and out.count("  + header inference-id\n") == 2, out
+
+
+def _post(through: Server, path: str, body: Any, headers: dict[str, str] | None = None) -> int:
+    sent = KEY | {"x-api-key": "sk-conform-test", "anthropic-version": "2023-06-01"} | (headers or {})
+    return httpx.post(f"{through.base_url}{path}", json=body, headers=sent, timeout=30).status_code
+
+
+HI: Any = [{"role": "user", "content": "Hi"}]
+ERRORS = [  # profile, path, body, fault header (None: a request the profile itself refuses), the status
+    (
+        "inferam",
+        "/v1/chat/completions",
+        {"model": "m", "messages": [{"role": "user", "content": "Hi"}]},
+        "status=429; retry_after=2",
+        429,
+    ),
+    (
+        "inferam",
+        "/v1/messages",
+        {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]},
+        "status=529",
+        529,
+    ),
+    ("openai", "/v1/responses", {"model": "gpt-5", "input": "Hi"}, "status=500", 500),
+    ("openai", "/v1/chat/completions", {"model": "gpt-5", "messages": [], "colour": "red"}, None, 400),
+    ("openai", "/v1/responses", {"model": "gpt-nowhere-9", "input": "Hi"}, None, 404),
+    (
+        "anthropic",
+        "/v1/messages",
+        {"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "Hi"}]},
+        None,
+        400,
+    ),
+    (
+        "infercom",
+        "/v1/chat/completions",
+        {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": "Hi"}]},
+        "status=503",
+        503,
+    ),
+    ("infercom", "/v1/chat/completions", {"model": "MiniMax-M2.7", "messages": HI}, "status=404", 404),
+    ("infercom", "/v1/chat/completions", {"model": "MiniMax-M2.7", "messages": HI}, "status=400", 400),
+]
+
+
+def test_error_answers_are_compared_too(upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A recorded error is compared like any answer: a refusal with the emulator's own refusal of the same
+    request, a status the request did not earn with that status as a scripted fault renders it, in each
+    profile's shape (Infercom's plain text and `{"error": …}` included)."""
+    cassette = tmp_path / "errors.yaml"
+    for n, (profile, path, body, fault, status) in enumerate(ERRORS):
+        own = json.loads(json.dumps(body).replace('"Hi"', f'"Hi {n}"'))  # each its own, so none replaces another
+        for through in _recorder(upstream, profile, cassette):
+            assert _post(through, path, own, {"x-emulator-fault": fault} if fault else {}) == status
+    code, out = _conform(capsys, str(cassette))
+    assert out.splitlines()[-1] == f"conform: 0 of {len(ERRORS)} interactions differ", out
+    assert code == 0 and "skipped" not in out
+    # The provider's news in an error: a field the emulator's error body lacks, a header it no longer sends.
+    edited = cassette.read_text().replace('{"error":{"message":', '{"error":{"request_trace":"t1","message":', 1)
+    edited = re.sub(r"\n      request-id:\n      - req_[^\n]+", "", edited, count=1)  # Anthropic's, on its 400
+    cassette.write_text(edited)
+    code, out = _conform(capsys, str(cassette))
+    assert code == 1 and "  - error.request_trace\n" in out and "  + header request-id\n" in out, out
+    assert out.splitlines()[-1] == "conform: 2 of 9 interactions differ", out
+
+
+def test_a_recorded_request_the_profile_refuses_is_reported(
+    upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An answered request the public profile would refuse (a field its API does not take, a model its catalog
+    lacks) differs, and the report says what the profile refuses."""
+    cassette = tmp_path / "lenient.yaml"
+    hi: Any = [{"role": "user", "content": "Hi"}]
+    asks: Any = [
+        ("/v1/chat/completions", {"model": "gpt-4.1", "messages": hi, "colour": "red"}),
+        ("/v1/chat/completions", {"model": "gpt-nowhere-9", "messages": hi}),
+        ("/v1/responses", {"model": "gpt-5", "input": "Hi", "shade": "blue"}),
+        ("/v1/chat/completions", {"model": "gpt-4.1", "messages": hi}),
+    ]
+    for through in _recorder(upstream, "openai", cassette):  # lenient: the upstream answers what it would refuse
+        for path, ask in asks:
+            assert _post(through, path, ask, {validation.LENIENT_HEADER: "1"}) == 200
+    code, out = _conform(capsys, str(cassette))
+    assert code == 1 and out.splitlines()[-1] == "conform: 3 of 4 interactions differ", out
+    lines = out.splitlines()
+    refused = [line for line in lines if "it refuses the recorded request" in line]
+    assert len(refused) == 3, out
+    assert "colour" in refused[0] and "400" in refused[0]
+    assert "gpt-nowhere-9" in refused[1] and "404" in refused[1]
+    assert "shade" in refused[2] and "400" in refused[2]
+    assert "  ~ status: 200 -> 400" in out and "  ~ status: 200 -> 404" in out
+    assert any(line.startswith("lenient.yaml#3: same") for line in lines)

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from emulator import drift, recorder
+from emulator import recorder
 from emulator.app import Settings
 from emulator.cli import main as cli_main
+from emulator.commands import conform as conform_command
 from tests.conftest import Server, call, serve, serve_app
 
 MODEL = "DeepSeek-V4.1-Flash-1017"
@@ -109,11 +110,11 @@ def test_update_rewrites_only_the_drifted_interactions(
     for through in serve_app(recorder.Recorder(first.base_url, cassette, "new_episodes"), lifespan="on"):
         ask: Any = {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": "Say hi."}]}
         assert call(through.port, "POST", "/v1/chat/completions", ask, AUTH)[0] == 200
-    kept = next(drift.recorded([cassette]))
+    kept = next(conform_command.recorded([cassette]))
     code, out = _drift(capsys, "--update", "--upstream", live, str(cassette))
     assert code == 1 and "drift: 1 of 2 interactions differ" in out and "mixed.yaml#0: same" in out, out
     assert "re-recorded 1 interactions" in out
-    now = list(drift.recorded([cassette]))
+    now = list(conform_command.recorded([cassette]))
     assert len(now) == 2
     assert now[0].answer == kept.answer  # the one that had not drifted is as it was
     assert "sk-drift-test" not in cassette.read_text()  # the key sent was redacted from the re-recording
@@ -131,3 +132,71 @@ def test_without_a_key_drift_says_which_variable(
     assert "OPENAI_API_KEY" in capsys.readouterr().err
     monkeypatch.setenv("MY_KEY", "sk-mine-0123456789")
     assert cli_main(["drift", "--rate", "50", "--key-env", "MY_KEY", "--upstream", first.base_url, str(cassette)]) == 0
+
+
+def _paths_seen(server: Server) -> list[str]:
+    """The paths of the requests an upstream emulator's journal holds, oldest first."""
+    return [r["path"] for r in call(server.port, "GET", "/_emulator/requests?bodies=false")[1]["requests"]]
+
+
+def test_each_interaction_goes_to_the_upstream_of_its_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--upstream PROFILE=URL`, repeatable: an interaction is re-sent to the upstream of the profile it was
+    recorded under, a plain URL takes the rest; an interaction with nowhere to go is named before any is sent."""
+    cassette = tmp_path / "two.yaml"
+    for recording in serve(Settings()):
+        for profile in ("inferam", "infercom"):
+            live = f"{recording.base_url}/{profile}"
+            for through in serve_app(recorder.Recorder(live, cassette, "new_episodes"), lifespan="on"):
+                ask: Any = {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": f"Hi from {profile}."}]}
+                assert call(through.port, "POST", "/v1/chat/completions", ask, AUTH)[0] == 200
+                if profile == "infercom":
+                    assert call(through.port, "POST", "/v1/chat/completions", ask | {"stream": True}, AUTH)[0] == 200
+    for one in serve(Settings(seed=3)):
+        for two in serve(Settings(seed=4)):
+            routed = [
+                "--upstream",
+                f"inferam={one.base_url}/inferam",
+                "--upstream",
+                f"infercom={two.base_url}/infercom",
+            ]
+            code, out = _drift(capsys, *routed, str(cassette))
+            assert code == 0 and out.splitlines()[-1] == "drift: 0 of 3 interactions differ", out
+            assert _paths_seen(one) == ["/inferam/v1/chat/completions"]
+            assert _paths_seen(two) == ["/infercom/v1/chat/completions"] * 2
+            # Crossed, every interaction meets the other profile's shapes.
+            crossed = [
+                "--upstream",
+                f"infercom={one.base_url}/inferam",
+                "--upstream",
+                f"inferam={two.base_url}/infercom",
+            ]
+            code, out = _drift(capsys, *crossed, str(cassette))
+            assert code == 1 and out.splitlines()[-1] == "drift: 3 of 3 interactions differ", out
+            # A plain URL takes what no PROFILE= names.
+            code, out = _drift(
+                capsys,
+                "--upstream",
+                f"infercom={two.base_url}/infercom",
+                "--upstream",
+                f"{one.base_url}/inferam",
+                str(cassette),
+            )
+            assert code == 0, out
+            assert len(_paths_seen(one)) == 1 + 2 + 1 and len(_paths_seen(two)) == 2 + 1 + 2
+            assert cli_main(["drift", "--upstream", f"infercom={two.base_url}/infercom", str(cassette)]) == 2
+            assert "no --upstream for profile inferam" in capsys.readouterr().err
+            assert len(_paths_seen(two)) == 5  # refused before anything was sent
+
+
+def test_an_upstream_for_no_profile_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli_main(["drift", "--upstream", "openia=http://127.0.0.1:9/", "x.yaml"])
+    assert exited.value.code == 2
+    assert "'openia' is no profile" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["drift", "--upstream", "ftp://127.0.0.1:9/", "x.yaml"])
+    assert "expected an http:// or https:// URL" in capsys.readouterr().err
+    code = cli_main(["drift", "--upstream", "http://127.0.0.1:9/a", "--upstream", "http://127.0.0.1:9/b", "x.yaml"])
+    assert code == 2 and "two upstreams for every profile" in capsys.readouterr().err

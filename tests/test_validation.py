@@ -14,7 +14,7 @@ import yaml
 
 from emulator import catalog, scenarios
 from emulator.app import Settings
-from emulator.cli import rate_limits
+from emulator.commands.serve import rate_limits
 from tests.conftest import Server, call, serve
 
 HI: Any = [{"role": "user", "content": "Say hi."}]

@@ -27,6 +27,7 @@ ALLOWED_HEADERS = frozenset(
         "user-agent",
         "request-id",
         "x-request-id",
+        "inference-id",  # Infercom's name for it (seed 003), a UUID per answer
         "retry-after",
         "retry-after-ms",
         "x-should-retry",

@@ -1,109 +1,42 @@
-"""`emulator conform` and `emulator drift` on the command line: read the cassettes, compare each interaction's
-shape (`conform` against the emulator's own rendering, `drift` against the live upstream), print `same` or each
-difference per interaction, then the count; exit 1 on any difference.
+"""`emulator drift` on the command line: re-send each recorded request to the live upstream through the
+recorder's own code, compare the live answer's shape with the recorded one, print `same` or each difference per
+interaction, then the count; exit 1 on any difference. `--update` re-records what drifted.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from emulator import conform, profiles, recorder, scenarios
+from emulator.commands import options
+from emulator.commands.conform import DEFAULT_PATH, report
 from emulator.recordings import CassetteError, Tape, is_cassette_file
 from emulator.recordings.cassette import document_of, items
 from emulator.recordings.shapes import Difference, Shape, compare, shape_of
 from emulator.recordings.vcr_format import PACING, parts
 
-DEFAULT_PATH = Path("recordings")
-LEGEND = {
-    "conform": "(+ only the emulator's answer has it, - only the recording's, ~ both, typed recorded -> emulator)",
-    "drift": "(+ only the live answer has it, - only the recording's, ~ both, typed recorded -> live)",
-}
+Routes = dict[str | None, str]  # profile (None: every other) → the upstream its interactions are re-sent to
 
 
-def conform_arguments(parser: argparse.ArgumentParser) -> None:
+def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", type=Path, nargs="*", metavar="PATH", help="cassettes or directories of them (default: ./recordings)"
+        "--upstream",
+        required=True,
+        action="append",
+        type=_route,
+        metavar="[PROFILE=]URL",
+        help="the live upstream's base URL, before /v1/; PROFILE=URL sends there only the interactions recorded "
+        "under that profile, repeatable (a plain URL takes the rest)",
     )
-    parser.add_argument(
-        "--profile",
-        choices=sorted(profiles.PROFILES),
-        help="the profile to render under where the recorder noted none (required then)",
-    )
-    parser.add_argument("--json", action="store_true", help="write the report as JSON")
-
-
-def recorded(paths: Sequence[Path]) -> Iterator[conform.Interaction]:
-    """Every interaction of the cassettes among `paths` (files, or directories' YAML files), in order."""
-    for file in scenarios.yaml_files(paths or [DEFAULT_PATH]):
-        if is_cassette_file(file):
-            yield from conform.interactions(file.name, document_of(file))
-
-
-def run_conform(args: argparse.Namespace) -> int:
-    """`emulator conform`: 0 when every interaction's shape is the emulator's, 1 when any differs, 2 when the
-    cassettes cannot be read or an interaction's profile is unknown."""
-    try:
-        found = list(recorded(args.paths))
-    except (CassetteError, scenarios.ScenarioError) as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    unknown = [i.source for i in found if conform.profile_for(i, args.profile) is None]
-    if unknown:
-        print(
-            f"emulator conform: no profile noted for {', '.join(unknown)}: say which with --profile",
-            file=sys.stderr,
-        )
-        return 2
-    results: list[tuple[str, list[Difference] | None, str]] = []
-    for interaction in found:
-        profile = conform.profile_for(interaction, args.profile) or profiles.DEFAULT
-        try:
-            results.append((interaction.source, conform.conform(interaction, profile), f"profile {profile}"))
-        except ValueError as exc:
-            results.append((interaction.source, None, f"skipped: {exc}"))
-    return _print("conform", results, args.json)
-
-
-def _print(command: str, results: list[tuple[str, list[Difference] | None, str]], as_json: bool) -> int:
-    """The report, in words or as JSON; the exit status (1 when any interaction differs)."""
-    compared = [r for r in results if r[1] is not None]
-    differ = sum(1 for r in compared if r[1])
-    summary = f"{command}: {differ} of {len(compared)} interactions differ"
-    skipped = len(results) - len(compared)
-    summary += f" ({skipped} skipped)" if skipped else ""
-    if as_json:
-        lines = [conform.as_json(source, found, note) for source, found, note in results]
-        print(json.dumps({"interactions": lines, "differ": differ, "compared": len(compared), "skipped": skipped}))
-        return 1 if differ else 0
-    if differ:
-        print(LEGEND[command])
-    for source, found, note in results:
-        if found is None:
-            print(f"{source}: {note}")
-        elif not found:
-            print(f"{source}: same ({note})")
-        else:
-            print(f"{source}: {len(found)} differences ({note})")
-            print("\n".join(f"  {d}" for d in found))
-    print(summary)
-    return 1 if differ else 0
-
-
-# --- drift: the live upstream against the recordings ------------------------------------------------------
-
-
-def drift_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--upstream", required=True, type=str, help="the live upstream's base URL, before /v1/")
     parser.add_argument(
         "paths", type=Path, nargs="*", metavar="PATH", help="cassettes or directories of them (default: ./recordings)"
     )
@@ -118,25 +51,34 @@ def drift_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="write the report as JSON")
 
 
-def run_drift(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """`emulator drift`: 0 when the live upstream answers every recorded request in the recorded shape, 1 when
     any differs, 2 when the cassettes cannot be read or a key is missing."""
     if args.rate <= 0 or (args.limit is not None and args.limit < 1):
         print("emulator drift: --rate must be above 0 and --limit at least 1", file=sys.stderr)
         return 2
+    routes: Routes = {}
+    for profile, url in args.upstream:
+        if routes.setdefault(profile, url) != url:
+            print(f"emulator drift: two upstreams for {profile or 'every profile'}", file=sys.stderr)
+            return 2
     try:
         found = [(file, i) for file in _cassettes(args.paths) for i in conform.interactions(file.name, _doc(file))]
     except (CassetteError, scenarios.ScenarioError) as exc:
         print(exc, file=sys.stderr)
         return 2
     found = found[: args.limit] if args.limit else found
+    unrouted = sorted({i.profile or "(none noted)" for _, i in found if _upstream(routes, i) is None})
+    if unrouted:
+        print(f"emulator drift: no --upstream for profile {', '.join(unrouted)}", file=sys.stderr)
+        return 2
     names = {args.key_env or _key_variable(i) for _, i in found}
     missing = sorted(n for n in names if not os.environ.get(n))
     if missing:
         print(f"emulator drift: no key in {', '.join(missing)} (or say which variable with --key-env)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="emulator-drift-") as scratch:
-        outcomes = asyncio.run(_resend_all(found, args, Path(scratch)))
+        outcomes = asyncio.run(_resend_all(found, args, routes, Path(scratch)))
         results: list[tuple[str, list[Difference] | None, str]] = []
         drifted: dict[Path, list[dict[str, Any]]] = {}
         for (file, interaction), (live, item) in zip(found, outcomes, strict=True):
@@ -156,7 +98,7 @@ def run_drift(args: argparse.Namespace) -> int:
                     headers = {k: v[0] if isinstance(v, list) else v for k, v in item["request"]["headers"].items()}
                     response = dict(item["response"])
                     tape.add(request.method, request.uri, body, headers, response, item[PACING], replace=True)
-    code = _print("drift", results, args.json)
+    code = report("drift", results, args.json)
     if args.update and drifted and not args.json:
         print(f"drift: re-recorded {sum(map(len, drifted.values()))} interactions")
     return code
@@ -170,12 +112,32 @@ def _doc(file: Path) -> Any:
     return document_of(file)
 
 
+def _route(text: str) -> tuple[str | None, str]:
+    """An argparse type: `--upstream URL` (every interaction) or `--upstream PROFILE=URL` (those recorded under
+    PROFILE, as the recorder noted it or the recorded host says)."""
+    profile, equals, url = text.partition("=")
+    if not equals or "/" in profile:  # a URL's query may hold `=`; a profile holds no `/`
+        return None, options.http_url(text)
+    if profile not in profiles.PROFILES:
+        known = ", ".join(sorted(profiles.PROFILES))
+        raise argparse.ArgumentTypeError(f"{profile!r} is no profile (known: {known})")
+    return profile, options.http_url(url)
+
+
+def _upstream(routes: Routes, interaction: conform.Interaction) -> str | None:
+    """Where an interaction is re-sent: the upstream given for its profile, else the plain one."""
+    return routes.get(interaction.profile) or routes.get(None)
+
+
 def _key_variable(interaction: conform.Interaction) -> str:
     return "ANTHROPIC_API_KEY" if interaction.path.startswith("/v1/messages") else "OPENAI_API_KEY"
 
 
 async def _resend_all(
-    found: list[tuple[Path, conform.Interaction]], args: argparse.Namespace, scratch: Path
+    found: list[tuple[Path, conform.Interaction]],
+    args: argparse.Namespace,
+    routes: Routes,
+    scratch: Path,
 ) -> list[tuple[Shape | None, dict[str, Any] | None]]:
     """Each recorded request re-sent through the recorder's own code (into a scratch cassette each, keys
     redacted as every recording is), `--rate` a second at most; the live answer's shape and its recording."""
@@ -187,7 +149,9 @@ async def _resend_all(
             await asyncio.sleep(wait)
         last = time.monotonic()
         key = os.environ[args.key_env or _key_variable(interaction)]
-        out.append(await _resend(interaction, args.upstream, key, scratch / f"{n}.yaml"))
+        upstream = _upstream(routes, interaction)
+        assert upstream is not None, "routed before any is sent"
+        out.append(await _resend(interaction, upstream, key, scratch / f"{n}.yaml"))
     return out
 
 

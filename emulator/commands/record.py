@@ -1,0 +1,65 @@
+"""`emulator record`: a proxy to the real upstream that writes each interaction to a cassette."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from emulator import recorder, server
+from emulator.commands import options
+
+
+def arguments(record: argparse.ArgumentParser) -> None:
+    record.add_argument(
+        "--upstream",
+        required=True,
+        type=options.http_url,
+        metavar="URL",
+        help="the upstream, e.g. https://api.openai.com",
+    )
+    options.address_arguments(record)
+    options.connection_arguments(record)
+    options.scrub_argument(record)
+    record.add_argument(
+        "--out",
+        type=Path,
+        default=Path("recordings/recorded.yaml"),
+        metavar="PATH",
+        help="the cassette (default: %(default)s)",
+    )
+    record.add_argument(
+        "--mode",
+        choices=tuple(recorder.MODES),
+        default="new_episodes",
+        help="vcrpy's record modes: "
+        + "; ".join(f"{k}: {v}" for k, v in recorder.MODES.items())
+        + " (default: %(default)s)",
+    )
+    record.add_argument(
+        "--replay-speed",
+        type=options.speed,
+        default=1.0,
+        metavar="FACTOR",
+        help="scale the recorded gaps of what is replayed (default: 1.0; 0: as fast as possible)",
+    )
+    record.add_argument("--no-access-log", action="store_true", help="do not log each request")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        proxy = recorder.Recorder(args.upstream, args.out, args.mode, args.replay_speed, tuple(args.scrub or ()))
+    except (OSError, ValueError) as exc:
+        print(f"emulator: the cassette {args.out} cannot be read: {exc}", file=sys.stderr)
+        return 1
+    sock = options.listen(args.host, args.port)
+    if sock is None:
+        return 1
+    held = f" ({proxy.loaded} held)" if proxy.loaded else ""
+    doing = "replaying" if proxy.replay_only else "recording"
+    where = f"{options.url(args.host, sock)}/v1/… → {args.upstream}"
+    print(f"{doing} {where}, mode {args.mode}, into {args.out}{held}", flush=True)
+    served: dict[str, Any] = {"access_log": not args.no_access_log, "log_level": "info", **recorder.SERVER_OPTIONS}
+    server.run(proxy, sock, options.rules(args), **served)
+    return 0
