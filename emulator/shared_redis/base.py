@@ -43,6 +43,7 @@ class RedisState(State):
         self._version: bytes | None = None  # of the posted scenarios this process holds
         self._parsed: dict[bytes, tuple[bytes, scenarios.Scenario]] = {}  # field -> (its stamp, the scenario)
         self._open: dict[int, Entry] = {}  # journal entries opened here and not yet delivered
+        self._unwritten = 0  # the last number given an entry not yet written (negative: Redis gives the ids)
         self.outage = Outage(self.address.shown)
         self._published = 0  # this process's publications of its counts, numbered
         self._buckets = limits.sizes(settings.limits)

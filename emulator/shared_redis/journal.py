@@ -32,10 +32,17 @@ class JournalState(RedisState):
         return self._run("journal", self._journal_keys(entry.test_id), args, client)
 
     async def open(self, note: Note) -> int:
+        """As `State.open`; but an answer sent whole (nothing streamed, paced, faulted or replayed: `_whole`) is
+        journalled with its delivery, in `done`'s round trip, under a number of this process's until then."""
         self._client()
         entry = journal.noted(0, note, time.time())
-        entry_id = int(await self._journalled(entry, None))
-        self._open[entry_id] = entry._replace(id=entry_id)
+        if _whole(note):
+            self._unwritten -= 1
+            entry_id = self._unwritten
+        else:
+            entry_id = int(await self._journalled(entry, None))
+            entry = entry._replace(id=entry_id)
+        self._open[entry_id] = entry
         if len(self._open) > self.settings.journal_size:  # one never delivered (a bug's): not kept for ever
             del self._open[next(iter(self._open))]
         return entry_id
@@ -120,6 +127,12 @@ class JournalState(RedisState):
         client = self._client()
         await self._publish()
         return metrics.total(loads(raw) for raw in await client.hvals(self._key("metrics")))
+
+
+def _whole(note: Note) -> bool:
+    """Whether a note's answer is sent whole, at once (`pipeline.render`'s first branch, or a refusal): not
+    streamed, paced, faulted, nor a recording played as recorded."""
+    return not (note.stream or note.fault or note.timing or (note.source or "").startswith("recording "))
 
 
 def _entry(planned: int | None, view: Mapping[str, Any]) -> Entry:

@@ -3,6 +3,7 @@ the posted scenarios and the tests' directions; stored responses and threads; re
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -14,11 +15,12 @@ from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.shared_redis.base import IDLE
 from emulator.shared_redis.journal import JournalState
 from emulator.sse import encode, loads
-from emulator.state import LAST, Directions
+from emulator.state import LAST, Before, Directions
 from emulator.store import Scope
 from emulator.validation import LENIENT_HEADER
 from emulator.wire import Headers
 
+CacheLookup = tuple[list[str], list[Any], int]  # the cache script's keys and arguments, the tokens of a block
 # Ids, versions and the metrics go on across a reset.
 KEPT_ACROSS_RESET = ("journal:next", "journal:dropped", "posted:version", "metrics", "metrics:sequence")
 
@@ -48,8 +50,14 @@ class SharedState(JournalState):
         return limits.headers(flavor, await self._take(scope, tokens, now, False), now)
 
     async def _take(self, scope: tuple[str, str], tokens: int, now: float, enforce: bool) -> limits.Verdict:
-        args = [scope[1], repr(now), tokens, int(enforce), IDLE, *self._plan]
-        out = await self._run("buckets", [self._key("buckets:", scope[0])], args)
+        args = self._bucket_args(scope, tokens, now, enforce)
+        return self._verdict(await self._run("buckets", [self._key("buckets:", scope[0])], args))
+
+    def _bucket_args(self, scope: tuple[str, str], tokens: int, now: float, enforce: bool) -> list[Any]:
+        return [scope[1], repr(now), tokens, int(enforce), IDLE, *self._plan]
+
+    def _verdict(self, out: Sequence[bytes]) -> limits.Verdict:
+        """The buckets' verdict from the script's answer: each level, the bucket that refused, the wait."""
         n = len(self._buckets)
         spent, wait = int(out[n]), float(out[n + 1])
         buckets = {}
@@ -58,13 +66,42 @@ class SharedState(JournalState):
         return limits.Verdict(spent == 0, buckets, wait, self._buckets[spent - 1][0] if spent else None)
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
+        looked = self._cache_lookup(profile, prompt, now)
+        if looked is None:
+            return 0
+        keys, args, block = looked
+        return int(await self._run("cache", keys, args)) * block
+
+    def _cache_lookup(self, profile: profiles.Profile, prompt: Prompt, now: float) -> CacheLookup | None:
+        """The cache script's keys and arguments for `prompt`, and the tokens a block holds; None when the profile
+        keeps no cache for it."""
         model, key = profile.cache, prompt.cache_key
         if model is None or not key:
-            return 0
+            return None
         blocks = profiles.prefix_blocks(prompt, model.block)
-        args = [repr(now), repr(model.ttl), model.capacity, *blocks]
         keys = [self._key("cache:", profile.name, ":", key), self._key("cache-seen:", profile.name, ":", key)]
-        return int(await self._run("cache", keys, args)) * model.block
+        return keys, [repr(now), repr(model.ttl), model.capacity, *blocks], model.block
+
+    async def before_shape(
+        self, profile: profiles.Profile, prompt: Prompt, identity: tuple[str, str, str], tokens: int, flavor: str
+    ) -> Before:
+        """As `State.before_shape`, in one round trip: the attempt, the buckets and the prompt cache by one script."""
+        now = time.time() if profile.cache or self.limited else 0.0
+        enforce = self.limited and self.settings.limits.enforce
+        keys, args = [self._key("attempts")], ["\0".join(identity), IDLE]
+        taken = self._bucket_args(identity[:2], tokens, now, enforce) if self.limited else []
+        keys += [self._key("buckets:", identity[0])] if taken else []
+        args += [len(taken), *taken]
+        looked = self._cache_lookup(profile, prompt, now)
+        if looked is not None:
+            keys += looked[0]
+            args += looked[1]
+        attempt, out, hits = await self._run("before", keys, args)
+        cached = int(hits) * looked[2] if looked is not None else 0
+        if not taken:
+            return Before(cached, int(attempt))
+        verdict = self._verdict(out)
+        return Before(cached, int(attempt), verdict if enforce else None, limits.headers(flavor, verdict, now))
 
     # --- posted scenarios and the tests' directions --------------------------------------------------------
 
