@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -90,7 +89,6 @@ class Asked:
 
 
 NOTHING_ASKED = Asked()
-NO_HEADERS: Pairs = ()
 
 
 @frozen
@@ -140,17 +138,11 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         counted = calls_key(source.scenario, prompt)
         calls = await state.next_call(counted) if counted else 0
         turn = compose(prompt, source, state.writer, calls, state.created(), settings.replay_speed)
-        now = time.time() if profile.cache or state.limited else 0.0
-        cached = await state.cached_tokens(profile, prompt, now) if profile.cache else 0
         fault, pace = decide(asked, turn, settings)  # 4
         identity = _identity(prompt)
-        attempt = await state.next_attempt(identity)
-        verdict, rates = None, NO_HEADERS
-        if state.limited and settings.limits.enforce:
-            verdict = await state.take(identity[:2], turn.usage.total_tokens, now)
-            rates = limits.headers(_flavor(endpoint), verdict, now)
-        elif state.limited:  # limits that only report: taken and rendered in one pass, on every answer
-            rates = await state.report(identity[:2], turn.usage.total_tokens, now, _flavor(endpoint))
+        cached, attempt, verdict, rates = await state.before_shape(
+            profile, prompt, identity, turn.usage.total_tokens, _flavor(endpoint)
+        )
         shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
         if recalled:
             await memory.keep(state, endpoint.dialect, recalled, prompt, shaped.turn, shaped.status)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from emulator import journal, limits, metrics, profiles, recent, recordings, scenarios, store
 from emulator.answer import CallKey
@@ -26,7 +26,7 @@ from emulator.recent import Recent
 from emulator.sse import encode, loads
 from emulator.store import Scope, Store
 from emulator.validation import LENIENT_HEADER
-from emulator.wire import Headers
+from emulator.wire import Headers, Pairs
 
 LAST = "\0last"  # `State.issue`'s retry that takes the number issued last (a retry the SDK counted)
 # Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
@@ -70,6 +70,16 @@ class Directions:
     timing: str | None = None
     scenario: str | None = None
     lenient: bool = False  # the public profiles accept unknown models and fields (`x-emulator-lenient`)
+
+
+class Before(NamedTuple):
+    """`State.before_shape`: the prompt cache's tokens, the attempt's number, the rate limits' verdict (where
+    enforced) and headers."""
+
+    cached: int
+    attempt: int
+    verdict: limits.Verdict | None = None
+    rates: Pairs = ()
 
 
 class State:
@@ -185,6 +195,23 @@ class State:
     async def report(self, scope: tuple[str, str], tokens: int, now: float, flavor: str) -> Headers:
         """Take from the buckets of (test id, key) that only report, and their headers in `flavor`."""
         return self._limiter.report(scope, tokens, now, flavor)
+
+    async def before_shape(
+        self, profile: profiles.Profile, prompt: Prompt, identity: tuple[str, str, str], tokens: int, flavor: str
+    ) -> Before:
+        """What requests share that a request's shape needs, taken at once (a shared store: in one round trip):
+        the tokens of `prompt` the profile's prompt cache serves, this attempt's number at `identity` (test id,
+        key, conversation), and, where limits are set, `tokens` taken from the buckets of (test id, key): the
+        verdict where they are enforced, and the rate-limit headers in `flavor`."""
+        now = time.time() if profile.cache or self.limited else 0.0
+        cached = await self.cached_tokens(profile, prompt, now) if profile.cache else 0
+        attempt = await self.next_attempt(identity)
+        if not self.limited:
+            return Before(cached, attempt)
+        if self.settings.limits.enforce:
+            verdict = await self.take(identity[:2], tokens, now)
+            return Before(cached, attempt, verdict, limits.headers(flavor, verdict, now))
+        return Before(cached, attempt, None, await self.report(identity[:2], tokens, now, flavor))
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
         """Tokens of `prompt` the profile's prompt cache serves (0 for a profile without one)."""

@@ -14,10 +14,13 @@ import redis.asyncio.client
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import limits, profiles, shared_redis
+from emulator import limits, pipeline, profiles, shared_redis
 from emulator import state as state_module
 from emulator.conversation import Message, Prompt
+from emulator.dialects import openai_chat
 from emulator.journal import Journal, Note, at_once
+from emulator.shared_redis import outage
+from emulator.sse import encode
 from emulator.state import Directions, Settings, State
 from emulator.store import Bounds
 
@@ -120,7 +123,8 @@ def test_the_prompt_cache_serves_as_the_in_process_one(redis_server: str) -> Non
 
 
 def note(model: str, test_id: str = "", body: bytes = b'{"hi": 1}') -> Note:
-    return Note("POST", "/v1/chat/completions", model, "", False, "default", None, 200, None, test_id, body=body)
+    """A streamed answer's note: journalled when it is opened (a whole answer's, with its delivery)."""
+    return Note("POST", "/v1/chat/completions", model, "", True, "default", None, 200, None, test_id, body=body)
 
 
 def test_journal_views_are_the_in_process_ones_with_the_worker(redis_server: str) -> None:
@@ -317,3 +321,113 @@ def test_a_workers_counts_land_in_the_order_they_were_taken(redis_server: str, m
 async def answer_after(state: shared_redis.SharedState, sent: Any) -> None:
     await asyncio.sleep(0.05)  # the first publication is on its way, held
     await state.done(None, sent, "chat_completions", "inferam")
+
+
+@pytest.mark.parametrize(
+    "quota",
+    [limits.DEFAULT, ENFORCED, replace(ENFORCED, enforce=False), limits.OFF],
+    ids=["default", "enforced", "reported", "off"],
+)
+@pytest.mark.parametrize("name", ["inferel", "inferam"])  # with a prompt cache, without
+def test_what_a_shape_needs_is_taken_in_one_trip_as_in_process(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch, quota: limits.Limits, name: str
+) -> None:
+    """`before_shape`: the attempt, the prompt cache's tokens, the buckets' verdict and headers, in one script, equal
+    to the in-process state's own, request after request: conversations repeated, tokens past a bucket, prompts
+    sharing a prefix, a test id and a key of their own."""
+    profile = profiles.PROFILES[name]
+    state, alone = shared(redis_server, limits=quota), State(Settings(limits=quota))
+    clock = iter(1_767_225_600.0 + 2.5 * i for i in range(100))
+    now = 0.0
+    monkeypatch.setattr(state_module.time, "time", lambda: now)
+    said = "the quick brown fox jumps over the lazy dog " * 20
+    asked = [("t", "k", said, 30), ("t", "k", said * 2, 60), ("t", "k", said, 30), ("u", "k", "other " * 90, 5)]
+    asked += [("t", "j", said * 2, 120), ("t", "k", said, 1), ("t", "k", "brief", 0)]
+    rounds = []
+
+    async def compare() -> None:
+        nonlocal now
+        for test_id, key, text, tokens in asked:
+            now = next(clock)
+            prompt = Prompt(dialect="t", model="m", messages=(Message("user", text),), cache_key=key)
+            identity = (test_id, key, str(len(text)))
+            flavor = "anthropic" if tokens % 2 else "openai"
+            got = await state.before_shape(profile, prompt, identity, tokens, flavor)
+            assert got == await alone.before_shape(profile, prompt, identity, tokens, flavor)
+            rounds.append(got)
+
+    trips = count_trips(monkeypatch)
+    run(compare, state)
+    assert loaded(trips) == ["EVALSHA"] * len(asked)  # one each
+    assert [r.attempt for r in rounds] == [0, 0, 1, 0, 0, 2, 0]  # by (test id, key, conversation)
+    assert any(r.cached for r in rounds) == (profile.cache is not None)
+    assert any(r.verdict and not r.verdict.allowed for r in rounds) == (quota is ENFORCED)
+    assert all(bool(r.rates) == bool(quota) for r in rounds)
+
+
+def loaded(trips: list[str]) -> list[str]:
+    """The round trips but those of a script's first call in this Redis (NOSCRIPT, then it is loaded)."""
+    return [trip for i, trip in enumerate(trips) if trip != "SCRIPT LOAD" and trips[i + 1 : i + 2] != ["SCRIPT LOAD"]]
+
+
+def count_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Count round trips to Redis from here on: every command and every pipeline goes through the outage guard once
+    (`outage.guarded`); the list names what each sent."""
+    trips: list[str] = []
+    guarded = outage.guarded
+
+    async def counting(watch: outage.Outage, command: Any) -> Any:
+        trips.append(command.cr_frame.f_locals.get("args", ("pipeline",))[0] if command.cr_frame else "?")
+        return await guarded(watch, command)
+
+    monkeypatch.setattr(outage, "guarded", counting)
+    return trips
+
+
+def ask(state: State, content: str, *headers: tuple[bytes, bytes], stream: bool = False) -> Any:
+    """A Chat Completions request through the answering path (`pipeline.answer`), delivered at once; its answer."""
+    endpoint = pipeline.Endpoint(openai_chat, profiles.PROFILES[profiles.DEFAULT])
+    body = encode({"model": "m", "messages": [{"role": "user", "content": content}], "stream": stream})
+    sent = [(b"content-type", b"application/json"), (b"authorization", b"Bearer sk-trips"), *headers]
+    scope = {"method": "POST", "path": "/v1/chat/completions", "headers": sent}
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def answered() -> Any:
+        answer = await pipeline.answer(state, endpoint, scope, receive)
+        delivered = at_once(answer.status, answer.headers, getattr(answer, "body", b""), 0.001)
+        await state.done(answer.entry, delivered, endpoint.name, endpoint.profile.name)
+        return answer
+
+    return answered()
+
+
+def test_a_plain_answer_takes_three_round_trips_and_journals_as_in_process(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five before (the test's directions, the attempt, the buckets, the journal's entry, its completion with the
+    counts): now the directions, what the shape needs (one script), and the entry written whole with its delivery
+    and the counts (one pipeline). A streamed answer's entry is still written before it is played. The journal
+    reads as the in-process one's, ids in order."""
+    state, alone = shared(redis_server), State()
+    trips = count_trips(monkeypatch)
+
+    async def compare() -> list[list[str]]:
+        each = []
+        await state.refresh()  # the posted scenarios, none, read once: a worker does it on its first request
+        for i, (content, stream) in enumerate([("hi 1", False), ("hi 2", False), ("hi 3", True), ("hi 1", False)]):
+            before = len(trips)
+            mine = await ask(state, content, stream=stream)
+            await ask(alone, content, stream=stream)
+            assert mine.entry > 0 if stream else mine.entry < 0  # a whole answer's entry: written with its delivery
+            each.append(loaded(trips[before:]))
+            assert [{**v, "time": 0, "duration_ms": 0} for v in await state.find({})] == [
+                {**v, "time": 0, "duration_ms": 0, "worker": state.worker} for v in await alone.find({})
+            ]
+            assert [v["id"] for v in await state.find({})] == list(range(1, i + 2))
+        return each
+
+    each = run(compare, state)
+    plain = ["EVALSHA", "EVALSHA", "pipeline"]  # directions; attempt and buckets; the entry and the counts
+    assert each == [plain, plain, ["EVALSHA", "EVALSHA", "EVALSHA", "pipeline"], plain]

@@ -1,0 +1,36 @@
+"""What requests share, kept in Redis (`emulator serve --state redis://…`), so that several worker processes, or
+replicas behind a proxy, answer as one server. The home of the `redis` package.
+
+`SharedState` is a `State` whose store methods (the interface the pipeline's shell awaits) read and write Redis
+instead of this process's memory. What is loaded (scenario files, cassettes, the writer of default answers) is
+each process's own, built alike from the same settings. Every key begins with the prefix (`?prefix=NAME`,
+default `emulator`), so that one Redis serves several emulators:
+
+- call counts of `replies` scenarios (a hash per test id) and chaos attempts: HINCRBY;
+- rate-limit buckets: each (test id, key)'s levels and when they were read, taken by one Lua script that does
+  `limits.Limiter`'s token-bucket arithmetic, so that two workers never spend the same request twice;
+- prompt caches: per cache key, the prefix blocks in the order last seen and when (a Lua script);
+- the journal: ids from INCR; each entry as its JSON view, written when it is opened and again when its
+  answer is delivered, by a Lua script that also keeps the journal within its entries and bytes, oldest out
+  first, and counts what it dropped; a sorted set of ids per test id, so that a test reads its own;
+- posted scenarios: as they were sent, with a version every change bumps; a process that finds the version
+  moved parses them again (it looks on every request, in the same script that reads the test's faults);
+- per-test faults: JSON in a hash; `times` is counted down in that script, so a fault strikes exactly that many
+  requests whichever worker answers them;
+- stored responses and threads: a key each, with the store's time to live;
+- metrics: each worker publishes its counters once it has answered; `/metrics` sums every worker's.
+
+Where the in-process state is bounded by count (`--max-clients`, the store's entries and bytes, the prompt
+cache's keys), keys here expire instead: counters and buckets after a day unused (a bucket left a day is full
+again), stored values with the store's time to live, a cache key's blocks with the cache's.
+
+Its modules, by job: `address` (the `--state` URL, and whether Redis answers at start), `outage` (the client, each
+command through the guard that turns the store's failures into 503s and logs an outage once), `scripts` (the Lua
+scripts, `lua/*.lua`, read once), `base` (the client made after the fork, keys, `/health`), `journal` (the
+journal and the metrics), `shared` (the rest of the store interface: `SharedState`).
+"""
+
+from emulator.shared_redis.address import Address, Unreachable, address
+from emulator.shared_redis.shared import SharedState
+
+__all__ = ["Address", "SharedState", "Unreachable", "address"]

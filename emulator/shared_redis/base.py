@@ -1,0 +1,101 @@
+"""The plumbing of the state in Redis: this process's client (made after the fork), the keys under the prefix,
+the scripts, a counter; and `/health`, which asks the store."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from emulator import limits, scenarios
+from emulator.errors import StateUnavailable
+from emulator.journal import Entry
+from emulator.shared_redis.address import address, ping
+from emulator.shared_redis.outage import CONNECT_TIMEOUT, HEALTH_TIMEOUT, TIMEOUT, Client, Outage
+from emulator.shared_redis.scripts import SCRIPTS
+from emulator.state import Settings, State
+
+IDLE = 86_400  # seconds a counter or a bucket is kept unused: a bucket left that long is full again
+
+
+class RedisState(State):
+    """A `State` whose shared part lives in Redis (see the package's doc): its plumbing. The client is made in the
+    process that first uses it: a worker, after the fork; building this checks that Redis answers, or raises
+    `Unreachable`."""
+
+    def __init__(self, settings: Settings = Settings()) -> None:
+        super().__init__(settings)
+        if settings.state is None:
+            raise ValueError("SharedState needs settings.state, a redis:// URL")
+        self.address = address(settings.state)
+        ping(self.address)
+        self.worker = ""  # host:pid of the process serving, once it serves: in the journal and the metrics
+        # Any: redis-py types each reply as what either of its clients (sync, async) might return, bytes or str
+        self._redis: Any = None
+        self._pid = 0
+        self._scripts: dict[str, Any] = {}
+        self._version: bytes | None = None  # of the posted scenarios this process holds
+        self._parsed: dict[bytes, tuple[bytes, scenarios.Scenario]] = {}  # field -> (its stamp, the scenario)
+        self._open: dict[int, Entry] = {}  # journal entries opened here and not yet delivered
+        self._unwritten = 0  # the last number given an entry not yet written (negative: Redis gives the ids)
+        self.outage = Outage(self.address.shown)
+        self._published = 0  # this process's publications of its counts, numbered
+        self._buckets = limits.sizes(settings.limits)
+        # The buckets as the script takes them: size, rate and whether it counts tokens, for each.
+        self._plan = [
+            arg for name, size, rate in self._buckets for arg in (size, repr(rate), int(name == "tokens_per_minute"))
+        ]
+
+    # --- plumbing ------------------------------------------------------------------------------------------
+
+    def _client(self) -> Any:
+        """This process's client: made on first use, and again in a process forked after that."""
+        if self._redis is None or self._pid != os.getpid():
+            options: dict[str, Any] = {"socket_timeout": TIMEOUT, "socket_connect_timeout": CONNECT_TIMEOUT}
+            # One try more for a connection found closed (Redis restarted since it was pooled), none for a timeout,
+            # and no backoff: the caller answers 503 at once rather than wait seconds for the store.
+            retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
+            self._redis = Client.from_url(self.address.connect, retry=retry, **options)  # the URL's options win
+            self._redis.outage = self.outage
+            self._pid = os.getpid()
+            self.worker = f"{platform.node()}:{self._pid}"
+            self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
+        return self._redis
+
+    async def close(self) -> None:
+        """Close this process's connections (at the end of the loop they were made in)."""
+        if self._redis is not None and self._pid == os.getpid():
+            await self._redis.aclose()
+        self._redis = None
+
+    def _key(self, *parts: str) -> str:
+        return f"{self.address.prefix}:{''.join(parts)}"
+
+    async def _run(self, script: str, keys: Sequence[str], args: Sequence[Any], client: Any = None) -> Any:
+        self._client()
+        return await self._scripts[script](keys=keys, args=args, client=client)
+
+    async def _count(self, key: str, field: str) -> int:
+        """The count at `field` of the hash `key` before this one; counted once more, kept a day unused."""
+        async with self._client().pipeline(transaction=False) as pipe:
+            pipe.hincrby(key, field, 1)
+            pipe.expire(key, IDLE)
+            counted, _ = await pipe.execute()
+        return int(counted) - 1
+
+    async def health(self) -> str:
+        """ "ok", or "unreachable" while the store fails (asked with a PING, within `HEALTH_TIMEOUT`)."""
+        try:
+            await asyncio.wait_for(self._client().ping(), HEALTH_TIMEOUT)
+        except StateUnavailable:
+            return "unreachable"
+        except TimeoutError as exc:
+            self.outage.failure(exc)
+            return "unreachable"
+        return "unreachable" if self.outage.down else "ok"

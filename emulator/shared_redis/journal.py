@@ -1,0 +1,144 @@
+"""The journal and the metrics in Redis: entries written by a script that keeps the journal within its bounds,
+read back by test id; each worker's counters published once it has answered, summed by `/metrics`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from emulator import journal, metrics
+from emulator.errors import StateUnavailable
+from emulator.journal import Delivered, Entry, Note
+from emulator.shared_redis.base import RedisState
+from emulator.sse import encode, loads
+
+
+class JournalState(RedisState):
+    """The journal and the metrics of a `RedisState`."""
+
+    def _journal_keys(self, test_id: str) -> list[str]:
+        names = ("entries", "ids", "bytes", "dropped", "tests", "next")
+        return [*(self._key("journal:", name) for name in names), self._key("journal:test:", test_id)]
+
+    def _journalled(self, entry: Entry, delivered: Delivered | None, client: Any = None) -> Any:
+        """Write an entry's view (a new one when its id is 0); the script's answer, its id, awaited."""
+        view = journal.view(entry, delivered)
+        del view["id"]  # the script gives a new entry its id: it is the field the view is kept under
+        view["worker"] = self.worker
+        settings = self.settings
+        args = [encode([entry.status, view]), entry.id, settings.journal_size, settings.journal_bytes]
+        args += [self._key("journal:test:"), entry.test_id]
+        return self._run("journal", self._journal_keys(entry.test_id), args, client)
+
+    async def open(self, note: Note) -> int:
+        """As `State.open`; but an answer sent whole (nothing streamed, paced, faulted or replayed: `_whole`) is
+        journalled with its delivery, in `done`'s round trip, under a number of this process's until then."""
+        self._client()
+        entry = journal.noted(0, note, time.time())
+        if _whole(note):
+            self._unwritten -= 1
+            entry_id = self._unwritten
+        else:
+            entry_id = int(await self._journalled(entry, None))
+            entry = entry._replace(id=entry_id)
+        self._open[entry_id] = entry
+        if len(self._open) > self.settings.journal_size:  # one never delivered (a bug's): not kept for ever
+            del self._open[next(iter(self._open))]
+        return entry_id
+
+    async def end(self, entry: int, ended: str) -> None:
+        held = self._open.get(entry)
+        if held is not None:  # its delivery writes it, with this
+            self._open[entry] = held._replace(ended=ended)
+            return
+        client = self._client()
+        try:
+            raw = await client.hget(self._key("journal:entries"), str(entry))
+            if raw is not None:
+                planned, view = loads(raw)
+                await client.hset(self._key("journal:entries"), str(entry), encode([planned, view | {"ended": ended}]))
+        except StateUnavailable:
+            pass  # the answer went out; the outage is logged and counted
+
+    async def done(self, entry: int | None, delivered: Delivered, endpoint: str, profile: str) -> None:
+        """As `State.done`; the store failing here is counted in its outage, never raised: the answer went out."""
+        held = self._open.pop(entry, None) if entry is not None else None
+        self.meter.count(endpoint, profile, delivered, held and (held.source, held.kind, held.usage))
+        try:
+            async with self._client().pipeline(transaction=False) as pipe:
+                if held is not None:
+                    await self._journalled(held, delivered, pipe)
+                await self._publish(pipe)
+                await pipe.execute()
+        except StateUnavailable:
+            pass
+
+    def _publish(self, client: Any = None) -> Any:
+        """Publish this worker's counts as they stand, numbered, so that an older publication landing later
+        does not replace them (`PUBLISH`); awaited."""
+        self._published += 1
+        args = [self.worker, self._published, encode(metrics.snapshot(self.meter))]
+        return self._run("publish", [self._key("metrics"), self._key("metrics:sequence")], args, client)
+
+    async def _views(self, test_id: str | None, since: int = 0) -> list[tuple[int | None, dict[str, Any]]]:
+        """The journal's entries after id `since`, all or one test's, oldest first: (the status their note
+        planned, their view)."""
+        client = self._client()
+        index = self._key("journal:ids") if test_id is None else self._key("journal:test:", test_id)
+        ids = await client.zrangebyscore(index, f"({since}", "+inf")
+        if not ids:
+            return []
+        found = []
+        for entry_id, raw in zip(ids, await client.hmget(self._key("journal:entries"), ids), strict=True):
+            if raw is not None:  # dropped meanwhile
+                planned, view = loads(raw)
+                found.append((planned, {"id": int(entry_id)} | view))
+        return found
+
+    async def entries(self, test_id: str | None = None) -> list[Entry]:
+        return [_entry(planned, view) for planned, view in await self._views(test_id)]
+
+    async def find(self, where: Mapping[str, str], since: int = 0, bodies: bool = True) -> list[dict[str, Any]]:
+        found = []
+        for _, view in await self._views(where.get("test_id"), since):
+            summary = {k: v for k, v in view.items() if k not in journal.FULL_ONLY}
+            if journal.matches(summary, where):
+                found.append(view if bodies else summary)
+        return found
+
+    async def entry(self, entry: int) -> dict[str, Any] | None:
+        raw = await self._client().hget(self._key("journal:entries"), str(entry))
+        return None if raw is None else {"id": entry} | loads(raw)[1]
+
+    async def dropped(self) -> int:
+        return int(await self._client().get(self._key("journal:dropped")) or 0)
+
+    async def clear(self, test_id: str | None = None) -> None:
+        if test_id is not None:
+            keys = self._journal_keys(test_id)
+            await self._run("forget_test", [keys[0], keys[1], keys[2], keys[4], keys[6]], [])
+            return
+        client = self._client()
+        tests = [key async for key in client.scan_iter(match=self._key("journal:test:*"), count=1000)]
+        await client.delete(*(self._key("journal:", name) for name in ("entries", "ids", "bytes", "tests")), *tests)
+
+    async def metered(self) -> metrics.Meter:
+        client = self._client()
+        await self._publish()
+        return metrics.total(loads(raw) for raw in await client.hvals(self._key("metrics")))
+
+
+def _whole(note: Note) -> bool:
+    """Whether a note's answer is sent whole, at once (`pipeline.render`'s first branch, or a refusal): not
+    streamed, paced, faulted, nor a recording played as recorded."""
+    return not (note.stream or note.fault or note.timing or (note.source or "").startswith("recording "))
+
+
+def _entry(planned: int | None, view: Mapping[str, Any]) -> Entry:
+    """A journal entry back from its view, for the client report: bodies and headers are not needed there."""
+    usage = view.get("usage")
+    fields = {name: view.get(name) for name in Entry._fields}
+    tokens = usage and tuple(usage[name] for name in journal.TOKENS)
+    lenient = tuple(view.get("lenient") or ())
+    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": tokens, "lenient": lenient})
