@@ -287,7 +287,7 @@ def form_problems(case: Case, text: str) -> Iterator[str]:
         if len([p for p in text.split("\n\n") if p.strip()]) < 3:
             yield "a story in fewer than three paragraphs"
     elif kind == "translate":
-        phrase = re.search(r"\"([^\"]+)\"", case.text)
+        phrase = re.search(r"[\"'‘“]([^\"'’”]+)[\"'’”]", case.text)
         language = re.search(r"\b(French|Japanese|Spanish|German|Italian|Portuguese|Chinese|Korean)\b", case.text)
         assert phrase and language
         if phrase.group(1) not in text or language.group(1) not in text:
@@ -339,7 +339,7 @@ def read_panel(nlp: Any, name: str) -> tuple[int, list[str], list[str]]:
     return read, faulted, failures
 
 
-@pytest.mark.parametrize("name", ["first", "second"])
+@pytest.mark.parametrize("name", ["first", "second", "third"])
 def test_every_panel_answer_reads_as_english_in_its_form(nlp: Any, name: str) -> None:
     read, faulted, failures = read_panel(nlp, name)
     assert not failures, "\n".join(failures)
