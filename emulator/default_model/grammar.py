@@ -37,6 +37,8 @@ def is_plural(phrase: str) -> bool:
     if not words:
         return False
     head = words[-1].strip("`'\".,")
+    if phrase.lower() in ("you", "we", "they"):
+        return True
     if len(words) > 2 and words[-2] in ("who", "that", "which"):
         return False
     if " and " in f" {phrase} " and words[0].lower() not in ("a", "an", "the"):
@@ -56,6 +58,16 @@ def article(phrase: str) -> str:
 def agree(verb: str, many: bool) -> str:
     """A verb written in its -s form ("needs", "is", "has"), agreeing with a plural subject when `many`."""
     return _ENGINE.plural_verb(verb) if many else verb
+
+
+_PRESENT = {"be": "is", "have": "has"}
+
+
+@functools.lru_cache(maxsize=1024)
+def present(verb: str) -> str:
+    """A base-form verb said of one thing: "float" → "floats", "go" → "goes", "fly" → "flies", "have" → "has"
+    (inflect writes the -s form as it writes a plural; "be" and "have" are its exceptions)."""
+    return _PRESENT.get(verb) or _ENGINE.plural_noun(verb) or verb
 
 
 def capital(text: str) -> str:

@@ -61,6 +61,7 @@ class Lexicon:
     verse: Sections
     letters: Sections
     cued: Mapping[str, tuple[int, ...]]  # a cue word → the domains it cues, by index
+    verbs: frozenset[str]  # verbs in their base form (lexicon/verbs.txt)
 
     def domain(self, words: Iterable[str]) -> Domain:
         """The domain whose cues `words` (lower case, singular) use most (the first listed of equals); the last
@@ -80,7 +81,8 @@ def load() -> Lexicon:
         for cue in domain.cues:
             cued.setdefault(cue, []).append(i)
     cues = {cue: tuple(indexes) for cue, indexes in cued.items()}
-    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"), cues)
+    verbs = frozenset(word for line in sections("verbs")["verbs"] for word in line.split())
+    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"), cues, verbs)
 
 
 LEXICON = load()
