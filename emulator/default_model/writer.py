@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 from emulator.default_model import edits, tales, verse
 from emulator.default_model.forms import Ask
-from emulator.default_model.grammar import capital, fill
-from emulator.default_model.lexicon import Domain
+from emulator.default_model.grammar import Slots, capital, fill
+from emulator.default_model.lexicon import LEXICON, Domain, Steps
 from emulator.default_model.page import FRAMES, Dice, Page
 
 
@@ -93,27 +93,55 @@ def _compare(page: Page, places: Sequence[str]) -> str:
 
 
 def _proscons(page: Page, places: Sequence[str]) -> str:
-    pros = "\n".join(f"- {page.of_subject(page.pick(page.domain.lists['pro']))}" for _ in range(3))
-    cons = "\n".join(f"- {page.of_subject(page.pick(page.domain.lists['con']))}" for _ in range(3))
+    pros = "\n".join(f"- {page.of_subject(fill(page.pick(page.domain.lists['pro']), page.slots))}" for _ in range(3))
+    cons = "\n".join(f"- {page.of_subject(fill(page.pick(page.domain.lists['con']), page.slots))}" for _ in range(3))
     opening, closing = _paragraph(page, "pros-open", "pros-then"), _paragraph(page, "pros-close", "recommendation")
     return f"{opening}\n\n**Pros**\n\n{pros}\n\n**Cons**\n\n{cons}\n\n{closing}"
 
 
 _TECHNICAL = frozenset(("software", "data", "web", "operations"))
-_LEARNING = frozenset(("learn", "study", "practice", "practise", "master", "memorize", "understand", "speak", "read"))
-_SETTING_UP = frozenset(("set", "install", "configure", "create", "deploy", "enable", "add", "initialize", "start"))
+_OWN_STEPS = frozenset(("software", "data", "web", "operations", "science", "health", "food", "money", "language"))
+_TRAVELLING = frozenset(("plan", "travel", "visit", "pack", "tour", "explore", "prepare", "book"))
+_PARTICLES = frozenset(("up", "out", "off", "down", "on", "over", "away", "back"))
+_ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
+
+
+def steps_of(domain: Domain, task: str) -> Steps:
+    """A how-to's steps: those of the kind of task its verb names (lexicon/howto.txt), else its domain's where
+    they fit any task of the domain, else steps that fit any task."""
+    verb = task.split(" ", 1)[0].lower()
+    found = LEXICON.steps_for(verb)
+    if domain.name == "travel" and verb in _TRAVELLING:
+        return domain.steps
+    if found and (found[0] != "setup" or domain.name in _TECHNICAL):
+        return found[1]
+    if domain.name in _OWN_STEPS or domain.name == "repair" and found is None:
+        return domain.steps
+    return LEXICON.howto["any"][1]
+
+
+def thing(task: str) -> str:
+    """What a how-to's task is done to: "descale a kettle" → "the kettle", "back up your photos" → "your
+    photos", "install Docker on Ubuntu" → "Docker"; "it" when it names nothing."""
+    words = task.split()[1:]
+    if words and words[0].lower() in _PARTICLES:
+        words = words[1:]
+    cut = next((i for i, w in enumerate(words) if w.lower() in _ENDS), len(words))
+    words = words[:cut][:5]
+    if not words or words[0].endswith("ing") or words[0].lower() in ("it", "them", "this", "that"):
+        return "it"
+    if words[0].lower() in ("a", "an", "the"):
+        return " ".join(["the", *words[1:]]) if len(words) > 1 else "it"
+    return " ".join(words)
 
 
 def _steps(page: Page, places: Sequence[str]) -> str:
-    steps = page.domain.steps
-    verb = page.slots["task"].split(" ", 1)[0].lower()
-    if page.domain.name in _TECHNICAL and verb in _SETTING_UP:
-        steps = tuple(tuple(line.split(": ", 1)) for line in FRAMES["steps-setup"])  # type: ignore[misc]
-    elif verb in _LEARNING:
-        steps = tuple(tuple(line.split(": ", 1)) for line in FRAMES["steps-learn"])  # type: ignore[misc]
-    skip = page.roll(len(steps))  # five of the domain's six, in order
-    chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4]
-    lines = [f"{n}. **{label}**: {fill(sentence, page.slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
+    task = page.slots["task"]
+    steps = steps_of(page.domain, task)
+    slots = Slots({**page.slots, "thing": thing(task)}, page.domain.lists, page.dice)
+    skip = page.roll(len(steps))  # five of the kind's six or seven, in order
+    chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
+    lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
     return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{page.say('steps-close')}"
 
 
