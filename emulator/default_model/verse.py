@@ -48,9 +48,40 @@ def _unlike(page: Page, lines: Sequence[str], said: set[str]) -> str:
 
 
 def limerick(page: Page, places: Sequence[str]) -> str:
-    one, two, five = (fill(line.strip(), page.slots) for line in page.pick(VERSE["limerick-a"]).split("|"))
+    """Five lines rhyming AABBA on a word of the subject where the rhyme table has one ("There once was a sleepy
+    owl"), else on a rhyme the dice choose, the subject named in the first line."""
+    subject = page.slots["subject"]
+    rhymes = _RHYMES
+    said = [w.lower().strip(".,'\"") for w in subject.split()]
+    found = next((r for word in reversed(said) for r in rhymes if word in r[0]), None)
+    if found is not None:
+        first, words = f"There once was {subject}", {said[-1]}
+    else:
+        found = rhymes[page.roll(len(rhymes))]
+        first, words = f"There once was {subject} {found[1]}", {found[1].split()[-1]}
+    second = _fresh(page, found[2], words)
+    fifth = _fresh(page, found[3], words)
     three, four = (line.strip() for line in page.pick(VERSE["limerick-b"]).split("|"))
-    return "\n".join((one, two, three, four, five))
+    return "\n".join((capital(first) + ",", second + ",", three, four, fifth + "."))
+
+
+def _fresh(page: Page, lines: Sequence[str], said: set[str]) -> str:
+    """One of `lines` whose rhyme word is not said yet; the word is then said."""
+    line = page.pick([line for line in lines if line.split()[-1] not in said] or lines)
+    said.add(line.split()[-1])
+    return line
+
+
+# The rhyme table (lexicon/verse.txt): each A rhyme's words, its first line's tail, its who-lines and and-lines.
+_RHYMES = tuple(
+    (
+        frozenset(words.split()),
+        tail.strip(),
+        tuple(w.strip() for w in who.split(" / ")),
+        tuple(a.strip() for a in ands.split(" / ")),
+    )
+    for words, tail, who, ands in (line.split(" | ") for line in VERSE["limerick-rhymes"])
+)
 
 
 def poem(page: Page, places: Sequence[str]) -> str:
