@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from emulator.default_model.grammar import Slots, capital, fill
@@ -9,21 +10,39 @@ from emulator.default_model.page import LETTERS, Page
 
 
 def story(page: Page, places: Sequence[str]) -> str:
+    """A setting, then one arc in four paragraphs (trouble, attempt, turn, ending): the arc the subject suggests
+    ("who learns to paint": making something; "a lost dog": a search), else the dice's; the hero and the friend
+    from faker's names, the town from its places. "An old fisherman and a seagull": the second keeps the hero
+    company."""
     people = list(page.people) or ["Mara", "Tomas"]
     hero = people[page.roll(len(people))]
     friend = next((p for p in people[page.roll(len(people)) :] + people if p != hero), "Sam")
     town = places[page.roll(len(places))] if places else "Port Ellis"
-    slots = Slots({**page.slots, "hero": hero, "friend": friend, "town": town}, page.domain.lists, page.dice)
-    parts = ("story-setting", "story-trouble", "story-attempt", "story-turn", "story-ending")
-    paragraphs = [fill(page.pick(LETTERS[part]), slots) for part in parts]
-    return f"**{_title(page)}**\n\n" + "\n\n".join(paragraphs)
+    who, _, company = page.slots["subject"].partition(" and ")
+    slots = Slots({**page.slots, "subject": who, "hero": hero, "friend": friend, "town": town}, {}, page.dice)
+    arcs = len(LETTERS["story-trouble"])
+    low = who.lower()
+    arc = next((i for i, cue in _ARCS if cue.search(low)), page.roll(arcs)) % arcs
+    setting = fill(page.pick(LETTERS["story-setting"]), slots)
+    if company:
+        setting += f" Most days, {company} kept {hero} company."
+    arc_parts = [fill(LETTERS[part][arc], slots) for part in ("story-trouble", "story-attempt", "story-turn")]
+    return f"**{_title(page)}**\n\n" + "\n\n".join([setting, *arc_parts, fill(LETTERS["story-ending"][arc], slots)])
+
+
+# Which arc (the n-th line of each arc's section, lexicon/letters.txt) a subject suggests.
+_ARCS = (
+    (2, re.compile(r"\b(?:learns?|learning|builds?|makes?|paints?|bakes?|writes?|invents?|practis|practic|wants? to)")),
+    (0, re.compile(r"\b(?:lost|loses|finds?|search|missing|home|way back|treasure|secret)\b")),
+    (3, re.compile(r"\b(?:friends?|neighbou?rs?|strangers?|rivals?|new)\b")),
+)
 
 
 def _title(page: Page) -> str:
     words = page.slots["subject"].split()
     if words and words[0].lower() in ("a", "an", "the", "your", "my"):
         words = words[1:]
-    return "The " + " ".join(capital(w) if w not in ("who", "to", "its", "a", "the", "of") else w for w in words)
+    return "The " + " ".join(capital(w) if w not in ("who", "to", "its", "a", "the", "of", "and") else w for w in words)
 
 
 _PURPOSES = (
