@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import edits, tales, verse
+from emulator.default_model import edits, grammar, tales, verse
 from emulator.default_model.forms import Ask
 from emulator.default_model.grammar import Slots, capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps
@@ -63,11 +63,26 @@ def _short(page: Page, places: Sequence[str]) -> str:
 
 
 def _definition(page: Page, places: Sequence[str]) -> str:
-    return _paragraph(page, "claim", "mechanism", "example", page.pick(("caveat", "recommendation")))
+    middle = "named" if _named(page) else "mechanism"
+    return _paragraph(page, "claim", middle, "example", page.pick(("caveat", "recommendation")))
+
+
+def _named(page: Page) -> bool:
+    """Whether the subject's own words say what kind of thing it is ("solar panels": panels, of the solar kind);
+    if so, its slots {base} and {modifier} say them."""
+    words = [w for w in page.slots["subject"].split() if w.lower() not in ("a", "an", "the", "your", "my")]
+    if not 2 <= len(words) <= 3 or not all(w.isalpha() and w.islower() for w in words):
+        return False
+    page.slots = Slots(
+        {**page.slots, "base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])},
+        page.domain.lists,
+        page.dice,
+    )
+    return True
 
 
 def _explain(page: Page, places: Sequence[str]) -> str:
-    first = _paragraph(page, "explain-open", "claim", "mechanism")
+    first = _paragraph(page, "explain-open", "claim", "named" if _named(page) else "mechanism")
     second = _paragraph(page, "transition", "mechanism", "example", "caveat")
     third = _paragraph(page, "example", "recommendation", "summary", *(("question",) if page.roll(2) else ()))
     return f"{first}\n\n{second}\n\n{third}"
