@@ -115,7 +115,7 @@ def _proscons(page: Page, places: Sequence[str]) -> str:
 
 
 _TECHNICAL = frozenset(("software", "data", "web", "operations"))
-_OWN_STEPS = frozenset(("software", "data", "web", "operations", "science", "health", "food", "money", "language"))
+_OWN_STEPS = frozenset(("software", "data", "web", "operations", "health", "food", "money", "language"))
 _TRAVELLING = frozenset(("plan", "travel", "visit", "pack", "tour", "explore", "prepare", "book"))
 _PARTICLES = frozenset(("up", "out", "off", "down", "on", "over", "away", "back"))
 _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
