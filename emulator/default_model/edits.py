@@ -89,6 +89,7 @@ def formal(page: Page, places: Sequence[str]) -> str:
     """The user's message in a formal register: slang, abbreviations and contractions expanded, each clause a
     sentence with its subject, a question kept a (polite) question, no exclamation marks."""
     text = re.sub(r"^(Hello|Good \w+)\s+(?=\w)", r"\1, ", _replaced(page.ask.source, "formal"))
+    text = re.sub(r"\bI apologize\s+(?=\w)", "I apologize, ", text)  # "sorry can't come": two sentences
     clauses = [c.strip() for c in _CLAUSE.findall(text) if c.strip(" ,.!?;")]
     said = [_formal_clause(c) for c in clauses]
     if len(said) > 1 and said[0][:-1].lower() in _GREETINGS:  # "Hello, I cannot make it.": one sentence
