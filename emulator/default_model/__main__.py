@@ -26,7 +26,8 @@ def main(argv: list[str]) -> int:
     writer = Writer(0)
     asked = prompts(argv) if argv else prompts(sys.stdin.read().splitlines())
     for text in asked:
-        reply = default_reply(Prompt(dialect="sample", model="m", messages=(Message("user", text),)), writer)
+        prompt = Prompt(dialect="sample", model="m", messages=(Message("user", text),), conversation=f"sample {text}")
+        reply = default_reply(prompt, writer)
         said = reply.text or ", ".join(f"{c.name}({c.arguments})" for c in reply.tool_calls)
         print(f"## {text}\n\n> {reply.reasoning}\n\n{said}\n")
     return 0

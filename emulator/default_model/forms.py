@@ -12,7 +12,9 @@ import re
 from typing import Literal
 
 from emulator.conversation import frozen
-from emulator.default_model.question import VERBS, Question, flip
+from emulator.default_model import grammar
+from emulator.default_model.lexicon import LEXICON
+from emulator.default_model.question import Question, flip
 from emulator.default_model.question import read as read_question
 
 Form = Literal[
@@ -42,9 +44,11 @@ _I = re.I
 _SAY_HELLO = re.compile(
     r"(?:please |can you |could you )?(?:say|wave) (?:hi|hello|hey|good \w+)\b.{0,24}$|how are you\b.{0,12}$", re.I
 )
+# The phrase to translate, in double quotes or single ones (an apostrophe inside a word is not a quote).
+_QUOTED = r"(?:[\"“](?P<d>[^\"”]+)[\"”]|(?<!\w)['‘](?P<q>.+?)['’](?!\w))"
 _TRANSLATE = (
-    re.compile(r".*?\btranslate\b[^\"“]*[\"“](?P<s>[^\"”]+)[\"”].*?\b(?:into|to|in)\s+(?P<l>[A-Z][a-z]+)", _I),
-    re.compile(r".*?\bhow (?:do|would|can) (?:you|i) say\s+[\"“](?P<s>[^\"”]+)[\"”]\s+in\s+(?P<l>[A-Z][a-z]+)", _I),
+    re.compile(rf".*?\btranslate\b[^\"“'‘]*{_QUOTED}.*?\b(?:into|to|in)\s+(?P<l>[A-Z][a-z]+)", _I),
+    re.compile(rf".*?\bhow (?:do|would|can) (?:you|i) say\s+{_QUOTED}\s+in\s+(?P<l>[A-Z][a-z]+)", _I),
 )
 _FORMAL = r"(?:please )?(?:make|rewrite|turn) (?:this|it)\b[^:\n]*\b(?:formal|professional|polite)[^:\n]*:\s*(?P<s>.+)"
 _REWRITE = r"(?:please )?(?:rewrite|rephrase|reword|proofread|correct|fix|improve|edit)\b[^:\n]*:\s*(?P<s>.+)"
@@ -81,37 +85,11 @@ _PROSCONS = re.compile(
 _IDEAS = re.compile(
     r".*?\b(?:ideas?|names?|suggestions?|themes?|titles?)\b(?:\s+ideas)?\s+(?:for|about|of)\s+(?P<s>.+?)[.?!]*$", _I
 )
-_WHY = re.compile(
-    r"why\s+(?:(?:is|are|was|were|do|does|did|can|can't|would|does|should|won't|don't|doesn't)\s+)?(?P<s>.+?)[.?!]*$",
-    _I,
-)
 _DEFINE = re.compile(r"(?:what(?:'s| is| are)|define|explain what)\s+(?P<s>.+?)(?:\s+(?:is|are|means?))?[.?!]*$", _I)
 _EXPLAIN = re.compile(
     r"(?:explain|describe|tell me about|teach me about|walk me through|how does|how do)\s+(?P<s>.+?)[.?!]*$", _I
 )
 _HOW_IT = re.compile(r"how\s+(?P<s>.+?)\s+(?:works?|(?:is|are) \w+ed|happens?)$", _I)
-_MORE_VERBS = frozenset(
-    [
-        "go",
-        "get",
-        "take",
-        "grow",
-        "fall",
-        "rise",
-        "sink",
-        "break",
-        "fail",
-        "crash",
-        "feel",
-        "hurt",
-        "cause",
-        "happen",
-        "lose",
-        "gain",
-        "turn",
-        "fade",
-    ]
-)
 _LISTY = frozenset(
     ["benefits", "uses", "advantages", "types", "examples", "ways", "tips", "reasons", "kinds", "signs", "causes"]
 )
@@ -132,7 +110,8 @@ def read(q: Question) -> Ask:
     for pattern in _TRANSLATE:
         m = pattern.match(text)
         if m:
-            return Ask("translate", m["s"].strip(), source=m["s"].strip(), language=m["l"].capitalize())
+            phrase = (m["d"] or m["q"]).strip()
+            return Ask("translate", phrase, source=phrase, language=m["l"].capitalize())
     for form, pattern in _EDITS:
         m = pattern.match(text)
         if m:
@@ -164,9 +143,7 @@ def read(q: Question) -> Ask:
     if q.kind == "steps" and q.clause:
         return Ask("steps", _topic(q), task=q.clause)
     if low.startswith("why"):
-        m = _WHY.match(text)
-        subject = _why_subject(m["s"] if m else text, q)
-        return Ask("why", subject, task=_event(text, m["s"] if m else text, subject))
+        return _why(text, q)
     if low.startswith(_SHORT_OPENINGS) or low.startswith("summarize"):
         return Ask("short", _named(q) or _plain(_topic(q, whole=True)))
     m = _DEFINE.match(text)
@@ -262,52 +239,66 @@ def _plain(topic: str) -> str:
     return " ".join(words)
 
 
-def _why_subject(rest: str, q: Question) -> str:
-    """Why's subject: what comes before the first verb ("my Docker builds take…" → "your Docker builds"), or the
-    first run of salient words, with its determiner, less a trailing adjective when the question asks why
-    something is so ("the sky blue" → "the sky")."""
+def _why(text: str, q: Question) -> Ask:
+    """A why-question read for its subject and, where its verb can be found, the event it asks about as a clause:
+    "Why do cats knead blankets?" → "cats" and "cats knead blankets"; "Why does ice float?" → "ice floats"."""
+    m = _WHY_AUX.match(text)
+    aux = m["aux"].lower() if m else ""
+    rest = flip(m["rest"] if m else text[3:].strip(" ,"))
     words = rest.split()
-    doing = not q.text.lower().startswith(("why is", "why are", "why was", "why were"))
-    if not doing and 2 <= len(words) <= 9:  # "my website slow on phones": the words before the last, before "on"
-        cut = next((i for i, w in enumerate(words) if w.lower() in _PREPOSITIONS), len(words))
-        if cut >= 2:
-            return flip(" ".join(words[: cut - 1]))
-    for i, word in enumerate(words[1:6], 1):
-        if doing and word.islower() and (word in VERBS or word in _MORE_VERBS):
-            return flip(" ".join(words[:i]))
-    if doing and len(words) >= 2:  # "cats purr", "my battery drain so fast": the verb ends the words before "so"
-        cut = next((i for i, w in enumerate(words) if w.lower() in _PREPOSITIONS or w.lower() in _ADVERBS), len(words))
-        if cut >= 2:
-            return flip(" ".join(words[: cut - 1]))
+    if aux in _BE:
+        subject = _being_subject(words, q)
+        after = rest[len(subject) :].strip() if rest.lower().startswith(subject.lower()) else ""
+        return Ask("why", subject, task=f"{subject} {aux} {after}" if after else "")
+    verb = next((i for i, w in enumerate(words[1:8], 1) if w in LEXICON.verbs), 0)
+    if not verb:  # no verb found: the first run of salient words, and no clause
+        return Ask("why", _first_run(rest, q))
+    subject, said, after = " ".join(words[:verb]), words[verb], " ".join(words[verb + 1 :])
+    if aux in ("", "do"):  # "cats knead blankets": the question's own words are the clause
+        event = f"{subject} {said} {after}"
+    elif aux == "does":
+        event = f"{subject} {grammar.present(said)} {after}"
+    elif aux in _MODAL:
+        event = f"{subject} {_MODAL[aux]} {said} {after}"
+    else:  # "did": a past tense this reader does not make
+        event = ""
+    return Ask("why", subject, task=event.strip())
+
+
+_WHY_AUX = re.compile(
+    r"why\s+(?P<aux>is|are|was|were|isn't|aren't|do|does|did|can't|cannot|can|won't|will|don't|doesn't|didn't|"
+    r"should|shouldn't|would|could|might)\s+(?P<rest>.+?)[.?!]*$",
+    _I,
+)
+_BE = frozenset(("is", "are", "was", "were", "isn't", "aren't"))
+_MODAL = {"can": "can", "cannot": "cannot", "can't": "cannot", "won't": "will not", "will": "will"}
+_MODAL |= {"don't": "do not", "doesn't": "does not", "didn't": "did not", "should": "should"}
+_MODAL |= {"shouldn't": "should not", "would": "would", "could": "could", "might": "might"}
+
+
+def _being_subject(words: list[str], q: Question) -> str:
+    """Why-is's subject: the words before the last, before a preposition ("your website slow on phones" → "your
+    website"), else the first run of salient words less its last ("the sky blue" → "the sky")."""
+    cut = next((i for i, w in enumerate(words) if w.lower() in _PREPOSITIONS), len(words))
+    if 2 <= len(words) <= 9 and cut >= 2:
+        return " ".join(words[: cut - 1])
+    return _first_run(" ".join(words), q, drop_last=True)
+
+
+def _first_run(rest: str, q: Question, drop_last: bool = False) -> str:
+    """The question's first run of salient words, with the determiner before it ("my phone" → "your phone")."""
     first = q.topics[0] if q.topics else q.topic
     words = first.split()
-    if q.text.lower().startswith(("why is", "why are", "why was", "why were")) and len(words) > 1:
+    if drop_last and len(words) > 1:
         words = words[:-1]
-    found = re.search(r"(\w+)\s+" + re.escape(words[0] if words else ""), rest)
+    if not words:
+        return _topic(q)
+    found = re.search(r"(\w+)\s+" + re.escape(words[0]), rest)
     determiner = found.group(1).lower() if found and found.group(1).lower() in _DETERMINERS else ""
-    return flip(" ".join([determiner, *words]).strip()) if words else _topic(q)
+    return flip(" ".join([determiner, *words]).strip())
 
 
 _PREPOSITIONS = frozenset(["on", "in", "at", "for", "with", "after", "when", "of", "from", "to", "by", "during"])
-_ADVERBS = frozenset(
-    ["so", "too", "very", "quickly", "slowly", "fast", "often", "always", "never", "sometimes", "suddenly", "easily"]
-)
-_AUX = re.compile(r"why\s+(is|are|was|were|do|does|did)\b", _I)
-
-
-def _event(text: str, rest: str, subject: str) -> str:
-    """What a why-question asks about, as a clause: "Why is the sky blue?" → "the sky is blue", "Why does bread
-    go stale?" → "bread tends to go stale" (the verb agreeing with the subject in `writer`)."""
-    aux = _AUX.match(text)
-    rest = flip(rest)
-    if not aux or not rest.lower().startswith(subject.lower()):
-        return ""
-    after = rest[len(subject) :].strip()
-    if not after:
-        return ""
-    if aux.group(1).lower() in ("is", "are", "was", "were"):
-        return f"{subject} {aux.group(1).lower()} {after}"
-    return f"{subject} {{v:tends}} to {after}"
 
 
 def _count(text: str) -> int:

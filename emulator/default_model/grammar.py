@@ -16,7 +16,6 @@ from collections.abc import Iterator, Mapping, Sequence
 import inflect
 
 _ENGINE = inflect.engine()
-_SLOT = re.compile(r"\{([^{}]+)\}")
 # Nouns inflect reads as plurals though they are not: -sis and -ss words, and acronyms ("analysis", "DNS").
 _SINGULAR_ENDINGS = ("sis", "ss", "us", "ics")
 KEPT = frozenset(("aspect", "field", "kind", "people"))  # lists whose one value an answer keeps
@@ -30,6 +29,12 @@ def plural(noun: str) -> str:
     return _ENGINE.plural_noun(noun) or noun
 
 
+@functools.lru_cache(maxsize=1024)
+def singular(noun: str) -> str:
+    """`noun`'s singular: "panels" → "panel", a singular as it is."""
+    return _ENGINE.singular_noun(noun) or noun if is_plural(noun) else noun
+
+
 @functools.lru_cache(maxsize=4096)
 def is_plural(phrase: str) -> bool:
     """Whether the noun phrase `phrase` (its last word) is plural: "Docker builds" is, "analysis" and "DNS" not."""
@@ -37,6 +42,8 @@ def is_plural(phrase: str) -> bool:
     if not words:
         return False
     head = words[-1].strip("`'\".,")
+    if phrase.lower() in ("you", "we", "they"):
+        return True
     if len(words) > 2 and words[-2] in ("who", "that", "which"):
         return False
     if " and " in f" {phrase} " and words[0].lower() not in ("a", "an", "the"):
@@ -56,6 +63,16 @@ def article(phrase: str) -> str:
 def agree(verb: str, many: bool) -> str:
     """A verb written in its -s form ("needs", "is", "has"), agreeing with a plural subject when `many`."""
     return _ENGINE.plural_verb(verb) if many else verb
+
+
+_PRESENT = {"be": "is", "have": "has"}
+
+
+@functools.lru_cache(maxsize=1024)
+def present(verb: str) -> str:
+    """A base-form verb said of one thing: "float" → "floats", "go" → "goes", "fly" → "flies", "have" → "has"
+    (inflect writes the -s form as it writes a plural; "be" and "have" are its exceptions)."""
+    return _PRESENT.get(verb) or _ENGINE.plural_noun(verb) or verb
 
 
 def capital(text: str) -> str:
@@ -81,7 +98,7 @@ class Slots(Mapping[str, str]):
             value = capital(self[low])
             self._fixed[key] = value
             return value
-        if low.startswith("v:"):
+        if low.startswith(("v·", "v:")):
             value = agree(low[2:], self._many)
         else:
             name = low.rstrip("2")
@@ -108,13 +125,16 @@ class Slots(Mapping[str, str]):
 
 
 def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
-    """`frame` with its slots filled; a `sentence` opening on a slot opens with a capital."""
-    parts = _parts(frame)
-    filled = "".join([part if i % 2 == 0 else slots[part] for i, part in enumerate(parts)])
+    """`frame` with its slots filled; a `sentence` opening on a slot opens with a capital. The frame is made a
+    format string once (its "{v:needs}" read as the key "v·needs"), then filled by `str.format_map` in C."""
+    filled = _format(frame).format_map(slots)
     return capital(filled) if sentence else filled
 
 
+_VERB_SLOT = re.compile(r"\{v:([^{}]+)\}")
+
+
 @functools.lru_cache(maxsize=4096)
-def _parts(frame: str) -> tuple[str, ...]:
-    """`frame` split once into its text and its slots' names, alternating: "{It} works." → ("", "It", " works.")."""
-    return tuple(_SLOT.split(frame))
+def _format(frame: str) -> str:
+    """`frame` as a format string: "{It} {v:works}." → "{It} {v·works}." (a colon would open a format spec)."""
+    return _VERB_SLOT.sub(r"{v·\1}", frame) if "{v:" in frame else frame

@@ -14,6 +14,7 @@ from importlib import resources
 from emulator.conversation import frozen
 
 Sections = Mapping[str, tuple[str, ...]]
+Steps = tuple[tuple[str, str], ...]  # a how-to's steps as (label, sentence)
 
 
 def sections(name: str) -> Sections:
@@ -39,7 +40,7 @@ class Domain:
     name: str
     cues: frozenset[str]
     lists: Mapping[str, tuple[str, ...]]
-    steps: tuple[tuple[str, str], ...]
+    steps: Steps
 
 
 def _domain(name: str, lines: Iterable[str]) -> Domain:
@@ -61,6 +62,12 @@ class Lexicon:
     verse: Sections
     letters: Sections
     cued: Mapping[str, tuple[int, ...]]  # a cue word → the domains it cues, by index
+    verbs: frozenset[str]  # verbs in their base form (lexicon/verbs.txt)
+    howto: Mapping[str, tuple[frozenset[str], Steps]]  # steps by the kind of task: its verbs, its steps
+
+    def steps_for(self, verb: str) -> tuple[str, Steps] | None:
+        """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
+        return next(((kind, steps) for kind, (verbs, steps) in self.howto.items() if verb in verbs), None)
 
     def domain(self, words: Iterable[str]) -> Domain:
         """The domain whose cues `words` (lower case, singular) use most (the first listed of equals); the last
@@ -80,7 +87,12 @@ def load() -> Lexicon:
         for cue in domain.cues:
             cued.setdefault(cue, []).append(i)
     cues = {cue: tuple(indexes) for cue, indexes in cued.items()}
-    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"), cues)
+    verbs = frozenset(word for line in sections("verbs")["verbs"] for word in line.split())
+    howto = {}
+    for kind, lines in sections("howto").items():
+        task = _domain(kind, lines)
+        howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
+    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"), cues, verbs, howto)
 
 
 LEXICON = load()

@@ -9,60 +9,13 @@ answer, so the same conversation gets the same words and one answer never repeat
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
-from emulator.default_model import grammar
+from emulator.default_model import edits, grammar, tales, verse
 from emulator.default_model.forms import Ask
 from emulator.default_model.grammar import Slots, capital, fill
-from emulator.default_model.lexicon import LEXICON, Domain
-
-Dice = Iterator[int]
-FRAMES, VERSE, LETTERS = LEXICON.frames, LEXICON.verse, LEXICON.letters
-
-
-class Page:
-    """One answer being written: its slots, its dice, and the frames it has used (never used twice)."""
-
-    def __init__(self, ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = ()) -> None:
-        subject = ask.subject or "this"
-        head = subject.split()[-1] if subject.split() else subject
-        fixed = {"subject": subject, "other": ask.other, "task": ask.task or f"work on {subject}", "head": head}
-        fixed["recipient"] = ask.recipient or "the reader"
-        fixed["heads"] = grammar.plural(head) if head.isalpha() and not grammar.is_plural(head) else head
-        self.ask, self.domain, self.dice, self.people = ask, domain, dice, people
-        self.slots = Slots(fixed, domain.lists, dice)
-        if ask.form == "why" and ask.task:  # "bread {v:tends} to go stale": the verb agrees with the subject
-            self.slots = Slots({**fixed, "task": fill(ask.task, self.slots, sentence=False)}, domain.lists, dice)
-        self.used: set[str] = set()
-
-    def roll(self, n: int) -> int:
-        return next(self.dice) % n if n > 0 else 0
-
-    def pick(self, options: Sequence[str]) -> str:
-        """One of `options` not used yet in this answer (the first of them again if all were)."""
-        fresh = [o for o in options if o not in self.used] or list(options)
-        chosen = fresh[self.roll(len(fresh))]
-        self.used.add(chosen)
-        return chosen
-
-    def say(self, section: str) -> str:
-        """A sentence from the frames of `section`, filled."""
-        return fill(self.pick(FRAMES[section]), self.slots)
-
-    def fresh(self, name: str) -> str:
-        """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
-        options = self.domain.lists[name]
-        value = self.pick([o for o in options if o not in self.used] or options)
-        kept = {k: v for k, v in self.slots.items() if k.lower() != name}  # "{Aspect}" too: it names the old one
-        self.slots = Slots({**kept, name: value}, self.domain.lists, self.dice)
-        return value
-
-    def of_subject(self, sentence: str) -> str:
-        """A domain sentence written about "it", said of the subject ("They give…" for a plural one)."""
-        if self.slots["it"] == "they" and sentence.startswith("It "):
-            verb, _, rest = sentence[3:].partition(" ")
-            return f"They {grammar.agree(verb, True)} {rest}"
-        return sentence
+from emulator.default_model.lexicon import LEXICON, Domain, Steps
+from emulator.default_model.page import FRAMES, Dice, Page
 
 
 def write(ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = (), places: Sequence[str] = ()) -> str:
@@ -110,11 +63,26 @@ def _short(page: Page, places: Sequence[str]) -> str:
 
 
 def _definition(page: Page, places: Sequence[str]) -> str:
-    return _paragraph(page, "claim", "mechanism", "example", page.pick(("caveat", "recommendation")))
+    middle = "named" if _named(page) else "mechanism"
+    return _paragraph(page, "claim", middle, "example", page.pick(("caveat", "recommendation")))
+
+
+def _named(page: Page) -> bool:
+    """Whether the subject's own words say what kind of thing it is ("solar panels": panels, of the solar kind);
+    if so, its slots {base} and {modifier} say them."""
+    words = [w for w in page.slots["subject"].split() if w.lower() not in ("a", "an", "the", "your", "my")]
+    if not 2 <= len(words) <= 3 or not all(w.isalpha() and w.islower() for w in words):
+        return False
+    page.slots = Slots(
+        {**page.slots, "base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])},
+        page.domain.lists,
+        page.dice,
+    )
+    return True
 
 
 def _explain(page: Page, places: Sequence[str]) -> str:
-    first = _paragraph(page, "explain-open", "claim", "mechanism")
+    first = _paragraph(page, "explain-open", "claim", "named" if _named(page) else "mechanism")
     second = _paragraph(page, "transition", "mechanism", "example", "caveat")
     third = _paragraph(page, "example", "recommendation", "summary", *(("question",) if page.roll(2) else ()))
     return f"{first}\n\n{second}\n\n{third}"
@@ -140,27 +108,55 @@ def _compare(page: Page, places: Sequence[str]) -> str:
 
 
 def _proscons(page: Page, places: Sequence[str]) -> str:
-    pros = "\n".join(f"- {page.of_subject(page.pick(page.domain.lists['pro']))}" for _ in range(3))
-    cons = "\n".join(f"- {page.of_subject(page.pick(page.domain.lists['con']))}" for _ in range(3))
+    pros = "\n".join(f"- {page.of_subject(fill(page.pick(page.domain.lists['pro']), page.slots))}" for _ in range(3))
+    cons = "\n".join(f"- {page.of_subject(fill(page.pick(page.domain.lists['con']), page.slots))}" for _ in range(3))
     opening, closing = _paragraph(page, "pros-open", "pros-then"), _paragraph(page, "pros-close", "recommendation")
     return f"{opening}\n\n**Pros**\n\n{pros}\n\n**Cons**\n\n{cons}\n\n{closing}"
 
 
 _TECHNICAL = frozenset(("software", "data", "web", "operations"))
-_LEARNING = frozenset(("learn", "study", "practice", "practise", "master", "memorize", "understand", "speak", "read"))
-_SETTING_UP = frozenset(("set", "install", "configure", "create", "deploy", "enable", "add", "initialize", "start"))
+_OWN_STEPS = frozenset(("software", "data", "web", "operations", "health", "food", "money", "language"))
+_TRAVELLING = frozenset(("plan", "travel", "visit", "pack", "tour", "explore", "prepare", "book"))
+_PARTICLES = frozenset(("up", "out", "off", "down", "on", "over", "away", "back"))
+_ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
+
+
+def steps_of(domain: Domain, task: str) -> Steps:
+    """A how-to's steps: those of the kind of task its verb names (lexicon/howto.txt), else its domain's where
+    they fit any task of the domain, else steps that fit any task."""
+    verb = task.split(" ", 1)[0].lower()
+    found = LEXICON.steps_for(verb)
+    if domain.name == "travel" and verb in _TRAVELLING:
+        return domain.steps
+    if found and (found[0] != "setup" or domain.name in _TECHNICAL):
+        return found[1]
+    if domain.name in _OWN_STEPS or domain.name == "repair" and found is None:
+        return domain.steps
+    return LEXICON.howto["any"][1]
+
+
+def thing(task: str) -> str:
+    """What a how-to's task is done to: "descale a kettle" → "the kettle", "back up your photos" → "your
+    photos", "install Docker on Ubuntu" → "Docker"; "it" when it names nothing."""
+    words = task.split()[1:]
+    if words and words[0].lower() in _PARTICLES:
+        words = words[1:]
+    cut = next((i for i, w in enumerate(words) if w.lower() in _ENDS), len(words))
+    words = words[:cut][:5]
+    if not words or words[0].endswith("ing") or words[0].lower() in ("it", "them", "this", "that"):
+        return "it"
+    if words[0].lower() in ("a", "an", "the"):
+        return " ".join(["the", *words[1:]]) if len(words) > 1 else "it"
+    return " ".join(words)
 
 
 def _steps(page: Page, places: Sequence[str]) -> str:
-    steps = page.domain.steps
-    verb = page.slots["task"].split(" ", 1)[0].lower()
-    if page.domain.name in _TECHNICAL and verb in _SETTING_UP:
-        steps = tuple(tuple(line.split(": ", 1)) for line in FRAMES["steps-setup"])  # type: ignore[misc]
-    elif verb in _LEARNING:
-        steps = tuple(tuple(line.split(": ", 1)) for line in FRAMES["steps-learn"])  # type: ignore[misc]
-    skip = page.roll(len(steps))  # five of the domain's six, in order
-    chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4]
-    lines = [f"{n}. **{label}**: {fill(sentence, page.slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
+    task = page.slots["task"]
+    steps = steps_of(page.domain, task)
+    slots = Slots({**page.slots, "thing": thing(task)}, page.domain.lists, page.dice)
+    skip = page.roll(len(steps))  # five of the kind's six or seven, in order
+    chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
+    lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
     return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{page.say('steps-close')}"
 
 
@@ -193,165 +189,6 @@ def _name(page: Page) -> str:
     return f"**{name}**: {fill(page.pick(FRAMES['name-note']), page.slots)}"
 
 
-# --- verse -------------------------------------------------------------------------------------------------
-
-_VOWELS = re.compile(r"[aeiouy]+")
-
-
-def syllables(phrase: str) -> int:
-    """An estimate of `phrase`'s syllables: vowel groups, less a silent final e (used to fit a haiku's line)."""
-    total = 0
-    for word in re.findall(r"[a-z]+", phrase.lower()):
-        count = len(_VOWELS.findall(word))
-        if word.endswith("e") and not word.endswith(("le", "ee", "ye")) and count > 1:
-            count -= 1
-        if re.search(r"[aeiou](?:ia|io|ea)", word) or re.search(r"[^aeiou](?:ia|io)(?!n)", word):
-            count += 1
-        total += max(1, count)
-    return total
-
-
-def _haiku(page: Page, places: Sequence[str]) -> str:
-    subject = page.slots["subject"]
-    count = syllables(subject)
-    if count <= 4:
-        first = f"{capital(subject)} {page.pick(VERSE[f'haiku-tail-{5 - count}'])}" if count < 5 else capital(subject)
-    else:
-        first = capital(page.pick(VERSE["haiku-5"]))
-    said = set(first.lower().split())
-    middle = _unlike(page, VERSE["haiku-7"], said)
-    last = _unlike(page, VERSE["haiku-5"] + VERSE["haiku-end"], said | set(middle.split()))
-    return f"**{capital(subject)}**\n\n{first}\n{middle}\n{last}"
-
-
-_SMALL = frozenset(("a", "the", "and", "of", "on", "in", "i", "is", "at"))
-
-
-def _unlike(page: Page, lines: Sequence[str], said: set[str]) -> str:
-    """A line sharing no word (but small ones) with what the poem has said, if there is one."""
-    fresh = [line for line in lines if not (set(line.split()) - _SMALL) & said]
-    return page.pick(fresh or lines)
-
-
-def _limerick(page: Page, places: Sequence[str]) -> str:
-    one, two, five = (fill(line.strip(), page.slots) for line in page.pick(VERSE["limerick-a"]).split("|"))
-    three, four = (line.strip() for line in page.pick(VERSE["limerick-b"]).split("|"))
-    return "\n".join((one, two, three, four, five))
-
-
-def _poem(page: Page, places: Sequence[str]) -> str:
-    stanzas = []
-    for pool in ("poem-opening", "poem-middle", "poem-closing"):
-        lines = VERSE[pool]
-        start = 4 * page.roll(len(lines) // 4)
-        stanzas.append("\n".join(fill(line, page.slots) for line in lines[start : start + 4]))
-    return f"**{capital(page.slots['subject'])}**\n\n" + "\n\n".join(stanzas)
-
-
-# --- stories and letters -----------------------------------------------------------------------------------
-
-
-def _story(page: Page, places: Sequence[str]) -> str:
-    people = list(page.people) or ["Mara", "Tomas"]
-    hero = people[page.roll(len(people))]
-    friend = next((p for p in people[page.roll(len(people)) :] + people if p != hero), "Sam")
-    town = places[page.roll(len(places))] if places else "Port Ellis"
-    slots = Slots({**page.slots, "hero": hero, "friend": friend, "town": town}, page.domain.lists, page.dice)
-    parts = ("story-setting", "story-trouble", "story-attempt", "story-turn", "story-ending")
-    paragraphs = [fill(page.pick(LETTERS[part]), slots) for part in parts]
-    return f"**{_title(page)}**\n\n" + "\n\n".join(paragraphs)
-
-
-def _title(page: Page) -> str:
-    words = page.slots["subject"].split()
-    if words and words[0].lower() in ("a", "an", "the", "your", "my"):
-        words = words[1:]
-    return "The " + " ".join(capital(w) if w not in ("who", "to", "its", "a", "the", "of") else w for w in words)
-
-
-_PURPOSES = (
-    ("complaint", ("broken", "not working", "repair", "leak", "problem", "complain", "noise", "refund", "heater")),
-    ("request", ("day off", "leave", "asking", "request", "permission", "raise", "extension", "time off")),
-    ("invitation", ("invite", "inviting", "lunch", "dinner", "party", "join", "celebrat")),
-)
-
-
-def _email(page: Page, places: Sequence[str]) -> str:
-    ask = page.ask
-    about = page.slots["subject"]
-    text = f"{ask.source} {about} {ask.recipient}".lower()
-    purpose = next((p for p, cues in _PURPOSES if any(c in text for c in cues)), "other")
-    if purpose == "other" and ask.recipient in ("team", "friends", "everyone"):
-        purpose = "invitation"
-    people = list(page.people) or ["Alex Morgan", "Sam Lee"]
-    sender = people[page.roll(len(people))]
-    if ask.recipient in ("team", "friends", "everyone", "colleagues", "family"):
-        greeting = "Hi everyone,"
-    elif ask.register == "friendly":
-        greeting = f"Hi {people[page.roll(len(people))].split()[0]},"
-    else:
-        greeting = f"Dear {ask.recipient.capitalize() or 'Sir or Madam'},"
-    body = "\n\n".join(fill(line, {**page.slots, "about": about}) for line in LETTERS[f"letter-{purpose}"])
-    sign = "Best wishes," if ask.register == "friendly" else "Kind regards,"
-    return f"Subject: {capital(about)}\n\n{greeting}\n\n{body}\n\n{sign}\n{sender}"
-
-
-# --- edits of the user's own text --------------------------------------------------------------------------
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-
-
-_FACTUAL = re.compile(r"\d|\b(?:percent|agreed|decided|will|must|grew|fell|rose)\b", re.I)  # what a summary keeps
-
-
-def _summarize(page: Page, places: Sequence[str]) -> str:
-    said = [s.strip() for s in _SENTENCE.split(page.ask.source) if s.strip()]
-    keep = max(1, (len(said) + 1) // 2)
-    ranked = sorted(range(len(said)), key=lambda i: (i != 0, not _FACTUAL.search(said[i]), i))
-    chosen = [said[i] for i in sorted(ranked[:keep])]
-    return "In short: " + " ".join(chosen)
-
-
-def _fixed(text: str, table: Sequence[str]) -> str:
-    for line in table:
-        wrong, _, right = line.partition(" -> ")
-        text = re.sub(rf"\b{re.escape(wrong)}\b", right, text, flags=re.I)
-    sentences = [capital(s.strip()) for s in _SENTENCE.split(" ".join(text.split())) if s.strip()]
-    return " ".join(s if s[-1] in ".!?" else s + "." for s in sentences)
-
-
-def _rewrite(page: Page, places: Sequence[str]) -> str:
-    return f"Here is a clearer version:\n\n{_fixed(page.ask.source, FRAMES['rewrite'])}"
-
-
-_SUBJECTLESS = re.compile(r"^(?:cannot|can|will|would|need|want|have to|must|should|could|hope|think)\b|^going to\b")
-
-
-def _formal(page: Page, places: Sequence[str]) -> str:
-    """The user's message in a formal register: slang and contractions expanded, each clause a sentence with its
-    subject ("can't make it" → "I cannot make it"), no exclamation marks."""
-    text = _fixed(page.ask.source, FRAMES["formal"] + FRAMES["rewrite"])
-    clauses = [c.strip() for c in re.split(r"[,.!?;]+\s*", text) if c.strip()]
-    said = []
-    for clause in clauses:
-        clause = clause[:1].lower() + clause[1:] if not clause.startswith("I ") else clause
-        if clause.startswith("going to"):
-            clause = f"I am {clause}"
-        elif _SUBJECTLESS.match(clause):
-            clause = f"I {clause}"
-        said.append(capital(clause) + ".")
-    return "Here is a more formal version:\n\n" + " ".join(said)
-
-
-def _translate(page: Page, places: Sequence[str]) -> str:
-    phrase, language = page.ask.source, page.ask.language
-    return (
-        f'You asked for "{phrase}" in {language}. This emulator answers offline without a language model, so it '
-        f"does not translate text, and it will not invent {language} words that might be wrong. A dictionary or a "
-        f"translation service will give you the exact {language} wording."
-    )
-
-
 def _code(page: Page, places: Sequence[str]) -> str:
     return ""  # answered by `prose.code_answer`, which knows the question's language
 
@@ -368,15 +205,15 @@ WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "steps": _steps,
     "list": _list,
     "ideas": _ideas,
-    "haiku": _haiku,
-    "limerick": _limerick,
-    "poem": _poem,
-    "story": _story,
-    "email": _email,
-    "summarize": _summarize,
-    "rewrite": _rewrite,
-    "formal": _formal,
-    "translate": _translate,
+    "haiku": verse.haiku,
+    "limerick": verse.limerick,
+    "poem": verse.poem,
+    "story": tales.story,
+    "email": tales.email,
+    "summarize": edits.summarize,
+    "rewrite": edits.rewrite,
+    "formal": edits.formal,
+    "translate": edits.translate,
     "code": _code,
 }
 

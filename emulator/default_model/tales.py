@@ -1,0 +1,72 @@
+"""The default model's stories and letters (their paragraphs are in `lexicon/letters.txt`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from emulator.default_model.grammar import Slots, capital, fill
+from emulator.default_model.page import LETTERS, Page
+
+
+def story(page: Page, places: Sequence[str]) -> str:
+    """A setting, then one arc in four paragraphs (trouble, attempt, turn, ending): the arc the subject suggests
+    ("who learns to paint": making something; "a lost dog": a search), else the dice's; the hero and the friend
+    from faker's names, the town from its places. "An old fisherman and a seagull": the second keeps the hero
+    company."""
+    people = list(page.people) or ["Mara", "Tomas"]
+    hero = people[page.roll(len(people))]
+    friend = next((p for p in people[page.roll(len(people)) :] + people if p != hero), "Sam")
+    town = places[page.roll(len(places))] if places else "Port Ellis"
+    who, _, company = page.slots["subject"].partition(" and ")
+    slots = Slots({**page.slots, "subject": who, "hero": hero, "friend": friend, "town": town}, {}, page.dice)
+    arcs = len(LETTERS["story-trouble"])
+    low = who.lower()
+    arc = next((i for i, cue in _ARCS if cue.search(low)), page.roll(arcs)) % arcs
+    setting = fill(page.pick(LETTERS["story-setting"]), slots)
+    if company:
+        setting += f" Most days, {company} kept {hero} company."
+    arc_parts = [fill(LETTERS[part][arc], slots) for part in ("story-trouble", "story-attempt", "story-turn")]
+    return f"**{_title(page)}**\n\n" + "\n\n".join([setting, *arc_parts, fill(LETTERS["story-ending"][arc], slots)])
+
+
+# Which arc (the n-th line of each arc's section, lexicon/letters.txt) a subject suggests.
+_ARCS = (
+    (2, re.compile(r"\b(?:learns?|learning|builds?|makes?|paints?|bakes?|writes?|invents?|practis|practic|wants? to)")),
+    (0, re.compile(r"\b(?:lost|loses|finds?|search|missing|home|way back|treasure|secret)\b")),
+    (3, re.compile(r"\b(?:friends?|neighbou?rs?|strangers?|rivals?|new)\b")),
+)
+
+
+def _title(page: Page) -> str:
+    words = page.slots["subject"].split()
+    if words and words[0].lower() in ("a", "an", "the", "your", "my"):
+        words = words[1:]
+    return "The " + " ".join(capital(w) if w not in ("who", "to", "its", "a", "the", "of", "and") else w for w in words)
+
+
+_PURPOSES = (
+    ("complaint", ("broken", "not working", "repair", "leak", "problem", "complain", "noise", "refund", "heater")),
+    ("request", ("day off", "leave", "asking", "request", "permission", "raise", "extension", "time off")),
+    ("invitation", ("invite", "inviting", "lunch", "dinner", "party", "join", "celebrat")),
+)
+
+
+def email(page: Page, places: Sequence[str]) -> str:
+    ask = page.ask
+    about = page.slots["subject"]
+    text = f"{ask.source} {about} {ask.recipient}".lower()
+    purpose = next((p for p, cues in _PURPOSES if any(c in text for c in cues)), "other")
+    if purpose == "other" and ask.recipient in ("team", "friends", "everyone"):
+        purpose = "invitation"
+    people = list(page.people) or ["Alex Morgan", "Sam Lee"]
+    sender = people[page.roll(len(people))]
+    if ask.recipient in ("team", "friends", "everyone", "colleagues", "family"):
+        greeting = "Hi everyone,"
+    elif ask.register == "friendly":
+        greeting = f"Hi {people[page.roll(len(people))].split()[0]},"
+    else:
+        greeting = f"Dear {ask.recipient.capitalize() or 'Sir or Madam'},"
+    body = "\n\n".join(fill(line, {**page.slots, "about": about}) for line in LETTERS[f"letter-{purpose}"])
+    sign = "Best wishes," if ask.register == "friendly" else "Kind regards,"
+    return f"Subject: {capital(about)}\n\n{greeting}\n\n{body}\n\n{sign}\n{sender}"
