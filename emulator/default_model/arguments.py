@@ -37,33 +37,38 @@ _RULES: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = tuple(
         ("text", "query q search keyword keywords term terms text message title subject content prompt", ""),
     )
 )
+_VAGUE = frozenset(("person", "text", "id"))  # kinds a name gives that a description can make exact
+_EXACT = frozenset(("email", "url", "date", "datetime", "time", "currency", "path"))
 _SPLIT = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _FROM = frozenset(["from", "base", "source", "src", "origin", "sell", "have"])  # the first of a pair
 _TO = frozenset(["to", "quote", "target", "dst", "destination", "buy", "want", "into"])  # the second
 
 
-def fill(schema: Any, value: Any, found: Mentions, cwd: str = "") -> Any:
+def fill(schema: Any, value: Any, found: Mentions, cwd: str = "") -> tuple[Any, frozenset[str]]:
     """`value` (an instance of `schema`) with each top-level property, and those of nested objects, replaced by
-    what `found` names for it where the property's schema accepts it. Pairs (`from`/`to`, `base`/`quote`) take
-    the first and second value of their kind; a path whose description asks for an absolute one is joined to
-    `cwd` when the system prompt gives a working directory."""
+    what `found` names for it where the property's schema accepts it, and the names of the top-level ones so
+    given. Pairs (`from`/`to`, `base`/`quote`) take the value written first and the one written after "to"; a
+    path whose description asks for an absolute one is joined to `cwd` (the working directory the system
+    prompt gives)."""
     if not isinstance(value, dict) or not isinstance(schema, Mapping):
-        return value
+        return value, frozenset()
     properties = schema.get("properties")
     if not isinstance(properties, Mapping):
-        return value
+        return value, frozenset()
     used: dict[str, int] = {}
-    filled = dict(value)
+    filled, named = dict(value), set()
     for name, sub in properties.items():
         if name not in filled or not isinstance(sub, Mapping):
             continue
         if isinstance(filled[name], dict):
-            filled[name] = fill(sub, filled[name], found, cwd)
+            filled[name], inner = fill(sub, filled[name], found, cwd)
+            named.update([name] if inner else [])
             continue
         made = _value(str(name), sub, found, used, cwd)
         if made is not None:
             filled[name] = made
-    return filled
+            named.add(name)
+    return filled, frozenset(named)
 
 
 def kind_of(name: str, schema: Mapping[str, Any]) -> str:
@@ -80,15 +85,26 @@ def kind_of(name: str, schema: Mapping[str, Any]) -> str:
     words = {w.lower() for w in _SPLIT.findall(name)} | {name.lower()}
     described = str(schema.get("description") or schema.get("title") or "")[:200].lower()
     told = set(re.findall(r"[a-z0-9:-]+", described))
+    described_as = next((k for k, _, d in _RULES if d and not d.isdisjoint(told)), "")
     for kind, names, _ in _RULES:
         if not names.isdisjoint(words):
             if kind == "path" and told & {"url", "uri"}:
                 return "url"
-            return kind
-    for kind, _, descriptions in _RULES:
-        if descriptions and not descriptions.isdisjoint(told):
-            return kind
-    return ""
+            return described_as if kind in _VAGUE and described_as in _EXACT else kind
+    return described_as
+
+
+# Kinds of value specific enough that a question naming one, for a tool taking one, asks for that tool.
+SPECIFIC = frozenset(("currency", "city", "country", "date", "datetime", "email", "id", "unit"))
+# Kinds no tool should get a made-up value of: a tool needing one is called only when the conversation gives it.
+GIVEN_ONLY = frozenset(("path", "pattern", "url", "email", "id"))
+
+
+def given(kind: str, found: Mentions) -> bool:
+    """Whether the conversation names a value of `kind`."""
+    if kind == "datetime":
+        return bool(found.dates)
+    return kind in _POOLS and bool(_POOLS[kind](found))
 
 
 def _value(name: str, schema: Mapping[str, Any], found: Mentions, used: dict[str, int], cwd: str) -> Any:
@@ -111,8 +127,7 @@ def _value(name: str, schema: Mapping[str, Any], found: Mentions, used: dict[str
         return None
     if not pool:
         return None
-    index = _index(name, kind, used, len(pool))
-    chosen = pool[index]
+    chosen = pool[_index(name, kind, used, pool, found.targets)]
     if kind == "path":
         chosen = _absolute(chosen, schema, cwd)
     return chosen if _fits(chosen, schema) else None
@@ -147,16 +162,18 @@ _POOLS: dict[str, Callable[[Mentions], tuple[str, ...]]] = {
 }
 
 
-def _index(name: str, kind: str, used: dict[str, int], size: int) -> int:
-    """Which of a kind's values a parameter takes: the second for the second of a pair (`to`, `quote`), else
-    the next one not yet used, wrapping round."""
+def _index(name: str, kind: str, used: dict[str, int], pool: tuple[str, ...], targets: tuple[str, ...]) -> int:
+    """Which of a kind's values a parameter takes: for a pair (`from`/`to`, `base`/`quote`) the one written
+    after "to" or "in" goes to the second, the other to the first; else the next one not yet used."""
     words = {w.lower() for w in _SPLIT.findall(name)}
-    if not words.isdisjoint(_TO) and size > 1:
-        index = 1
+    towards = [i for i, v in enumerate(pool) if v in targets]
+    away = [i for i, v in enumerate(pool) if v not in targets]
+    if not words.isdisjoint(_TO) and len(pool) > 1:
+        index = towards[0] if towards and away else 1
     elif not words.isdisjoint(_FROM):
-        index = 0
+        index = away[0] if away else 0
     else:
-        index = used.get(kind, 0) % size
+        index = used.get(kind, 0) % len(pool)
     used[kind] = index + 1
     return index
 

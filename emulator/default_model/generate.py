@@ -354,7 +354,7 @@ def _given(schema: Any, value: Any, found: Mentions, prompt: Prompt) -> Any:
     as a model leaves them out."""
     system = " ".join(m.text[:20_000] for m in prompt.messages if m.role in ("system", "developer"))
     cwd = _CWD.search(system)
-    filled = arguments.fill(schema, value, found, next(g for g in cwd.groups() if g) if cwd else "")
+    filled, named = arguments.fill(schema, value, found, next(g for g in cwd.groups() if g) if cwd else "")
     if not isinstance(filled, dict) or not isinstance(schema, Mapping):
         return filled
     kept = loop.earlier_arguments(prompt)
@@ -362,9 +362,11 @@ def _given(schema: Any, value: Any, found: Mentions, prompt: Prompt) -> Any:
     properties: Mapping[str, Any] = listed if isinstance(listed, Mapping) else {}
     required = set(schema.get("required") or ()) if isinstance(schema.get("required"), list) else set()
     for name in list(filled):
-        if filled[name] == value.get(name) and name in kept and _same_type(kept[name], value[name]):
+        if name in named or name not in properties:
+            continue
+        if name in kept and _same_type(kept[name], value[name]):
             filled[name] = kept[name]
-        if name not in required and filled[name] == value.get(name) and name not in kept and name in properties:
+        elif name not in required:
             del filled[name]
     return filled
 

@@ -40,6 +40,7 @@ class Mentions:
     ids: tuple[str, ...] = ()  # ticket, order and issue ids, UUIDs
     quoted: tuple[str, ...] = ()  # strings the user put in quotes or backticks
     people: tuple[str, ...] = ()  # proper names that are no place, currency or month
+    targets: tuple[str, ...] = ()  # places and currencies written after "to", "into", "in": a pair's second
     today: str = REFERENCE.isoformat()  # the reference day relative dates count from
 
     @property
@@ -133,6 +134,7 @@ _TIME = re.compile(
     r"|\b(noon|midday|midnight)\b",
     re.I,
 )
+_TOWARDS = frozenset(("to", "into", "in", "towards"))
 _PLURAL = {"currency": "currencies", "country": "countries", "city": "cities"}
 _SMALL = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 _NOT_PEOPLE = frozenset(_MONTH) | frozenset(_WEEKDAY) | {"i", "today", "tomorrow", "please", "what", "how", "the"}
@@ -181,17 +183,21 @@ def _read_one(text: str, today: date, kinds: dict[str, list[object]]) -> None:
     words = _WORD.findall(bare)
     lower = [w.lower().rstrip(".") for w in words]
     taken: set[int] = set()
+    named: list[tuple[int, str, str]] = []
     for size in range(_LONGEST_ALIAS, 0, -1):
         for i in range(len(lower) - size + 1):
             if taken.intersection(range(i, i + size)):
                 continue
             found = _aliases().get(" ".join(lower[i : i + size]))
             if found and (size > 1 or words[i][0].isupper() or found[0] == "currency" or not words[i].isalpha()):
-                kinds[_PLURAL[found[0]]].append(found[1])
+                named.append((i, *found))
                 taken.update(range(i, i + size))
     codes = currency_codes()
-    kinds["currencies"] += [w for w in words if w in codes]
-    kinds["currencies"] = sorted(kinds["currencies"], key=lambda c: _first(text, str(c)))
+    named += [(i, "currency", w) for i, w in enumerate(words) if w in codes]
+    for i, kind, value in sorted(named):
+        kinds[_PLURAL[kind]].append(value)
+        if i > 0 and lower[i - 1] in _TOWARDS:
+            kinds["targets"].append(value)
     kinds["people"] += _people(bare, words, taken)
 
 
@@ -223,18 +229,6 @@ def _people(text: str, words: list[str], taken: set[int]) -> list[str]:
 
 _VERBS_AFTER_NAME = """is was has had and will wants lives works said from who needs earns owes"""
 _AFTER_NAME = frozenset(_VERBS_AFTER_NAME.split())
-
-
-def _first(text: str, code: str) -> int:
-    """Where a currency is first named in `text`: by its code or any of its names; for ordering base and quote."""
-    places = [text.find(code)] if code in text else []
-    lower = text.lower()
-    for name, (kind, value) in _aliases().items():
-        if kind == "currency" and value == code:
-            at = re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", lower)
-            if at:
-                places.append(at.start())
-    return min(places, default=len(text))
 
 
 def _sentence_start(text: str, word: str) -> bool:

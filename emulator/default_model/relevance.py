@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.conversation import Prompt, Tool
-from emulator.default_model.arguments import kind_of
+from emulator.default_model.arguments import GIVEN_ONLY, SPECIFIC, given, kind_of
 from emulator.default_model.mentions import Mentions
 from emulator.default_model.question import Question, stem, words_of
 
@@ -51,6 +51,7 @@ _ASKS_TO_READ = {
     "read": ("read open show view display cat print contain hold say inside look", "read view cat open show get"),
     "list": ("list ls", "list ls"),
     "find": ("find search grep locate look", "glob grep find search"),
+    "fetch": ("fetch get curl download visit open read load check", "fetch get http request"),
 }
 _EXTRACTS = re.compile(
     r"\b(?:extract|classify|categori[sz]e|parse|label|tag|identify|structure|answer in|respond with|fill in)", re.I
@@ -78,11 +79,12 @@ def relevant(prompt: Prompt, question: Question, found: Mentions | None = None) 
         if asked:
             return asked[:most]
     nouns = question.nouns
-    if not nouns:
+    if not nouns and found is None:
         return ()
-    named = (t for t in prompt.tools if t.kind == "function" and not nouns.isdisjoint(_words(*_read(t))))
+    named = (t for t in prompt.tools if t.kind == "function" and (_named(t, nouns) or found and fits(t, found)))
     loopback = bool(found and found.urls and all(_LOOPBACK.match(u) for u in found.urls))
-    return tuple(t for t in named if not acts(t) and (loopback or not network(t)))[:most]
+    kept = (t for t in named if not acts(t) and (loopback or not network(t)))
+    return tuple(t for t in kept if found is None or not _lacks(t, found))[:most]
 
 
 def acts(tool: Tool) -> bool:
@@ -155,6 +157,34 @@ def extracting(prompt: Prompt, question: Question) -> tuple[Tool, ...]:
     if len(tools) == 1 and (asked or _STRUCTURED.search(tools[0].description[:600])):
         return tools
     return tools[:1] if asked and len(tools) <= MAX_CALLS else ()
+
+
+def _named(tool: Tool, nouns: frozenset[str]) -> bool:
+    return bool(nouns) and not nouns.isdisjoint(_words(*_read(tool)))
+
+
+def _lacks(tool: Tool, found: Mentions) -> bool:
+    """Whether `tool` needs a value the conversation does not give and no one should make up (a path, a URL, an
+    email, an id: `arguments.GIVEN_ONLY`)."""
+    kinds = _required_kinds(tool)
+    return any(k in GIVEN_ONLY and not given(k, found) for k in kinds)
+
+
+def _required_kinds(tool: Tool) -> list[str]:
+    schema = tool.parameters or {}
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return []
+    required = schema.get("required")
+    names = [n for n in required if n in properties] if isinstance(required, list) and required else list(properties)
+    return [kind_of(str(n), properties[n]) for n in names if isinstance(properties[n], Mapping)]
+
+
+def fits(tool: Tool, found: Mentions) -> bool:
+    """Whether the conversation gives what `tool` needs: a value for each of its required parameters of a
+    specific kind (a currency, a city, a date, an email, an id…; `arguments.SPECIFIC`), at least one of them."""
+    specific = [k for k in _required_kinds(tool) if k in SPECIFIC]
+    return bool(specific) and all(given(k, found) for k in specific)
 
 
 def _kinds(tool: Tool) -> set[str]:
