@@ -50,18 +50,29 @@ def fill(schema: Any, value: Any, found: Mentions, cwd: str = "") -> tuple[Any, 
     given. Pairs (`from`/`to`, `base`/`quote`) take the value written first and the one written after "to"; a
     path whose description asks for an absolute one is joined to `cwd` (the working directory the system
     prompt gives)."""
-    if not isinstance(value, dict) or not isinstance(schema, Mapping):
+    return _fill(schema, value, found, cwd, schema, 0)
+
+
+def _fill(schema: Any, value: Any, found: Mentions, cwd: str, root: Any, depth: int) -> tuple[Any, frozenset[str]]:
+    schema = _resolved(schema, root)
+    if not isinstance(value, dict) or not isinstance(schema, Mapping) or depth > _DEEPEST:
         return value, frozenset()
     properties = schema.get("properties")
     if not isinstance(properties, Mapping):
         return value, frozenset()
     used: dict[str, int] = {}
     filled, named = dict(value), set()
-    for name, sub in properties.items():
+    for name, given_schema in properties.items():
+        sub = _resolved(given_schema, root)
         if name not in filled or not isinstance(sub, Mapping):
             continue
         if isinstance(filled[name], dict):
-            filled[name], inner = fill(sub, filled[name], found, cwd)
+            filled[name], inner = _fill(sub, filled[name], found, cwd, root, depth + 1)
+            named.update([name] if inner else [])
+            continue
+        if isinstance(filled[name], list) and filled[name] and isinstance(filled[name][0], dict):
+            first, inner = _fill(sub.get("items"), filled[name][0], found, cwd, root, depth + 1)
+            filled[name] = [first, *filled[name][1:]]
             named.update([name] if inner else [])
             continue
         made = _value(str(name), sub, found, used, cwd)
@@ -69,6 +80,22 @@ def fill(schema: Any, value: Any, found: Mentions, cwd: str = "") -> tuple[Any, 
             filled[name] = made
             named.add(name)
     return filled, frozenset(named)
+
+
+_DEEPEST = 8  # levels of nested objects filled at most
+
+
+def _resolved(schema: Any, root: Any) -> Any:
+    """`schema` with a local `$ref` (`#/$defs/Person`) followed, once; anything else as it is."""
+    ref = schema.get("$ref") if isinstance(schema, Mapping) else None
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return schema
+    target = root
+    for part in ref[2:].split("/"):
+        if not isinstance(target, Mapping) or part not in target:
+            return schema
+        target = target[part]
+    return target
 
 
 def kind_of(name: str, schema: Mapping[str, Any]) -> str:

@@ -289,7 +289,8 @@ def _typed(schema: Any) -> bool:
 def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: prose.Slots, dice: Dice) -> str:
     root, form = prompt.root, prompt.response_format
     if form.type == "json_schema":
-        return json.dumps(_instance(form.schema or {}, writer, root, "response_format", asked), ensure_ascii=False)
+        made = _instance(form.schema or {}, writer, root, "response_format", asked)
+        return json.dumps(_named_in(prompt, form.schema, made), ensure_ascii=False)
     if form.type == "json_object":
         return json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False)
     if last == "tool":
@@ -306,10 +307,16 @@ def _prompted(prompt: Prompt, writer: Writer, asked: Question) -> Any:
     schema = question.schema_in(prompt)
     if schema is not None:
         try:
-            return instance(schema, writer.rng(prompt.root, "json"), _hints(writer, asked))
+            return _named_in(prompt, schema, instance(schema, writer.rng(prompt.root, "json"), _hints(writer, asked)))
         except SchemaError:
             pass
     return {"answer": writer.said(DefaultText("sentence"), prompt, "json")}
+
+
+def _named_in(prompt: Prompt, schema: Any, value: Any) -> Any:
+    """Structured output with what the conversation names where the schema's properties take it: the full
+    name "Amara Okafor" where the hints alone gave "Amara"."""
+    return arguments.fill(schema, value, mentions.conversation(prompt))[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,8 +357,8 @@ _CWD = re.compile(r"(?:working directory|cwd)\s*[:=]\s*`?(/[^\s`<]*)|<cwd>\s*(/[
 
 def _given(schema: Any, value: Any, found: Mentions, prompt: Prompt) -> Any:
     """`value` with what the conversation names (`arguments.fill`), then what earlier calls passed for the same
-    parameters kept where the conversation names nothing for them; optional parameters nothing gave dropped,
-    as a model leaves them out."""
+    parameters kept where the conversation names nothing for them; optional scalar parameters nothing gave
+    dropped, as a model leaves the knobs it has no value for (Read's `offset` and `limit`) out."""
     system = " ".join(m.text[:20_000] for m in prompt.messages if m.role in ("system", "developer"))
     cwd = _CWD.search(system)
     filled, named = arguments.fill(schema, value, found, next(g for g in cwd.groups() if g) if cwd else "")
@@ -366,7 +373,7 @@ def _given(schema: Any, value: Any, found: Mentions, prompt: Prompt) -> Any:
             continue
         if name in kept and _same_type(kept[name], value[name]):
             filled[name] = kept[name]
-        elif name not in required:
+        elif name not in required and not isinstance(filled[name], dict | list):
             del filled[name]
     return filled
 

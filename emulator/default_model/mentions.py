@@ -18,6 +18,7 @@ from datetime import date, timedelta
 from importlib import resources
 
 from emulator.conversation import Prompt, frozen
+from emulator.default_model.question import STOP, VERBS
 
 REFERENCE = date(2026, 1, 5)  # a Monday: "today" when the conversation gives no date of its own
 OBSERVATION = re.compile(r"\s*(?:observation|tool (?:result|output|response)|function (?:result|output))\s*:", re.I)
@@ -198,45 +199,45 @@ def _read_one(text: str, today: date, kinds: dict[str, list[object]]) -> None:
         kinds[_PLURAL[kind]].append(value)
         if i > 0 and lower[i - 1] in _TOWARDS:
             kinds["targets"].append(value)
-    kinds["people"] += _people(bare, words, taken)
+    kinds["people"] += _people(bare)
 
 
-def _people(text: str, words: list[str], taken: set[int]) -> list[str]:
+def _people(text: str) -> list[str]:
     """Proper names: runs of capitalized words that are no place, currency, month or day ("Maria Lopez"); at a
-    sentence's start only before a verb a name is followed by ("Jason is 25")."""
-    found: list[str] = []
-    run: list[str] = []
+    sentence's start, a lone one only before a verb a name is followed by ("Jason is 25")."""
+    found = []
     aliases = _aliases()
-    for i, w in enumerate([*words, "."]):
-        name = (
-            i < len(words)
-            and i not in taken
-            and w[0].isupper()
-            and w.isalpha()
-            and len(w) > 1
-            and not w.isupper()
-            and w.lower() not in _NOT_PEOPLE
-            and w.lower() not in aliases
-            and (not _sentence_start(text, w) or run or i + 1 < len(words) and words[i + 1].lower() in _AFTER_NAME)
-        )
-        if name:
-            run.append(w)
-        elif run:
-            found.append(" ".join(run))
-            run = []
+    for run in _NAME_RUN.finditer(text):
+        start = run.start()
+        names: list[str] = []
+        for w in run.group().split(" "):
+            low = w.lower()
+            if low in _NOT_PEOPLE or low in aliases or w.isupper() or low in STOP or low in VERBS or low[:-1] in VERBS:
+                if names:
+                    found.append(" ".join(names))
+                names = []
+                start = -1
+                continue
+            names.append(w)
+        if not names:
+            continue
+        opening = start >= 0 and _opens(text, start)
+        if opening and len(names) == 1 and not _AFTER_NAME.intersection(text[run.end() :].split()[:1]):
+            continue
+        found.append(" ".join(names))
     return found
+
+
+_NAME_RUN = re.compile(r"(?<![\w@./-])[A-Z][a-z\u00e0-\u024f'-]+(?: [A-Z][a-z\u00e0-\u024f'-]+)*(?![\w@/])")
+
+
+def _opens(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?:\n"
 
 
 _VERBS_AFTER_NAME = """is was has had and will wants lives works said from who needs earns owes"""
 _AFTER_NAME = frozenset(_VERBS_AFTER_NAME.split())
-
-
-def _sentence_start(text: str, word: str) -> bool:
-    at = re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", text)
-    if at is None:
-        return True
-    before = text[: at.start()].rstrip()
-    return not before or before[-1] in ".!?:\n"
 
 
 def _pathlike(path: str) -> bool:
