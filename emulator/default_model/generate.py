@@ -195,11 +195,11 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     `response_format` asks for it, or when the prompt holds a JSON Schema and asks for JSON; else it answers
     the question in the question's shape.
     """
-    final = prompt.messages[-1] if prompt.messages else None
+    final = loop.final(prompt)
     after = final is not None and loop.observation(final)
     last = "tool" if after else final.role if final else "user"
     root = prompt.root
-    asked = question.read(final.text if last == "user" and final else _asked_text(prompt))
+    asked = question.read(mentions.own_words(final.text if last == "user" and final else _asked_text(prompt)))
     said, (dice, thought) = prose.slots(asked), writer.dice(root)
     reasoning = ""
     if prompt.thinking:

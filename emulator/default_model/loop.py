@@ -33,6 +33,12 @@ _CALLING = re.compile(r"Calling tools:\s*(\[.*\])", re.S)
 _ACTION = re.compile(r"^Action:\s*`?([\w.-]+)`?\s*$(?:\s*^Action Input:\s*(.+?)\s*$)?", re.M)
 
 
+def final(prompt: Prompt) -> Message | None:
+    """The conversation's last turn, past the system messages a harness appends after it (Claude Code ends its
+    messages with a `system` one listing its agent types)."""
+    return next((m for m in reversed(prompt.messages) if m.role not in ("system", "developer")), None)
+
+
 def observation(message: Message) -> bool:
     """Whether `message` is a tool result: a tool message, or a user message that opens "Observation:"."""
     return message.role == "tool" or message.role == "user" and OBSERVATION.match(message.text) is not None

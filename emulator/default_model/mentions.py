@@ -141,9 +141,19 @@ _SMALL = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6
 _NOT_PEOPLE = frozenset(_MONTH) | frozenset(_WEEKDAY) | {"i", "today", "tomorrow", "please", "what", "how", "the"}
 
 
+# What an agent harness adds to the user's turn (Claude Code's `<system-reminder>` blocks): not the user's words.
+REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+
+
+def own_words(text: str) -> str:
+    """`text` without the blocks a harness adds to the user's turn."""
+    return REMINDER.sub(" ", text) if "<system-reminder>" in text else text
+
+
 def conversation(prompt: Prompt) -> Mentions:
     """What the user's messages name, the latest first (a follow-up's values before the first question's)."""
-    texts = [m.text for m in reversed(prompt.messages) if m.role == "user" and not OBSERVATION.match(m.text)]
+    users = (m.text for m in reversed(prompt.messages) if m.role == "user" and not OBSERVATION.match(m.text))
+    texts = [own_words(t) for t in users]
     context = " ".join(m.text[:4000] for m in prompt.messages if m.role in ("system", "developer"))
     return read(texts, today=_today(context + " " + " ".join(texts)))
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from emulator.conversation import Prompt, Tool
 from emulator.default_model.arguments import GIVEN_ONLY, SPECIFIC, given, kind_of
-from emulator.default_model.mentions import Mentions
+from emulator.default_model.mentions import Mentions, own_words
 from emulator.default_model.question import Question, stem, words_of
 
 MAX_CALLS = 4  # relevant tools called at once, with `parallel_tool_calls`
@@ -71,7 +71,8 @@ def relevant(prompt: Prompt, question: Question, found: Mentions | None = None) 
     structured-output tool (`extracting`) comes first."""
     if prompt.tool_choice.mode != "auto" or not prompt.tools or not prompt.messages:
         return ()
-    if prompt.messages[-1].role != "user":
+    last = next((m for m in reversed(prompt.messages) if m.role not in ("system", "developer")), None)
+    if last is None or last.role != "user":
         return ()
     most = MAX_CALLS if prompt.parallel_tool_calls else 1
     if found is not None:
@@ -118,7 +119,8 @@ def network(tool: Tool) -> bool:
 def reading(prompt: Prompt, question: Question, found: Mentions) -> tuple[Tool, ...]:
     """The reading tool the user asks for: they ask to read, list or find, name a path or a pattern, and the
     tool does that (by its name) and takes a path or a pattern; a network one only for a loopback URL."""
-    verbs = {w.lower() for w in question.text.split()[:40]} | {stem(w) for w in question.text.split()[:40]}
+    said = own_words(question.text).split()[:400]
+    verbs = {w.lower() for w in said} | {stem(w) for w in said}
     loopback = bool(found.urls) and all(_LOOPBACK.match(u) for u in found.urls)
     for job, (asked, doing) in _ASKS_TO_READ.items():
         if verbs.isdisjoint(asked.split()) and not (job == "read" and "what's in" in question.text.lower()):
@@ -153,7 +155,7 @@ def extracting(prompt: Prompt, question: Question) -> tuple[Tool, ...]:
     if any(t.kind != "function" or acts(t) or network(t) or reads(t) for t in tools):
         return ()
     system = " ".join(m.text[:2000] for m in prompt.messages if m.role in ("system", "developer"))
-    asked = _EXTRACTS.search(question.text[:4000]) or _EXTRACTS.search(system)
+    asked = _EXTRACTS.search(own_words(question.text[:8000])) or _EXTRACTS.search(system)
     if len(tools) == 1 and (asked or _STRUCTURED.search(tools[0].description[:600])):
         return tools
     return tools[:1] if asked and len(tools) <= MAX_CALLS else ()
