@@ -1,9 +1,10 @@
-"""Side venvs for third-party clients whose dependencies cannot share the test venv, cached between runs.
+"""Side venvs for third-party clients whose dependencies cannot share the test venv (agent frameworks pin their
+own openai, pydantic or jiter): built on first use under `$XDG_CACHE_HOME` or `~/.cache`, then
+`emulator-tests/<directory>`, under a lock so concurrent runs install once, and reused while their marker
+says the same requirements. Skipped, with pip's last words, only when the install fails (offline).
 
-Each lives in `$XDG_CACHE_HOME` (or `~/.cache`) under `emulator-tests/NAME-VERSION`, built under a lock on first
-use (concurrent runs install once) and marked done with `.installed`; an install that fails or times out skips
-the test with pip's last words. `offline` is the environment a client runs in: loopback only, its telemetry and
-update checks off, nothing of the caller's but PATH and HOME.
+A script runs there with a minimal environment: no proxy, the frameworks' telemetry and hub access off, so it
+reaches nothing but the emulator on loopback.
 """
 
 from __future__ import annotations
@@ -18,39 +19,57 @@ from pathlib import Path
 import pytest
 
 INSTALL_TIMEOUT = 900
-OFFLINE = {
+QUIET = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm's (and DSPy's) model map: the bundled copy, not a download
     "HF_HUB_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "LANGCHAIN_TRACING_V2": "false",
+    "LANGSMITH_TRACING": "false",
+    "ANONYMIZED_TELEMETRY": "false",
     "DO_NOT_TRACK": "1",
-    "ANONYMIZED_TELEMETRY": "False",
-    "NO_PROXY": "127.0.0.1,localhost",
-    "no_proxy": "127.0.0.1,localhost",
+    "NO_PROXY": "*",
 }
 
 
-def python(name: str, version: str, requirement: str) -> Path:
-    """The python of a venv holding `requirement` (pinned to `version`), built on first use."""
+def python(directory: str, *requirements: str) -> Path:
+    """The python of the side venv `directory` with `requirements` (pinned), installed on first use."""
     root = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "emulator-tests"
     root.mkdir(parents=True, exist_ok=True)
-    prefix = root / f"{name}-{version}"
+    prefix = root / directory
     executable, done = prefix / "bin" / "python", prefix / ".installed"
-    with open(root / f"{name}-{version}.lock", "w") as lock:
+    wanted = " ".join(requirements)
+    with open(root / f"{directory}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
+        if not done.exists() or done.read_text() != wanted:
             shutil.rmtree(prefix, ignore_errors=True)
             venv.create(prefix, with_pip=True)
-            command = [str(executable), "-m", "pip", "install", "-q", "--disable-pip-version-check", requirement]
+            command = [str(executable), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements]
             try:
                 result = subprocess.run(command, capture_output=True, timeout=INSTALL_TIMEOUT, check=False)
             except subprocess.TimeoutExpired:
-                pytest.skip(f"installing {requirement} took over {INSTALL_TIMEOUT} s")
+                pytest.skip(f"installing {wanted} took over {INSTALL_TIMEOUT} s")
             if result.returncode != 0:
                 said = (result.stdout + result.stderr).decode(errors="replace").strip().splitlines()[-5:]
-                pytest.skip(f"could not install {requirement} into a side venv: {' / '.join(said)}")
-            done.write_text(version)
+                pytest.skip(f"could not install {wanted} into a side venv: {' / '.join(said)}")
+            done.write_text(wanted)
     return executable
+
+
+def run(executable: Path, script: Path, *arguments: str, cwd: Path | None = None, timeout: int = 180) -> str:
+    """`script` run by the side venv's python with `arguments`: its standard output; its failure fails the test."""
+    environment = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(Path.home()), **QUIET}
+    done = subprocess.run(
+        [str(executable), str(script), *arguments],
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+        env=environment,
+        cwd=cwd,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-4000:]
+    return done.stdout.decode()
 
 
 def offline(home: Path) -> dict[str, str]:
     """The environment a client runs in: PATH, a HOME of its own, and every offline switch."""
-    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home)} | OFFLINE
+    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), **QUIET}

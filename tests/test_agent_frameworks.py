@@ -97,17 +97,17 @@ def run(python: Path, script: str, *args: str, home: Path) -> list[dict[str, Any
 
 @pytest.fixture(scope="module")
 def smolagents_python() -> Path:
-    return side_venv.python("smolagents", "1.26.0", "smolagents[openai]==1.26.0")
+    return side_venv.python("smolagents-1.26.0", "smolagents[openai]==1.26.0")
 
 
 @pytest.fixture(scope="module")
 def dspy_python() -> Path:
-    return side_venv.python("dspy", "3.4.1", "dspy==3.4.1")
+    return side_venv.python("dspy-3.4.1", "dspy==3.4.1")
 
 
 @pytest.fixture(scope="module")
 def aider_python() -> Path:
-    return side_venv.python("aider-chat", "0.86.2", "aider-chat==0.86.2")
+    return side_venv.python("aider-chat-0.86.2", "aider-chat==0.86.2")
 
 
 @pytest.mark.parametrize(("prefix", "model"), PROFILES)

@@ -98,3 +98,39 @@ def test_a_recorded_claude_code_session_replays_offline(claude: Path, tmp_path: 
     assert replayed.out.strip() == recorded.out.strip() == agent_cli.final_answer(SESSION), replayed.report
     posts = [r for r in replayed.requests() if r[0] != "HEAD /"]
     assert posts == [("POST /v1/messages?beta=true", "200")] * 3, replayed.report  # strict: a miss is a 404
+
+
+READ_PROMPT = "Read notes/plan.txt and tell me what it says"
+PLAN = "Ship the kiln firmware on Thursday; Wren reviews the UART patch."
+
+
+def test_claude_code_asked_to_read_a_file_calls_read_with_its_path_and_answers_with_it(
+    claude: Path, tmp_path: Path
+) -> None:
+    """No scenario answers this prompt: the default calls Claude Code's own Read tool with the file's absolute
+    path (the working directory its system prompt gives, joined to the path the user wrote), and its answer
+    quotes what the file holds; no Bash, Edit or Write on the way."""
+    netns, port = agent_cli.placement()
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    (work / "notes").mkdir(parents=True)
+    (work / "notes" / "plan.txt").write_text(PLAN + "\n")
+    environment = agent_cli.environment("CLAUDE", claude, home, READ_PROMPT)
+    run = agent_cli.run(
+        AGENT,
+        environment,
+        serve=agent_cli.serve_command(),
+        netns=netns,
+        port=port,
+        work=work,
+        log=tmp_path / "emulator.log",
+        timeout=RUN_TIMEOUT,
+        what="claude -p",
+        name="claude",
+    )
+    assert run.returncode == 0, f"claude -p exited with {run.returncode}\n{run.report}"
+    assert PLAN in run.out, run.report
+    assert sorted(p.name for p in work.rglob("*")) == ["notes", "plan.txt"], run.report  # nothing written
+    requests = [r for r in run.requests() if r[0] != "HEAD /"]
+    assert requests == [("POST /v1/messages?beta=true", "200")] * 2, run.report

@@ -23,6 +23,17 @@ from tests.conftest import Server
 INSTRUCTOR = "1.17.0"
 RUN_TIMEOUT = 120
 QUESTION = "Extract the person: Jason is 25 years old."
+# And prompts that say less plainly what they want: the full name and the age each holds, in every mode
+# (PARALLEL_TOOLS sends `tool_choice: auto`, so its single tool is called because the prompt is an extraction).
+PROMPTS = {
+    QUESTION: {"name": "Jason", "age": 25},
+    "Our new hire, Amara Okafor, turned 41 last week.": {"name": "Amara Okafor", "age": 41},
+    "Pull out the person from this note: Dmitri Volkov, aged 58, retired in Riga.": {
+        "name": "Dmitri Volkov",
+        "age": 58,
+    },
+    "Signed: Lucia Ferreira, 29, Lisbon office.": {"name": "Lucia Ferreira", "age": 29},
+}
 # Run in the side venv: each mode's people as one JSON line, or the error that stopped it.
 SCRIPT = """
 import json, sys
@@ -69,12 +80,13 @@ for name, mode, options in [
 @pytest.fixture(scope="session")
 def instructor_python() -> Path:
     """The python of a venv with instructor (and an openai it accepts), built on first use."""
-    return side_venv.python("instructor", INSTRUCTOR, f"instructor=={INSTRUCTOR}")
+    return side_venv.python(f"instructor-{INSTRUCTOR}", f"instructor=={INSTRUCTOR}")
 
 
-def test_instructor_extracts_a_person_in_every_mode(server: Server, instructor_python: Path) -> None:
+@pytest.mark.parametrize("question", list(PROMPTS))
+def test_instructor_extracts_a_person_in_every_mode(server: Server, instructor_python: Path, question: str) -> None:
     run = subprocess.run(
-        [str(instructor_python), "-c", SCRIPT, f"{server.base_url}/v1", QUESTION],
+        [str(instructor_python), "-c", SCRIPT, f"{server.base_url}/v1", question],
         capture_output=True,
         timeout=RUN_TIMEOUT,
         check=False,
@@ -86,5 +98,5 @@ def test_instructor_extracts_a_person_in_every_mode(server: Server, instructor_p
     for mode, line in seen.items():
         assert "error" not in line, f"{mode}: {line.get('error')}"
         first, *others = line["people"]
-        assert first == {"name": "Jason", "age": 25}, mode  # what the question says, where the schema fits it
+        assert first == PROMPTS[question], mode  # what the question says, where the schema fits it
         assert all(isinstance(p["name"], str) and isinstance(p["age"], int) for p in others), mode

@@ -14,6 +14,7 @@ import functools
 import itertools
 import json
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -22,9 +23,10 @@ from faker import Faker
 from faker.providers.lorem.en_US import Provider as Lorem
 
 from emulator import ids
-from emulator.conversation import Prompt, Reply, Tool, ToolCall
-from emulator.default_model import prose, protocols, question, relevance
+from emulator.conversation import Prompt, Reply, Tool, ToolCall, ToolChoice
+from emulator.default_model import arguments, loop, mentions, prose, protocols, question, relevance
 from emulator.default_model.instances import Hints, SchemaError, instance
+from emulator.default_model.mentions import Mentions
 from emulator.default_model.prose import Dice
 from emulator.default_model.question import Question
 from emulator.errors import InvalidRequest
@@ -186,41 +188,120 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     """What the embedded model says when no scenario or recording answers.
 
     It reasons about the question first unless thinking is off. It calls the tool `tool_choice` requires, or
-    under `auto` the tools the question names (`relevance`), with arguments valid against their schemas. It
-    answers JSON when `response_format` asks for it, or when the prompt holds a JSON Schema and asks for JSON;
-    it sums up tool results when the last message is one; else it answers the question in the question's shape.
+    under `auto` the tools the question names (`relevance`), with arguments taken from what the conversation
+    names (`mentions`, `arguments`) and valid against their schemas. After tool results (tool messages, or an
+    agent's "Observation:" messages) it answers from them, through the finishing tool when the request forces
+    a tool and offers one (`loop`); it never makes the same call twice in a conversation. It answers JSON when
+    `response_format` asks for it, or when the prompt holds a JSON Schema and asks for JSON; else it answers
+    the question in the question's shape.
     """
-    final = prompt.messages[-1] if prompt.messages else None
-    last = final.role if final else "user"
-    root, asked = prompt.root, question.read(final.text if last == "user" and final else prompt.last_user_text)
+    final = loop.final(prompt)
+    after = final is not None and loop.observation(final)
+    last = "tool" if after else final.role if final else "user"
+    root = prompt.root
+    asked = question.read(mentions.own_words(final.text if last == "user" and final else _asked_text(prompt)))
     said, (dice, thought) = prose.slots(asked), writer.dice(root)
     reasoning = ""
     if prompt.thinking:
         sentences = THINKING_SENTENCES.get(prompt.effort) or THINKING_SENTENCES[None]
-        shown = prose.shown(_results(prompt)) if last == "tool" else ""
+        shown = prose.shown(loop.results(prompt)) if last == "tool" else ""
         reasoning = prose.thinking(asked, said, thought, sentences, after_tools=shown)
-    choice = prompt.tool_choice
-    if choice.mode == "required" and prompt.tools:
-        tool = next((t for t in prompt.tools if t.name == choice.name), prompt.tools[0])
-        return Reply(reasoning=reasoning, tool_calls=(tool_call(tool, writer, root, 0, asked),))
-    called = relevance.relevant(prompt, asked)
-    if called:
-        calls = tuple(tool_call(tool, writer, root, i, asked) for i, tool in enumerate(called))
+    calls = _calls(prompt, writer, asked, after, said, dice)
+    if calls:
         return Reply(reasoning=reasoning, tool_calls=calls)
     return Reply(reasoning=reasoning, text=_text(prompt, writer, asked, last, said, dice))
 
 
+def _asked_text(prompt: Prompt) -> str:
+    """The user's question: the last user message that is not an observation of a tool."""
+    return next((m.text for m in reversed(prompt.messages) if m.role == "user" and not loop.observation(m)), "")
+
+
+def _calls(
+    prompt: Prompt, writer: Writer, asked: Question, after: bool, said: prose.Slots, dice: Dice
+) -> tuple[ToolCall, ...]:
+    """The calls the default makes: under `required` (or a named tool) the tool the question names, or after a
+    result the finishing tool with the answer; under `auto` the tools `relevance` picks. None already made."""
+    choice, tools = prompt.tool_choice, prompt.tools
+    if choice.mode == "none" or not tools:
+        return ()
+    found, done = mentions.conversation(prompt), loop.made(prompt)
+    context = _Context(writer, prompt, asked, found)
+    if choice.mode == "required":
+        named = next((t for t in tools if t.name == choice.name), None) if choice.name else None
+        finish = loop.finishing(tools)
+        if named is not None and (named is not finish or after):
+            return (_answering(named, context, said, dice) if named is finish else tool_call(named, context),)
+        if after and finish is not None:
+            return (_answering(finish, context, said, dice),)
+        others = [t for t in tools if t is not finish]
+        picked = [*relevance.relevant(replace(prompt, tool_choice=ToolChoice("auto")), asked, found), *others]
+        for tool in {id(t): t for t in picked}.values():
+            call = tool_call(tool, context)
+            if loop.call_key(call.name, call.arguments) not in done:
+                return (call,)
+        return (_answering(finish, context, said, dice),) if finish is not None else ()
+    if after:
+        return ()
+    calls = (tool_call(tool, context) for tool in relevance.relevant(prompt, asked, found))
+    return tuple(c for c in calls if loop.call_key(c.name, c.arguments) not in done)
+
+
+def _answering(tool: Tool, context: _Context, said: prose.Slots, dice: Dice) -> ToolCall:
+    """A call of the finishing tool whose text parameters hold the answer, built from the results."""
+    results = loop.results(context.prompt)
+    answer = (
+        prose.summary(results, context.asked, said, dice)
+        if results
+        else prose.answer(context.asked, said, dice, context.writer)
+    )
+    call = tool_call(tool, context)
+    schema = tool.parameters or {}
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return call
+    arguments = json.loads(call.arguments)
+    for name, sub in properties.items():
+        if isinstance(sub, Mapping) and _takes_text(sub) and name in arguments:
+            arguments[name] = answer
+            break
+    else:  # no text parameter: the first one takes the answer, where its schema is open ("any")
+        first = next(iter(properties), None)
+        if first is not None and not _typed(properties[first]):
+            arguments[first] = answer
+    return replace(call, arguments=json.dumps(arguments, ensure_ascii=False))
+
+
+def _takes_text(schema: Mapping[str, Any]) -> bool:
+    kind = schema.get("type")
+    return (
+        kind == "string"
+        and "enum" not in schema
+        and "format" not in schema
+        or (isinstance(kind, list) and "string" in kind)
+    )
+
+
+def _typed(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and any(k in schema for k in ("type", "enum", "const", "$ref", "anyOf"))
+
+
 def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: prose.Slots, dice: Dice) -> str:
     root, form = prompt.root, prompt.response_format
-    call = lambda tool, task: json.loads(tool_call(tool, writer, root, "protocol", question.read(task)).arguments)  # noqa: E731
+
+    def call(tool: Tool, task: str) -> Any:  # a protocol's tool call: arguments from the task and the conversation
+        context = _Context(writer, prompt, question.read(task), mentions.conversation(prompt))
+        return json.loads(tool_call(tool, context).arguments)
+
     if (written := protocols.answer(prompt, writer, dice, call)) is not None:
         return written  # the format an agent framework asks for (ReAct, DSPy, smolagents, aider, keys, tags)
     if form.type == "json_schema":
-        return json.dumps(_instance(form.schema or {}, writer, root, "response_format", asked), ensure_ascii=False)
+        made = _instance(form.schema or {}, writer, root, "response_format", asked)
+        return json.dumps(_named_in(prompt, form.schema, made), ensure_ascii=False)
     if form.type == "json_object":
         return json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False)
     if last == "tool":
-        return prose.summary(_results(prompt), asked, said, dice)
+        return prose.summary(loop.results(prompt), asked, said, dice)
     if question.asks_for_json_block(prompt, asked):
         return f"```json\n{json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False, indent=2)}\n```"
     return prose.answer(asked, said, dice, writer)
@@ -233,31 +314,79 @@ def _prompted(prompt: Prompt, writer: Writer, asked: Question) -> Any:
     schema = question.schema_in(prompt)
     if schema is not None:
         try:
-            return instance(schema, writer.rng(prompt.root, "json"), _hints(writer, asked))
+            return _named_in(prompt, schema, instance(schema, writer.rng(prompt.root, "json"), _hints(writer, asked)))
         except SchemaError:
             pass
     return {"answer": writer.said(DefaultText("sentence"), prompt, "json")}
 
 
-def _results(prompt: Prompt) -> list[tuple[str, str]]:
-    """The tool results the conversation ends with, each with the name of the tool whose call it answers."""
-    names = {c.id: c.name for m in prompt.messages if m.role == "assistant" for c in m.tool_calls}
-    results = []
-    for m in reversed(prompt.messages):
-        if m.role != "tool":
-            break
-        results.append((names.get(m.tool_call_id or "", "tool"), m.text))
-    return results[::-1]
+def _named_in(prompt: Prompt, schema: Any, value: Any) -> Any:
+    """Structured output with what the conversation names where the schema's properties take it: the full
+    name "Amara Okafor" where the hints alone gave "Amara"."""
+    return arguments.fill(schema, value, mentions.conversation(prompt))[0]
 
 
-def tool_call(tool: Tool, writer: Writer, root: str, index: object, asked: Question | None = None) -> ToolCall:
-    """A call of `tool` with generated arguments: schema-valid JSON (with what `asked` names where its names
-    fit), or a line of text for a custom tool."""
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What a tool call's arguments are drawn from: the writer, the request, its question, what it names."""
+
+    writer: Writer
+    prompt: Prompt
+    asked: Question
+    found: Mentions = mentions.NONE
+
+
+def tool_call(tool: Tool, context: _Context | Writer, root: str = "", index: object = 0) -> ToolCall:
+    """A call of `tool` with generated arguments: schema-valid JSON with what the conversation names where a
+    parameter takes it (`arguments.fill`), what it does not name drawn from faker seeded by the conversation's
+    first question and the tool, so a repeated call keeps them; or a line of text for a custom tool."""
+    if isinstance(context, Writer):  # a scenario's call: no conversation to read
+        writer, prompt, asked, found, start = context, None, None, mentions.NONE, root
+    else:
+        writer, prompt, asked, found = context.writer, context.prompt, context.asked, context.found
+        start = _first_question(prompt) or prompt.root
+        root, index = start, tool.name
     if tool.kind == "custom":
         return ToolCall(id="", name=tool.name, arguments=writer.text(SENTENCE, root, "call", index), kind="custom")
     schema, whose = tool.parameters or {"type": "object"}, f"function '{tool.name}'"
     value = _instance(schema, writer, root, whose, asked, index)
+    if prompt is not None:
+        value = _given(schema, value, found, prompt)
     return ToolCall(id="", name=tool.name, arguments=json.dumps(value, ensure_ascii=False))
+
+
+def _first_question(prompt: Prompt) -> str:
+    return next((m.text[:2000] for m in prompt.messages if m.role == "user" and not loop.observation(m)), "")
+
+
+_CWD = re.compile(r"(?:working directory|cwd)\s*[:=]\s*`?(/[^\s`<]*)|<cwd>\s*(/[^<\s]*)\s*</cwd>", re.I)
+
+
+def _given(schema: Any, value: Any, found: Mentions, prompt: Prompt) -> Any:
+    """`value` with what the conversation names (`arguments.fill`), then what earlier calls passed for the same
+    parameters kept where the conversation names nothing for them; optional scalar parameters nothing gave
+    dropped, as a model leaves the knobs it has no value for (Read's `offset` and `limit`) out."""
+    system = " ".join(m.text[:20_000] for m in prompt.messages if m.role in ("system", "developer"))
+    cwd = _CWD.search(system)
+    filled, named = arguments.fill(schema, value, found, next(g for g in cwd.groups() if g) if cwd else "")
+    if not isinstance(filled, dict) or not isinstance(schema, Mapping):
+        return filled
+    kept = loop.earlier_arguments(prompt)
+    listed = schema.get("properties")
+    properties: Mapping[str, Any] = listed if isinstance(listed, Mapping) else {}
+    required = set(schema.get("required") or ()) if isinstance(schema.get("required"), list) else set()
+    for name in list(filled):
+        if name in named or name not in properties:
+            continue
+        if name in kept and _same_type(kept[name], value[name]):
+            filled[name] = kept[name]
+        elif name not in required and not isinstance(filled[name], dict | list):
+            del filled[name]
+    return filled
+
+
+def _same_type(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and not isinstance(a, dict | list)
 
 
 def _hints(writer: Writer, asked: Question | None) -> Hints:

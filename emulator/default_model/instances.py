@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 import math
 import random
-import re
-import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date, timedelta
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from emulator.default_model import patterns
+from emulator.default_model.hints import FORMATS, NAMED, NUMBER_HINTS, STRING_HINTS, hint, name_of
+from emulator.default_model.hints import NO_HINTS as NO_HINTS  # the callers' names for them, re-exported
+from emulator.default_model.hints import Hints as Hints
 
 MAX_BYTES = 64 * 1024  # the most JSON any one generated instance (tool arguments, structured output) holds
 MAX_DEPTH = 32  # and its deepest nesting
@@ -27,104 +28,6 @@ OPTIONAL_DEPTH = 8  # optional properties, and array items beyond `minItems`, ar
 MAX_HOPS = 4 * MAX_DEPTH  # schema steps (`$ref`, `allOf`, …) without nesting, for `$ref` loops that never nest
 _WORDS = ("alpha", "bravo", "delta", "echo", "lima", "oscar", "sierra", "tango")  # without a pool of words
 HUMAN = 100  # the span of a number the schema leaves open: 0 to 100, or 100 past its one bound
-
-
-@dataclass(frozen=True, slots=True)
-class Hints:
-    """What realistic values are drawn from: faker's `pools` by kind (`city`, `email`, `word`, …, built once per
-    server), and what the question itself names (`names`, its proper nouns; `numbers`; its `topic`)."""
-
-    pools: Mapping[str, Sequence[str]] = field(default_factory=dict)
-    names: tuple[str, ...] = ()
-    numbers: tuple[int, ...] = ()
-    topic: str = ""
-
-
-NO_HINTS = Hints()
-
-
-def _kinds(kind: str, *names: str) -> dict[str, str]:
-    return dict.fromkeys(names, kind)
-
-
-# What a string property holds, by its name (lower case, without `_` and `-`): a pool of `Hints`, or a format.
-STRING_HINTS = {
-    **_kinds("city", "city", "town", "location", "place", "destination", "origin", "hometown"),
-    **_kinds("name", "name", "fullname", "displayname", "personname", "customername", "author", "owner"),
-    **_kinds("first_name", "firstname", "givenname"),
-    **_kinds("last_name", "lastname", "surname", "familyname"),
-    **_kinds("email", "email", "emailaddress", "mail"),
-    **_kinds("phone", "phone", "phonenumber", "mobile", "telephone", "tel"),
-    **_kinds("address", "address", "streetaddress", "street"),
-    **_kinds("company", "company", "companyname", "organization", "organisation", "employer", "org"),
-    **_kinds("job", "job", "jobtitle", "occupation", "profession"),
-    **_kinds("user_name", "username", "login", "handle", "user"),
-    **_kinds("url", "url", "website", "homepage", "link", "uri"),
-    **_kinds("domain", "domain", "hostname", "host"),
-    **_kinds("state", "state", "province", "region"),
-    **_kinds("postcode", "zip", "zipcode", "postcode", "postalcode"),
-    **_kinds("country", "country", "nation"),
-    **_kinds("color", "color", "colour"),
-    **_kinds("currency", "currency", "currencycode"),
-    **_kinds("file_name", "filename", "file"),
-    **_kinds("title", "title", "headline", "subject", "label"),
-    **_kinds("sentence", "description", "summary", "text", "content", "body", "message", "comment", "note", "notes"),
-    **_kinds("sentence", "bio", "reason", "explanation", "answer", "details"),
-    **_kinds("topic", "query", "q", "search", "searchterm", "keyword", "keywords", "topic", "question"),
-    **_kinds("date", "date", "birthday", "birthdate", "dob", "startdate", "enddate", "duedate", "deadline", "day"),
-    **_kinds("date-time", "datetime", "timestamp", "createdat", "updatedat", "at", "when"),
-    **_kinds("time", "time"),
-    **_kinds("uuid", "id", "uuid", "guid"),
-    **_kinds("ipv4", "ip", "ipaddress"),
-}
-_NAMED = ("name", "first_name", "last_name", "city", "country")  # what a proper noun of the question can be
-# What a number property holds, by its name: the range a person would expect.
-NUMBER_HINTS = {
-    "age": (18, 80),
-    "year": (1990, 2025),
-    "month": (1, 12),
-    "day": (1, 28),
-    "hour": (0, 23),
-    **dict.fromkeys(("minute", "second"), (0, 59)),
-    **dict.fromkeys(("count", "quantity", "qty", "num", "n", "days", "nights", "guests", "people", "times"), (1, 10)),
-    **dict.fromkeys(("retries", "attempts", "page", "level", "priority"), (1, 10)),
-    **dict.fromkeys(("limit", "maxresults", "topk", "k", "pagesize", "perpage", "size"), (5, 50)),
-    **dict.fromkeys(("rating", "stars"), (1, 5)),
-    **dict.fromkeys(("score", "percent", "percentage", "progress"), (0, 100)),
-    **dict.fromkeys(("probability", "confidence", "ratio"), (0, 1)),
-    **dict.fromkeys(("price", "cost", "amount", "total", "salary", "budget", "balance"), (5, 500)),
-    **dict.fromkeys(("latitude", "lat"), (-90, 90)),
-    **dict.fromkeys(("longitude", "lon", "lng"), (-180, 180)),
-    **dict.fromkeys(("temperature", "temp"), (-10, 35)),
-    **dict.fromkeys(("duration", "timeout", "seconds", "minutes"), (1, 60)),
-    "port": (1024, 65535),
-    "id": (1, 9999),
-    "weight": (1, 100),
-    "height": (100, 200),
-}
-_SEGMENT = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # the words of `homeCity`, `home_city`, `HTTPPort`
-
-
-def hint(name: str, table: Mapping[str, Any]) -> Any:
-    """What `table` says a property named `name` holds: by its whole name, else by its last word (`home_city`
-    is a city); a last word `name` after others (`product_name`) is a title, not a person's."""
-    key = name.lower().replace("_", "").replace("-", "")
-    if key in table:
-        return table[key]
-    words = _SEGMENT.findall(name)
-    if len(words) < 2:
-        return None
-    last = words[-1].lower()
-    return "title" if last == "name" and table is STRING_HINTS else table.get(last)
-
-
-def _name_of(path: str) -> str:
-    """The property a value is for, from its schema path: `properties.city`, `$defs.P.properties.age`,
-    `properties.emails.items` all name theirs."""
-    for part in reversed(path.split(".")):
-        if part != "items" and "[" not in part and part not in ("properties", "anyOf", "oneOf", "allOf"):
-            return part
-    return ""
 
 
 class SchemaError(Exception):
@@ -240,13 +143,13 @@ class _Instance:
         """A value of `kind` (a hint): the question's next proper noun for a name or a place, its topic for a query,
         a format's value, or a draw from faker's pool; "" for no kind, or a pool the hints lack."""
         hints = self.hints
-        if kind in _NAMED and hints.names:
+        if kind in NAMED and hints.names:
             self.proper += 1
             return hints.names[(self.proper - 1) % len(hints.names)]
         if kind == "topic" and hints.topic:
             return hints.topic
-        if kind in _FORMATS:
-            return _FORMATS[kind](self.rng, hints.pools)
+        if kind in FORMATS:
+            return FORMATS[kind](self.rng, hints.pools)
         pool = hints.pools.get(kind or "")
         return self.rng.choice(pool) if pool else ""
 
@@ -360,13 +263,13 @@ def _string(self: _Instance, schema: Mapping[str, Any], path: str, depth: int, h
         raise SchemaError(f"{path}.minLength" if path else "minLength", f"minLength {low} is above maxLength {high}")
     self.spend(low + 2, f"{path}.minLength" if path else "minLength")
     form, pattern = schema.get("format"), schema.get("pattern")
-    matching = _matching(pattern, self.rng) if isinstance(pattern, str) else None
-    if form in _FORMATS:
-        text = _FORMATS[form](self.rng, self.hints.pools)
+    matching = patterns.matching(pattern, self.rng) if isinstance(pattern, str) else None
+    if form in FORMATS:
+        text = FORMATS[form](self.rng, self.hints.pools)
     elif matching is not None:
         text = matching
     else:
-        text = self.hinted(hint(_name_of(path), STRING_HINTS)) if path else ""
+        text = self.hinted(hint(name_of(path), STRING_HINTS)) if path else ""
         words = self.hints.pools.get("word") or _WORDS
         text = text or self.rng.choice(words)
         while len(text) < low:
@@ -374,95 +277,6 @@ def _string(self: _Instance, schema: Mapping[str, Any], path: str, depth: int, h
         text = text[:high]
     self.spend(len(text) - low, path)
     return text
-
-
-def _date(rng: random.Random) -> str:
-    return (_EPOCH + timedelta(days=rng.randrange(3653))).isoformat()
-
-
-def _pooled(kind: str, fallback: str) -> Callable[[random.Random, Mapping[str, Sequence[str]]], str]:
-    return lambda rng, pools: rng.choice(pools[kind]) if pools.get(kind) else fallback
-
-
-_EPOCH = date(2016, 1, 1)  # generated dates fall in the ten years from here
-_FORMATS: dict[str, Callable[[random.Random, Mapping[str, Sequence[str]]], str]] = {
-    "date": lambda rng, pools: _date(rng),
-    "date-time": lambda rng, pools: f"{_date(rng)}T{rng.randrange(24):02}:{rng.randrange(60):02}:00Z",
-    "time": lambda rng, pools: f"{rng.randrange(24):02}:{rng.randrange(0, 60, 15):02}:00Z",
-    "uuid": lambda rng, pools: str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-    "ipv4": lambda rng, pools: f"192.0.2.{rng.randrange(1, 255)}",  # TEST-NET-1 (RFC 5737): never a real host
-    "ipv6": lambda rng, pools: f"2001:db8::{rng.randrange(1, 0xFFFF):x}",  # the documentation prefix (RFC 3849)
-    "email": _pooled("email", "user@example.com"),
-    "uri": _pooled("url", "https://example.com/"),
-    "url": _pooled("url", "https://example.com/"),
-    "hostname": _pooled("domain", "example.com"),
-}
-
-
-# --- a simple `pattern`: literals, escapes, classes and quantifiers; no groups or alternation ----------------
-
-_CLASSES = {"d": "0123456789", "w": "abcdefghijklmnopqrstuvwxyz0123456789", "s": " "}
-_ANY = "abcdefghijklmnopqrstuvwxyz"
-_QUANTIFIER = re.compile(r"\{(\d{1,3})(?:(,)(\d{1,3})?)?\}|[?*+]")
-_LONGEST = 256  # the most characters a simple pattern is generated with
-
-
-def _matching(pattern: str, rng: random.Random) -> str | None:
-    r"""A string `pattern` matches (JSON Schema's ECMA regex, searched, not anchored), when the pattern is simple:
-    anchors, literals, `\d \w \s .`, `[…]` classes with ranges, quantifiers. None for anything else."""
-    body = pattern[1:] if pattern.startswith("^") else pattern
-    body = body[:-1] if body.endswith("$") and not body.endswith("\\$") else body
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        choices, i = _atom(body, i)
-        if choices is None:
-            return None
-        least, most = 1, 1
-        quantifier = _QUANTIFIER.match(body, i)
-        if quantifier:
-            token, i = quantifier.group(), quantifier.end()
-            if token[0] == "{":
-                least = int(quantifier.group(1))
-                most = least if not quantifier.group(2) else int(quantifier.group(3) or least + 3)
-            else:
-                least, most = {"?": (0, 1), "*": (0, 3), "+": (1, 3)}[token]
-            if most < least:
-                return None
-        out += (rng.choice(choices) for _ in range(rng.randint(least, min(most, least + 3))))
-        if len(out) > _LONGEST:
-            return None
-    return "".join(out)
-
-
-def _atom(body: str, i: int) -> tuple[str | None, int]:
-    """The characters the atom at `i` may be, and where it ends; None for what a simple pattern does not hold."""
-    c = body[i]
-    if c == "\\" and i + 1 < len(body):
-        e = body[i + 1]
-        return _CLASSES.get(e, None if e.isalnum() else e), i + 2
-    if c == "[":
-        end = body.find("]", i + 2)
-        if end < 0 or body[i + 1] == "^":
-            return None, i
-        chars, j = [], i + 1
-        while j < end:
-            if body[j] == "\\" and j + 1 < end:
-                chars.append(_CLASSES.get(body[j + 1], body[j + 1]))
-                j += 2
-            elif j + 2 < end and body[j + 1] == "-":
-                first, last = ord(body[j]), ord(body[j + 2])
-                if last < first:
-                    return None, i
-                chars.append("".join(map(chr, range(first, min(last, first + 255) + 1))))
-                j += 3
-            else:
-                chars.append(body[j])
-                j += 1
-        return "".join(chars) or None, end + 1
-    if c in "()|{}^$?*+]":
-        return None, i
-    return (_ANY if c == "." else c), i + 1
 
 
 # --- numbers ------------------------------------------------------------------------------------------------
@@ -477,7 +291,7 @@ def _window(self: _Instance, schema: Mapping[str, Any], path: str) -> tuple[floa
     high = _number_at(schema, "exclusiveMaximum", path) if high is None else high
     if low is not None and high is not None and low > high:
         raise SchemaError(path or "minimum", f"the minimum {low:g} is above the maximum {high:g}")
-    named = hint(_name_of(path), NUMBER_HINTS) if path else None
+    named = hint(name_of(path), NUMBER_HINTS) if path else None
     if named:
         least = named[0] if low is None else max(low, named[0])
         most = named[1] if high is None else min(high, named[1])
@@ -505,7 +319,7 @@ def _integer(self: _Instance, schema: Mapping[str, Any], path: str, depth: int, 
     if first > last:  # no multiple of `step` inside: the nearest one
         first = last = math.ceil(low / step)
     mentioned = [n for n in self.hints.numbers if n not in self.counted and first <= n <= last] if step == 1 else []
-    if mentioned and path and hint(_name_of(path), NUMBER_HINTS):  # "Jason is 25 years old": an `age` of 25
+    if mentioned and path and hint(name_of(path), NUMBER_HINTS):  # "Jason is 25 years old": an `age` of 25
         self.counted.add(mentioned[0])
         value: float = mentioned[0]
     else:

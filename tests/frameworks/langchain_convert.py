@@ -1,0 +1,46 @@
+# mypy: ignore-errors
+"""Run in the LangChain side venv (tests/test_agent_loops.py): `create_agent` with a currency converter of its
+own, against the emulator at argv[1] with model argv[3], asked argv[2]; prints the calls the tool got and the
+messages."""
+
+import json
+import sys
+
+from langchain.agents import create_agent
+from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
+
+calls = []
+
+
+@tool
+def convert_currency(amount: float, from_currency: str, to_currency: str) -> str:
+    """Convert an amount of money from one currency to another.
+
+    Args:
+        amount: How much money to convert.
+        from_currency: ISO 4217 code of the currency to convert from.
+        to_currency: ISO 4217 code of the currency to convert to.
+    """
+    calls.append({"amount": amount, "from_currency": from_currency, "to_currency": to_currency})
+    return f"{amount} {from_currency} = {round(amount * 1.0712, 2)} {to_currency}"
+
+
+llm = ChatOpenAI(base_url=sys.argv[1], api_key="sk-test", model=sys.argv[3], max_retries=0)
+agent = create_agent(llm, tools=[convert_currency])
+state = agent.invoke({"messages": [{"role": "user", "content": sys.argv[2]}]})
+print(
+    json.dumps(
+        {
+            "calls": calls,
+            "messages": [
+                [
+                    m.type,
+                    m.content if isinstance(m.content, str) else str(m.content),
+                    getattr(m, "tool_calls", None) or [],
+                ]
+                for m in state["messages"]
+            ],
+        }
+    )
+)
