@@ -6,16 +6,20 @@
 #
 # Inside, it binds 0.0.0.0, so the admin routes (/_emulator/) want the token from EMULATOR_ADMIN_TOKEN.
 # ENTRYPOINT and CMD are in exec form: the emulator is PID 1 and gets docker stop's SIGTERM itself.
-# Docker does not run where the tests run: tests/test_packaging.py builds the wheel from what the build stage
-# copies, runs the runtime stage's pip install in a fresh venv, and serves CMD there with HEALTHCHECK's probe.
+# Docker does not run where the tests run: tests/test_packaging.py builds the wheel with the build stage's
+# `pip wheel` from what the stage copies, runs the runtime stage's pip install in a fresh venv, and serves CMD there
+# with HEALTHCHECK's probe.
 
+# The build stage compiles the answering core with mypyc (setup.py): a C compiler for it, and EMULATOR_COMPILED=1 so
+# that a build that cannot compile fails rather than ship pure Python. The runtime stage needs no compiler.
 FROM python:3.11-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY pyproject.toml README.md LICENSE ./
+COPY pyproject.toml setup.py README.md LICENSE ./
 COPY emulator emulator
 COPY scenarios scenarios
 COPY recordings recordings
-RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+RUN EMULATOR_COMPILED=1 pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 FROM python:3.11-slim
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels pip install --no-cache-dir /wheels/*.whl

@@ -27,6 +27,8 @@ import emulator
 from emulator.app import Settings, create_app
 
 ROOT = Path(emulator.__file__).resolve().parent.parent
+# A checkout's scenarios/, or, for an installed wheel (compiled or not), the ones bundled in the package.
+SCENARIOS = ROOT / "scenarios" if (ROOT / "scenarios").is_dir() else ROOT / "emulator" / "bundled" / "scenarios"
 CASES = {
     "haiku": b'{"model": "haiku", "messages": [{"role": "user", "content": "hi"}]}',
     "default": b'{"model": "m", "messages": [{"role": "user", "content": "Tell me about rate limits."}]}',
@@ -75,7 +77,7 @@ async def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    app = create_app(Settings(scenarios=(ROOT / "scenarios",), frozen_time=1767225600))
+    app = create_app(Settings(scenarios=(SCENARIOS,), frozen_time=1767225600))
     for body in CASES.values():  # warm up: imports, caches, the first request's one-off work
         await measure(app, body, 50)
     results: dict[str, list[float]] = {name: [] for name in CASES}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import http.client
 import json
 import os
@@ -35,6 +36,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +54,7 @@ PEERS = ("aimock", "llmock", "fakellm")
 SECTIONS = ("nonstream", "streams", "paced", "recorder", "scaling")
 WORD = "tok"  # one token on every server: the emulator cuts 4 characters a token, aimock 4 a chunk, the others a word
 HELLO, STREAM, PACED = "hi", "stream please", "paced please"
+COUNTED = " #N#"  # after wrk's prompts: post.lua counts the requests there, so that each body is a new one
 AIMOCK = "node_modules/@copilotkit/aimock"
 EMULATOR_PEER = {"anthropic-version": "2023-06-01", "x-api-key": "sk-bench"}  # besides post.lua's Authorization
 
@@ -137,6 +140,45 @@ def install(scratch: Path, names: Sequence[str]) -> dict[str, str]:
     return {name: problem for name, problem in problems.items() if problem}
 
 
+# The emulator as measured: this checkout's wheel, compiled (setup.py), installed in a venv of the scratch folder and
+# run from a folder without the checkout; the checkout itself runs beside it as `emulator-pure`.
+EMULATOR = [sys.executable, "-m", "emulator"]
+EMULATOR_CWD = [ROOT]
+
+
+def compiled_python(scratch: Path) -> tuple[Path | None, str]:
+    """The python of a venv in `scratch` holding this checkout's wheel, compiled, built once for each state of the
+    sources (EMULATOR_COMPILED=1: a build that cannot compile fails); None and why, when it cannot be."""
+    digest = hashlib.sha256()
+    sources = [ROOT / "setup.py", ROOT / "pyproject.toml", *(ROOT / "emulator").rglob("*")]
+    for path in sorted(p for p in sources if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".so"):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    venv = scratch / "compiled" / digest.hexdigest()[:16]
+    python = venv / "bin" / "python"
+    if python.exists():
+        return python, ""
+    print(f"building the compiled wheel into {venv} (minutes) ...", file=sys.stderr, flush=True)
+    wheels = Path(tempfile.mkdtemp(prefix="wheel-", dir=scratch))
+    try:
+        build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(wheels), str(ROOT)]
+        built = subprocess.run(build, env=os.environ | {"EMULATOR_COMPILED": "1"}, capture_output=True, text=True)
+        if built.returncode != 0:
+            return None, f"the compiled build failed: {built.stderr.strip().splitlines()[-1:]}"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        purelib = subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], capture_output=True, text=True
+        ).stdout.strip()
+        Path(purelib, "borrowed.pth").write_text(sysconfig.get_path("purelib") + "\n")  # this venv's packages
+        install = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index"]
+        installed = subprocess.run([*install, "--ignore-installed", *map(str, wheels.glob("*.whl"))], text=True)
+        if installed.returncode != 0:
+            shutil.rmtree(venv, ignore_errors=True)
+            return None, "the compiled wheel did not install"
+        return python, ""
+    finally:
+        shutil.rmtree(wheels, ignore_errors=True)
+
+
 def _version(scratch: Path, name: str) -> str:
     try:
         if name == "aimock":
@@ -156,7 +198,7 @@ def write_fixtures(run: Path, tokens: int, paced: Pacing) -> None:
         "scenarios:\n"
         f"  - {{name: bench-stream, match: {{last_user: {STREAM}}}, reply: {{text: {stream}}}}}\n"
         f"  - {{name: bench-paced, match: {{last_user: {PACED}}}, reply: {{text: {slow}}}}}\n"
-        f'  - {{name: bench-hello, match: {{last_user: {{regex: "^{HELLO}$"}}}}, reply: {{text: Hello}}}}\n'
+        f'  - {{name: bench-hello, match: {{last_user: {{regex: "^{HELLO}( [0-9]+)?$"}}}}, reply: {{text: Hello}}}}\n'
     )
     # aimock: first match wins and userMessage is a substring, so "hi" goes last; chunks of 4 characters
     # are its tokens ("tok "), as the emulator's. Its pacing delays the role chunk by `ttft` and every
@@ -264,15 +306,22 @@ def start_all(
 ) -> list[Server]:
     """The bare stack (one process per case, each replaying the emulator's bytes), the emulator and the peers."""
     all_paths = {d.name: d.path for d in DIALECTS}
+    python, why = compiled_python(scratch)
+    if python is not None:
+        EMULATOR[:] = [str(python), "-m", "emulator"]  # the compiled wheel's, from a folder without the checkout
+        EMULATOR_CWD[0] = run
     emulator = Server("emulator", dict(all_paths))
-    emulator.port = bench._free_port()
-    cmd = [sys.executable, "-m", "emulator", "serve", "--port", str(emulator.port), "--no-access-log"]
-    cmd += ["--scenarios", str(ROOT / "scenarios"), "--scenarios", str(run / "emulator.yaml")]
-    servers.spawn("emulator", cmd, emulator.port, cwd=ROOT, env=dict(os.environ))
-    _check(emulator, tokens)
-    if emulator.problem:
-        raise RuntimeError(f"the emulator does not answer as the benchmark expects: {emulator.problem}")
-    emulator.version = "this checkout"
+    emulator.version = "this checkout's wheel, compiled" if python else f"this checkout, pure ({why})"
+    pure = Server("emulator-pure", dict(all_paths), version="this checkout, pure (editable)")
+    for each in (emulator, pure) if python else (emulator,):
+        each.port = bench._free_port()
+        command, cwd = (EMULATOR, EMULATOR_CWD[0]) if each is emulator else ([sys.executable, "-m", "emulator"], ROOT)
+        cmd = [*command, "serve", "--port", str(each.port), "--no-access-log"]
+        cmd += ["--scenarios", str(ROOT / "scenarios"), "--scenarios", str(run / "emulator.yaml")]
+        servers.spawn(each.name, cmd, each.port, cwd=cwd, env=dict(os.environ))
+        _check(each, tokens)
+        if each.problem:
+            raise RuntimeError(f"{each.name} does not answer as the benchmark expects: {each.problem}")
 
     baseline = Server("bare", dict(all_paths), version="starlette on uvicorn, httptools, uvloop")
     cases = [(CHAT, HELLO, False)] + [(dialect, STREAM, True) for dialect in DIALECTS]
@@ -290,7 +339,7 @@ def start_all(
             raise RuntimeError(f"the bare stack does not replay the emulator's {key}: {status} {replayed[:200]!r}")
     baseline.port = baseline.ports[_case(CHAT, HELLO)]
     baseline.events = dict(emulator.events)
-    found = [baseline, emulator]
+    found = [baseline, emulator, *([pure] if python else [])]
 
     venv = scratch / "venv" / "bin"
     commands: dict[str, tuple[list[str], dict[str, str]]] = {
@@ -439,7 +488,7 @@ def nonstream(servers: list[Server], opts: Options, targets: list[str]) -> Table
         f"median of {opts.rounds} rounds; (x) = ratio to bare",
         ["connections", "server", "requests/s", "p50 ms", "p99 ms", "note"],
     )
-    body = CHAT.body(HELLO, stream=False)
+    body = CHAT.body(HELLO + COUNTED, stream=False)
     running = [s for s in servers if "chat" in s.paths]
     for server in running:  # warm-up, not counted
         wrk(server.port_for(_case(CHAT, HELLO)), server.paths["chat"], body, 16, 1)
@@ -461,9 +510,14 @@ def nonstream(servers: list[Server], opts: Options, targets: list[str]) -> Table
             errors = "; ".join({r.errors for r in runs[server.name] if r.errors})
             row = [str(connections), server.name, _num(rate, b[0]), _num(p50, b[1], 2), _num(p99, b[2], 2), errors]
             table.rows.append(row)
-            if server.name == "emulator":
-                verdict = "met" if rate >= 0.6 * b[0] else "missed"
-                targets.append(f"non-stream c={connections}: {rate / b[0]:.2f}x bare (target >= 0.6x): {verdict}")
+        rates = {name: _median(each, lambda r: r.rate) for name, each in runs.items()}
+        ours, theirs = rates["emulator"] / b[0], rates.get("aimock", 0.0) / b[0]
+        verdict = "met" if ours >= 0.6 and ours >= theirs else "missed"
+        pure = f", pure {rates['emulator-pure'] / b[0]:.2f}x" if "emulator-pure" in rates else ""
+        targets.append(
+            f"non-stream c={connections}: {ours:.2f}x bare{pure}; aimock {theirs:.2f}x "
+            f"(target >= 0.6x and >= aimock's): {verdict}"
+        )
     return table
 
 
@@ -483,7 +537,7 @@ def streams(servers: list[Server], opts: Options, targets: list[str]) -> Table:
     )
     for dialect in DIALECTS:
         running = [s for s in servers if dialect.name in s.paths]
-        body = dialect.body(STREAM, stream=True)
+        body = dialect.body(STREAM + COUNTED, stream=True)
         key = _case(dialect, STREAM)
         for server in running:  # warm-up, not counted
             wrk(server.port_for(key), server.paths[dialect.name], body, 16, 1)
@@ -742,7 +796,7 @@ def recorder(servers: list[Server], opts: Options, harness: bench.Servers, run: 
     bare = next(s for s in servers if s.name == "bare")
     (run / "recorded.yaml").unlink(missing_ok=True)  # the recorder appends: a new cassette each run
     port = bench._free_port()
-    cmd = [sys.executable, "-m", "emulator", "record", "--upstream", f"http://{HOST}:{emulator.port}"]
+    cmd = [*EMULATOR, "record", "--upstream", f"http://{HOST}:{emulator.port}"]
     cmd += ["--port", str(port), "--out", str(run / "recorded.yaml"), "--mode", "all", "--no-access-log"]
     harness.spawn("recorder", cmd, port, cwd=run, env=dict(os.environ))
     table = Table(
@@ -810,13 +864,13 @@ def scaling(servers: list[Server], opts: Options, harness: bench.Servers, run: P
     by_name = {s.name: s for s in servers}
     two = Server("2 workers", dict(by_name["emulator"].paths), events=dict(by_name["emulator"].events))
     two.port = bench._free_port()
-    cmd = [sys.executable, "-m", "emulator", "serve", "--port", str(two.port), "--no-access-log", "--workers", "2"]
+    cmd = [*EMULATOR, "serve", "--port", str(two.port), "--no-access-log", "--workers", "2"]
     cmd += ["--scenarios", str(ROOT / "scenarios"), "--scenarios", str(run / "emulator.yaml")]
-    harness.spawn("emulator-2-workers", cmd, two.port, cwd=ROOT, env=dict(os.environ))
+    harness.spawn("emulator-2-workers", cmd, two.port, cwd=EMULATOR_CWD[0], env=dict(os.environ))
     time.sleep(1)  # the second worker
     sides = [by_name["bare"], by_name["emulator"], two]
     for label, prompt, stream in (("non-stream req/s", HELLO, False), ("chat stream events/s", STREAM, True)):
-        body, key = CHAT.body(prompt, stream), _case(CHAT, prompt)
+        body, key = CHAT.body(prompt + COUNTED, stream), _case(CHAT, prompt)
 
         def measure(server: Server, body: bytes = body, key: str = key) -> Run:
             return wrk(server.port_for(key), CHAT.path, body, 64, opts.duration)

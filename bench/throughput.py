@@ -72,6 +72,11 @@ class Case:
     def raw(self) -> bytes:
         return json.dumps(self.body, separators=(",", ":")).encode()
 
+    def varied(self) -> bytes:
+        """The body with a count after the last message's text: post.lua makes each request's its own."""
+        *before, last = self.body["messages"]
+        return json.dumps(self.body | {"messages": [*before, last | {"content": f"{last['content']} #N#"}]}).encode()
+
 
 def _streamed(body: dict[str, Any]) -> dict[str, Any]:
     return body | {"stream": True, "stream_options": {"include_usage": True}}
@@ -303,7 +308,7 @@ def _wrk() -> str | None:
 def _run_wrk(wrk: str, port: int, case: Case, duration: float, connections: int) -> Result:
     seconds = max(1, round(duration))
     cmd = [wrk, "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "5s", "-s", str(LUA), f"http://{HOST}:{port}"]
-    env = os.environ | {"BENCH_BODY": case.raw().decode(), "BENCH_PATH": PATH}
+    env = os.environ | {"BENCH_BODY": case.varied().decode(), "BENCH_PATH": PATH}
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=seconds + 30, check=False).stdout
     match = re.search(r"Requests/sec:\s*([\d.]+)", out)
     if not match:

@@ -17,13 +17,13 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from emulator import admin, memory, models, pipeline, player, profiles
+from emulator import admin, counting, memory, models, pipeline, player, profiles
 from emulator.answer import TEST_ID
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import MethodNotAllowed, NotFound, StateUnavailable
 from emulator.journal import at_once
-from emulator.pipeline import Endpoint
+from emulator.reading import Endpoint
 from emulator.server import ARRIVED
 from emulator.state import Settings, State
 from emulator.wire import Script, Whole
@@ -55,7 +55,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 f"{prefix}/v1/messages/count_tokens",
                 state,
                 Endpoint(anthropic_messages, profile, "count_tokens"),
-                pipeline.count,
+                counting.count,
             ),
             Route(f"{prefix}/v1/models", models.listing(state, profile), methods=["GET"]),
             Route(f"{prefix}/v1/models/{{model_id}}", models.retrieve(state, profile), methods=["GET"]),
@@ -66,7 +66,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                     f"{prefix}/v1/responses/input_tokens",
                     state,
                     Endpoint(openai_responses, profile, "input_tokens"),
-                    pipeline.count,
+                    counting.count,
                 ),
                 Route(f"{prefix}/v1/responses/{{response_id}}", _stored(state, profile), methods=["GET", "DELETE"]),
                 Route(f"{prefix}/v1/responses/{{response_id}}/input_items", _stored(state, profile, items=True)),

@@ -1,31 +1,17 @@
 """The canonical request (`Prompt`) and answer (`Turn`) that every dialect parses into and renders from.
 
-Plain frozen data (`frozen`, below), no behaviour: a dialect turns wire JSON into a `Prompt`, a source (scenario,
-recording, default) turns a `Prompt` into a `Reply`, `answer.finish` applies the request's limits to
+Plain frozen data (`frozen`, emulator/frozen.py), no behaviour: a dialect turns wire JSON into a `Prompt`, a
+source (scenario, recording, default) turns a `Prompt` into a `Reply`, `answer.finish` applies the request's limits to
 make the `Turn`, and the dialect renders that `Turn` back to wire JSON or SSE.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, dataclass_transform
+from dataclasses import field
+from typing import Any, Literal
 
-T = TypeVar("T")
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def frozen(cls: type[T]) -> type[T]:
-    """A frozen dataclass to the type checker, a slotted dataclass with the frozen one's hash at run time.
-
-    These are built for every request (its `Prompt` and messages, the `Reply`, the `Turn` and its `Usage`),
-    and a frozen dataclass's `__init__` sets each field through `object.__setattr__`: a `Prompt` took
-    1.9 µs to build, 0.4 µs this way, and a whole haiku request a sixth fewer instructions. Nothing
-    assigns to a field, and mypy --strict refuses code that would, as it does for `frozen=True`;
-    `dataclasses.replace` makes a changed copy.
-    """
-    return dataclass(slots=True, unsafe_hash=True)(cls)
-
+from emulator.frozen import frozen as frozen  # re-exported: the values' decorator, where they are
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 ToolKind = Literal["function", "custom"]

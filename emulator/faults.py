@@ -227,7 +227,15 @@ class Hangup:
     after: float | None = 0.0
 
 
-Step = bytes | Pause | Hangup
+@dataclass(frozen=True, slots=True)
+class Raw:
+    """Bytes written straight to the socket, before any status line. A value of its own, not a subclass of
+    `bytes`: a class compiled by mypyc cannot subclass a built-in type."""
+
+    data: bytes
+
+
+Step = bytes | Raw | Pause | Hangup
 
 
 def plan(

@@ -117,7 +117,7 @@ class Limiter:
         for i, name, size, rate, per_token in self._plan:
             level = read[i] + elapsed * rate
             if level > size:
-                level = size
+                level = float(size)
             level -= tokens if per_token else 1
             if level < 0:
                 level = 0.0
@@ -136,7 +136,7 @@ class Limiter:
         for i, _, size, rate, per_token in self._plan:
             level = read[i] + elapsed * rate
             if level > size:
-                level = size
+                level = float(size)
             level -= tokens if per_token else 1
             read[i] = level if level > 0 else 0.0
         found: Headers = []

@@ -1,6 +1,6 @@
 """The answering path: a request's way through the server, as named stages in the order it takes them.
 
-1. `read` the request and its body (the shell: it awaits the client);
+1. `read` the request and its body (`reading.py`, the shell: it awaits the client);
 2. `parse` the body into a `Prompt`, and what the request's headers ask of the emulator (fault, pacing);
 3. `pick` where the answer comes from: a scenario the request names, a recording of this very request, a
    recording of the same conversation, a matching scenario, the default; `answer.compose` makes its `Turn`;
@@ -13,71 +13,42 @@
 error. Stages 2 to 6 are pure functions over plain values: no web framework, server or event loop. Between
 them `answer` awaits the state's store, for what requests share: call counts, chaos attempts, prompt
 caches, rate limits and the journal; and, where the profile keeps them (`memory.py`), stored responses and
-threads: recalled into the body before 2, kept once 4 has shaped the answer.
+threads: recalled into the body before 2, kept once 4 has shaped the answer. The token-counting endpoints take
+stages 1 and 5 only (`counting.py`).
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from emulator import catalog, faults, identity, ids, journal, limits, memory, profiles, recordings, report, validation
+from emulator import faults, identity, ids, journal, limits, memory, profiles, recordings, report, validation
 from emulator.answer import TEST_ID, Source, calls_key, compose
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
-from emulator.dialects import Dialect, anthropic_messages, openai_responses
+from emulator.dialects import Dialect
 from emulator.error_answer import error_answer, retry_headers
 from emulator.errors import (
     EmulatorError,
     InternalError,
     InvalidRequest,
-    PayloadTooLarge,
     UpstreamError,
     model_output_message,
 )
 from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.journal import Note, key_hint
+from emulator.model_checks import checked
 from emulator.profiles import Profile
+from emulator.reading import Endpoint, Receive, Request, json_body, read
 from emulator.recordings import Library
 from emulator.scenarios import Book
-from emulator.sse import deeper_than, encode, loads
+from emulator.sse import encode
 from emulator.state import LAST, Settings, State
 from emulator.wire import JSON, Pairs, Script, Whole, raw, silent, text, whole
 
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
-MAX_NESTING = 128  # levels of arrays and objects a request body may nest
 EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
-ENDPOINT_NAMES = {profiles.CHAT: "chat_completions", profiles.RESPONSES: "responses", profiles.MESSAGES: "messages"}
-Receive = Callable[[], Awaitable[Mapping[str, Any]]]
-
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """What a route answers with, fixed when the app is built: a dialect, as a profile speaks it."""
-
-    dialect: Dialect
-    profile: Profile
-    name: str = ""  # in the journal and the metrics: chat_completions, responses, messages, count_tokens
-    catalog: catalog.Catalog | None = field(init=False, default=None)  # the public profiles': what they check
-
-    def __post_init__(self) -> None:
-        if not self.name:
-            object.__setattr__(self, "name", ENDPOINT_NAMES[self.dialect.NAME])
-        object.__setattr__(self, "catalog", catalog.catalog(self.profile.name))
-
-
-@frozen
-class Request:
-    """What stage 1 read: the method, the path, the headers by name, the body, and the request's identity (the
-    seed's digest of its path and body: the root of the answer's ids)."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    raw: bytes
-    fingerprint: str
 
 
 @frozen
@@ -114,7 +85,7 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
             request = replace(request, headers=request.headers | await state.headers_for(test_id, request.headers))
         if profile.stored_responses or profile.threads:  # a public API that keeps answers: a fresh id each time
             request = await _sequenced(state, request)
-        body = _json(request.raw)
+        body = json_body(request.raw)
         held, lenient = endpoint.catalog, False  # a public profile's checks, and whether it is lenient
         let_by: tuple[str, ...] = ()  # what leniency let by
         if held is not None:
@@ -151,84 +122,29 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest, let_by=let_by)  # 5
         entry = await state.open(noted)
         return render(endpoint, prompt, shaped, entry)  # 6
-    except EmulatorError as error:
-        refused = request or Request(scope["method"], scope["path"], {}, b"", "")
-        entry = await state.open(note(endpoint, refused, prompt, None, error.status))
-        return replace(error_answer(endpoint.dialect, error, profile=profile), entry=entry)
-    except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
-        return error_answer(endpoint.dialect, _internal(exc), profile=profile)
+    except Exception as error:
+        return await refused(state, endpoint, scope, request, prompt, error)
 
 
-async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
-    """`/v1/messages/count_tokens` and `/v1/responses/input_tokens`: read, then count (a Responses body with the
-    stored conversation it names); a recording of this very request answers as recorded."""
-    request: Request | None = None
-    try:
-        request = await read(endpoint, scope, receive, state.settings)
-        library = state.library
-        hit = library.find(request.method, request.path, request.raw) if library else None
-        if hit:
-            recorded = note(endpoint, request, None, None, hit.status, source=f"recording {hit.source}")
-            return recordings.script(hit, state.settings.replay_speed, await state.open(recorded))
-        body = _json(request.raw)
-        if endpoint.catalog is not None:  # unknown fields, required ones, the model
-            lenient = state.settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
-            validation.body(endpoint.catalog, endpoint.name, body, request.headers, lenient)
-            model = body.get("model") if isinstance(body, dict) else None
-            book = state.book_for(request.headers.get(TEST_ID, ""))
-            if isinstance(model, str) and not (lenient or endpoint.catalog.get(model) or known(model, book, state)):
-                raise validation.unknown_model(endpoint.name, model)  # as the endpoint it counts for
-        counted = await _counted(state, endpoint, request)
-    except EmulatorError as error:
-        refused = request or Request(scope["method"], scope["path"], {}, b"", "")
-        entry = await state.open(note(endpoint, refused, None, None, error.status))
-        return replace(error_answer(endpoint.dialect, error, profile=endpoint.profile), entry=entry)
-    except Exception as exc:  # a bug of ours: still an answer in the dialect's shape
-        return error_answer(endpoint.dialect, _internal(exc), profile=endpoint.profile)
-    entry = await state.open(note(endpoint, request, None, None, 200, source="default"))
-    headers = profiles.request_id(endpoint.profile, endpoint.dialect.NAME, request.fingerprint)
-    if endpoint.dialect.NAME == profiles.RESPONSES:
-        headers |= endpoint.profile.headers
-    return whole(encode(counted), headers, entry=entry)
-
-
-async def _counted(state: State, endpoint: Endpoint, request: Request) -> dict[str, Any]:
-    body = _json(request.raw)
-    if endpoint.dialect.NAME == profiles.MESSAGES:
-        return anthropic_messages.count_tokens(body, request.headers)
+async def refused(
+    state: State,
+    endpoint: Endpoint,
+    scope: Mapping[str, Any],
+    request: Request | None,
+    prompt: Prompt | None,
+    error: Exception,
+) -> Whole:
+    """The dialect's error for a failure at any stage (of answering or counting), noted in the journal; anything but
+    an `EmulatorError` is a bug of ours, still answered in the dialect's shape."""
     profile = endpoint.profile
-    if memory.asks(endpoint.dialect, profile, body):  # `previous_response_id`, `item_reference`: what they stand for
-        given = body.get("input")
-        filled = {**body, "model": body.get("model") or "", "input": [] if given is None else given}
-        body = (await memory.recall(state, endpoint.dialect, profile, request.headers, "", filled)).body
-    return openai_responses.count_tokens(body, request.headers, profile.name)
+    if not isinstance(error, EmulatorError):
+        return error_answer(endpoint.dialect, _internal(error), profile=profile)
+    asked = request or Request(scope["method"], scope["path"], {}, b"", "")
+    entry = await state.open(note(endpoint, asked, prompt, None, error.status))
+    return replace(error_answer(endpoint.dialect, error, profile=profile), entry=entry)
 
 
-# --- 1. read ----------------------------------------------------------------------------------------------
-
-
-async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, settings: Settings) -> Request:
-    """The request as sent, refused before its body is read when the profile does not serve the endpoint
-    or no key came with it; its body read straight off the ASGI channel, refused past the size limit."""
-    dialect, profile = endpoint.dialect, endpoint.profile
-    path = scope["path"]
-    profiles.serves(profile, dialect.NAME, path)
-    # By name, the last of a repeated header winning; ASGI header names are lower-case already.
-    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-    profiles.authenticate(profile, dialect.NAME, headers)
-    limit, declared = settings.max_body_bytes, headers.get("content-length", "")
-    body, more = b"", True
-    too_large = declared.isdigit() and int(declared) > limit
-    while more and not too_large:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise InvalidRequest("The client disconnected before sending the whole body.")
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
-        too_large = len(body) > limit
-    if too_large:
-        raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
-    return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
+# --- 1. read (reading.py), with the public APIs' own ids ----------------------------------------------------
 
 
 async def _sequenced(state: State, request: Request) -> Request:
@@ -260,22 +176,6 @@ def parse(endpoint: Endpoint, request: Request, body: Any) -> tuple[Prompt, Aske
     return prompt, _asked(request.headers)
 
 
-def _json(raw: bytes) -> Any:
-    try:
-        body = loads(raw)
-    except (ValueError, UnicodeError, RecursionError) as exc:  # RecursionError: nested past the parser's depth
-        raise InvalidRequest(
-            "We could not parse the JSON body of your request. The API expects a JSON payload, "
-            f"but what was sent was not valid JSON ({exc}).",
-            code="invalid_json",
-        ) from None
-    # Nesting is bounded so that no later step (keys, schemas, echoes) recurses past Python's stack; only a
-    # body with enough brackets to nest that deep is walked.
-    if raw.count(b"[") + raw.count(b"{") > MAX_NESTING and deeper_than(body, MAX_NESTING):
-        raise InvalidRequest(f"The request body nests arrays and objects more than {MAX_NESTING} levels deep.")
-    return body
-
-
 def _asked(headers: Mapping[str, str]) -> Asked:
     """The fault and timing the request's headers ask for, in the same grammar as `--fault` and `--timing`."""
     fault_spec, timing_spec = headers.get(FAULT_HEADER), headers.get(TIMING_HEADER)
@@ -299,7 +199,7 @@ def _matching(endpoint: Endpoint, request: Request, prompt: Prompt, library: Lib
         return prompt
     if not library.scrubber.touches(request.raw.decode("utf-8", "replace")):
         return prompt
-    scrubbed = _json(library.scrubber.body(request.raw))
+    scrubbed = json_body(library.scrubber.body(request.raw))
     return endpoint.dialect.parse_request(scrubbed, request.headers, request.fingerprint, endpoint.profile.name)
 
 
@@ -326,57 +226,6 @@ def pick(book: Book, library: Library | None, request: Request, prompt: Prompt, 
             return Source(nearest=nearest)
         return Source(scenario=scenario)
     return Source(scenario=book.pick(prompt))
-
-
-def checked(
-    held: catalog.Catalog,
-    endpoint: Endpoint,
-    prompt: Prompt,
-    body: Any,
-    source: Source,
-    book: Book,
-    state: State,
-    lenient: bool,
-) -> tuple[str, ...]:
-    """A public profile's model checks, once the source is known: the provider's 404 for a model no rule makes
-    known (a scenario or recording that answers needs none), then what the model refuses, by its catalog entry
-    or the one its scenario says it is `like`. Returns the 404 leniency let by, in words."""
-    name = prompt.model
-    model = held.get(name)
-    if model is None:
-        like = (source.scenario.like if source.scenario else None) or book.like(name)
-        model = catalog.lookup(like) if like else None
-        answered = source.scenario is not None or source.conversation is not None
-        if model is None and not answered and not known(name, book, state):
-            refusal = validation.unknown_model(endpoint.name, name)
-            if not lenient:
-                raise refusal
-            return (refusal.message,)
-    if model is not None:
-        validation.parameters(endpoint.name, model, body, prompt)
-    return ()
-
-
-def known(model: str, book: Book, state: State) -> bool:
-    """Whether a model outside the catalog is known all the same: `--model` names it, a scenario names it (its
-    `name`, or its `match.model`, exact or glob), or a loaded cassette recorded it."""
-    return model in state.settings.models or book.knows(model) or model in recorded_models(state.library)
-
-
-@functools.lru_cache(maxsize=4)  # a library is loaded once (and again when `--watch` sees its files change)
-def recorded_models(library: Library | None) -> frozenset[str]:
-    """The models a library's recorded requests asked for."""
-    if library is None:
-        return frozenset()
-    found = set()
-    for recording in library.recordings.values():
-        try:
-            asked = loads(recording.request.encode())
-        except ValueError:
-            continue
-        if isinstance(asked, dict) and isinstance(asked.get("model"), str):
-            found.add(asked["model"])
-    return frozenset(found)
 
 
 # --- 4. shape ---------------------------------------------------------------------------------------------

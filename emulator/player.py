@@ -17,11 +17,11 @@ from array import array
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from emulator.faults import Hangup, Pause
+from emulator.faults import Hangup, Pause, Raw
 from emulator.journal import Delivered, written
 from emulator.server import TRANSPORT
 from emulator.state import State
-from emulator.wire import Raw, Script
+from emulator.wire import Script
 
 Scope = Mapping[str, Any]
 
@@ -115,7 +115,7 @@ async def play(
         sent.mark(0)
         for step in script.steps:
             if isinstance(step, Raw):
-                _transport(scope).write(step)
+                _transport(scope).write(step.data)
                 writes += 1
             elif isinstance(step, bytes):
                 await send({"type": "http.response.body", "body": step, "more_body": True})

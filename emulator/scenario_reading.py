@@ -40,15 +40,22 @@ def _fail(at: str, expected: str, value: Any) -> ScenarioError:
     return ScenarioError(f"{at}: expected {expected}, got {kind_of(value)}{shown}")
 
 
-class _Mistakes(list[str]):
-    """The mistakes found in one part of a scenario, gathered so that all are reported, not the first."""
+class _Mistakes:
+    """The mistakes found in one part of a scenario, gathered so that all are reported, not the first. Holds its
+    list rather than being one: a class compiled by mypyc (setup.py) cannot subclass a built-in type."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def append(self, mistake: str) -> None:
+        self.found.append(mistake)
 
     def read(self, default: T, read: Callable[..., T], *args: Any) -> T:
         """`read(*args)`, or `default` with its mistake noted."""
         try:
             return read(*args)
         except ScenarioError as exc:
-            self.append(str(exc))
+            self.found.append(str(exc))
             return default
 
     def key(self, data: Mapping[str, Any], key: str, at: str, read: Callable[[Any, str], T], default: T) -> T:
@@ -56,8 +63,8 @@ class _Mistakes(list[str]):
         return self.read(default, read, data[key], f"{at}.{key}") if key in data else default
 
     def check(self) -> None:
-        if self:
-            raise ScenarioError("\n".join(self))
+        if self.found:
+            raise ScenarioError("\n".join(self.found))
 
 
 def _mapping(
@@ -99,7 +106,7 @@ def _glob(value: Any, at: str) -> re.Pattern[str]:
 def scenario(entry: Any, at: str) -> Scenario:
     kinds = ("reply", "steps", "replies")
     mistakes = _Mistakes()
-    data = _mapping(entry, at, SCENARIO_KEYS, ("name",), mistakes)
+    data = _mapping(entry, at, SCENARIO_KEYS, ("name",), mistakes.found)
     name = mistakes.key(data, "name", at, _string, "")
     given = [k for k in kinds if k in data]
     if len(given) != 1:
@@ -136,7 +143,7 @@ def _replies(value: Any, at: str) -> tuple[ReplySpec, ...]:
 
 def _match(value: Any, at: str) -> Match:
     mistakes = _Mistakes()
-    data = _mapping(value, at, MATCH_KEYS, (), mistakes)
+    data = _mapping(value, at, MATCH_KEYS, (), mistakes.found)
     last_user = mistakes.key(data, "last_user", at, _last_user, None)
     tools = data.get("tools")
     if tools is not None and not isinstance(tools, bool):
@@ -193,7 +200,7 @@ def _text(value: Any, at: str) -> Text:
 
 def _reply(value: Any, at: str) -> ReplySpec:
     mistakes = _Mistakes()
-    data = _mapping(value, at, REPLY_KEYS, (), mistakes)
+    data = _mapping(value, at, REPLY_KEYS, (), mistakes.found)
     finish = data.get("finish_reason")
     if finish is not None and finish not in FINISH_REASONS:
         mistakes.append(str(_fail(f"{at}.finish_reason", f"one of {', '.join(FINISH_REASONS)}", finish)))

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from emulator.conversation import frozen
-from emulator.faults import GARBAGE, Hangup, Step
+from emulator.faults import GARBAGE, Hangup, Raw, Step
 
 JSON = b"application/json"
 Headers = list[tuple[bytes, bytes]]  # raw, as ASGI sends them
@@ -85,10 +85,6 @@ class Script:
     latency: float = 0.0
     started: bool = True
     entry: int | None = None
-
-
-class Raw(bytes):
-    """Bytes written straight to the socket, before any status line."""
 
 
 def silent(kind: str, entry: int | None = None) -> Script:

@@ -15,6 +15,8 @@ ports, signals to PID 1).
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
 import os
 import re
@@ -64,30 +66,66 @@ BUILD, IMAGE = stages()[0], stages()[-1]
 WORKDIR = only(IMAGE, "WORKDIR")  # where the image runs, and compose mounts the folders
 
 
+WHEELS = Path.home() / ".cache" / "emulator-tests" / "wheels"  # compiled wheels, by a hash of what they are built from
+
+
+def build_command() -> str:
+    """The build stage's `pip wheel` line."""
+    [command] = [rest for k, rest in BUILD if k == "RUN" and "pip wheel" in rest]
+    return command
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel, built by the build stage's RUN (its wheel folder moved here) from what the stage copies."""
+    """The wheel, built by the build stage's `pip wheel` (its wheel folder moved here) from what the stage copies:
+    compiled (setup.py), so kept under WHEELS by a hash of the copied files, the command and this Python, and built
+    again only when one of them changes."""
     context, out = tmp_path_factory.mktemp("context"), tmp_path_factory.mktemp("wheels")
     for keyword, rest in BUILD:
         if keyword == "COPY":
             *sources, target = rest.split()
             for source in sources:
                 into = context / target / source if len(sources) > 1 or target.endswith("/") else context / target
-                if (REPO / source).is_dir():  # as .dockerignore: no caches; emulator/bundled/'s links kept
-                    shutil.copytree(REPO / source, into, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+                if (REPO / source).is_dir():  # as .dockerignore: no caches or built modules; emulator/bundled/'s links
+                    ignored = shutil.ignore_patterns("__pycache__", "*.so")
+                    shutil.copytree(REPO / source, into, symlinks=True, ignore=ignored)
                 else:
                     shutil.copy(REPO / source, into)
-    command = only(BUILD, "RUN").replace("/wheels", str(out))
+    command = build_command().replace("/wheels", str(out))
+    cached = WHEELS / _digest(context, command)
+    found = sorted(cached.glob("*.whl"))
+    if found:
+        return found[0]
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"  # this venv's pip
     built = subprocess.run(
         ["sh", "-c", command], cwd=context, env=os.environ | {"PATH": path}, capture_output=True, text=True
     )
     said = built.stdout + built.stderr
     if built.returncode != 0 and "to install build dependencies did not run successfully" in said:
-        pytest.skip(f"the build backend cannot be installed here (offline, no setuptools at hand):\n{said}")
-    assert built.returncode == 0, said
-    [found] = out.glob("*.whl")
-    return found
+        pytest.skip(f"the build backend cannot be installed here (offline, no setuptools or mypy at hand):\n{said}")
+    assert built.returncode == 0, said[-20000:]
+    [made] = out.glob("*.whl")
+    partial = WHEELS / f"{cached.name}.{os.getpid()}"
+    partial.mkdir(parents=True, exist_ok=True)
+    shutil.copy(made, partial / made.name)
+    try:
+        partial.rename(cached)
+    except OSError:  # another run kept the same wheel first: either will do
+        shutil.rmtree(partial, ignore_errors=True)
+    return made
+
+
+def _digest(context: Path, command: str) -> str:
+    """A hash of the files under `context` (paths, contents, links' targets), `command` and this Python."""
+    digest = hashlib.sha256(f"{command}\0{sys.version}\0{sysconfig.get_platform()}\0".encode())
+    for path in sorted(context.rglob("*")):
+        digest.update(str(path.relative_to(context)).encode() + b"\0")
+        if path.is_symlink():
+            digest.update(os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:24]
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +180,7 @@ def test_the_installed_wheel_serves_the_bundled_scenarios_from_an_empty_folder(v
 
 
 def test_the_image_installs_the_wheel_its_build_stage_made_and_runs_as_a_user() -> None:
-    assert "--wheel-dir /wheels" in only(BUILD, "RUN")
+    assert "--wheel-dir /wheels" in build_command()
     installs = [rest for k, rest in IMAGE if k == "RUN" and "pip install" in rest]
     assert len(installs) == 1 and installs[0].endswith("pip install --no-cache-dir /wheels/*.whl"), installs
     assert "from=build,source=/wheels" in installs[0]  # mounted from the build stage: no copy left in a layer
@@ -310,3 +348,76 @@ def test_the_installed_wheel_writes_code_from_its_own_templates(wheel: Path, ven
     where, said = run([venv / "bin" / "python", "-c", script], tmp_path).splitlines()
     assert Path(where).is_relative_to(venv)
     assert said == "go reverseString True"
+
+
+def compiled_modules() -> list[str]:
+    """The modules setup.py's `COMPILED` names (a folder: every module under it), by dotted name."""
+    tree = ast.parse((REPO / "setup.py").read_text())
+    [entries] = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["COMPILED"]
+    ]
+    paths = [p for entry in entries for p in sorted(REPO.glob(entry + "**/*.py" if entry.endswith("/") else entry))]
+    return [".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in paths]
+
+
+def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
+    wheel: Path, venv: Path, tmp_path: Path
+) -> None:
+    """Every module setup.py compiles is an extension module in the wheel, beside its source, and is what the
+    installed package imports; what stays Python (frozen, recent, the shell) has no extension module."""
+    modules = compiled_modules()
+    assert {"emulator.pipeline", "emulator.conversation", "emulator.default_model.writer"} <= set(modules)
+    assert any(m.startswith("emulator.dialects.openai_chat") for m in modules)
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    extensions = {n.split(".cpython-")[0].replace("/", ".") for n in names if n.endswith(".so")}
+    folders = {m for m in modules if (REPO / m.replace(".", "/")).is_dir()}  # a package: its __init__'s module
+    assert {f"{m}.__init__" if m in folders else m for m in modules} <= extensions
+    assert not {"emulator.frozen", "emulator.recent", "emulator.server", "emulator.app"} & extensions
+    assert {"emulator/pipeline.py", "emulator/frozen.py"} <= names  # the sources stay, for tracebacks and reading
+    probe = (
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]:\n"
+        "    print(name, importlib.import_module(name).__file__.rsplit('.', 1)[-1])\n"
+    )
+    kinds = {"emulator.pipeline": "so", "emulator.default_model.writer": "so", "emulator.frozen": "py"}
+    kinds["emulator.server"] = "py"
+    said = run([venv / "bin" / "python", "-c", probe, *kinds], tmp_path)
+    assert dict(line.split() for line in said.splitlines()) == kinds
+
+
+# The dialects driven end to end by the official SDKs: run once more, against the installed compiled wheel.
+DIALECT_TESTS = ["test_app_chat.py", "test_app_responses.py", "test_app_messages.py"]
+
+
+def test_the_sdk_driven_dialect_tests_pass_against_the_installed_compiled_wheel(venv: Path, tmp_path: Path) -> None:
+    """The tests are copied to a folder with no emulator/ beside them, so that the venv's (compiled) package is the
+    one they import, and run there by the venv's pytest, with the project's pytest settings."""
+    shutil.copytree(REPO / "tests", tmp_path / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "scenarios", tmp_path / "scenarios")
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    python = venv / "bin" / "python"
+    where = run([python, "-c", "import emulator.pipeline as p; print(p.__file__)"], tmp_path).strip()
+    assert Path(where).is_relative_to(venv) and where.endswith(".so"), where
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RUN_OF_EMULATOR_TESTS")}  # its own run
+    ran = subprocess.run(
+        [
+            python,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-q",
+            *(f"tests/{t}" for t in DIALECT_TESTS),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stdout[-20000:] + ran.stderr[-5000:]
+    assert re.search(r"\b\d+ passed\b", ran.stdout) and " failed" not in ran.stdout, ran.stdout[-2000:]

@@ -321,7 +321,7 @@ def _integer(self: _Instance, schema: Mapping[str, Any], path: str, depth: int, 
     mentioned = [n for n in self.hints.numbers if n not in self.counted and first <= n <= last] if step == 1 else []
     if mentioned and path and hint(name_of(path), NUMBER_HINTS):  # "Jason is 25 years old": an `age` of 25
         self.counted.add(mentioned[0])
-        value: float = mentioned[0]
+        value: int | float = mentioned[0]
     else:
         value = self.rng.randint(first, last) * step
     self.spend(24, path)

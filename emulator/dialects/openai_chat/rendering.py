@@ -92,7 +92,7 @@ def _system_fingerprint(model: str) -> str:
 
 
 def _head(profile: profiles.Profile, turn: Turn, kind: str) -> dict[str, Any]:
-    created: float = turn.created
+    created: int | float = turn.created
     if profile.float_created:  # the first token's time: after the generation started
         created = _start(turn) + _ttft(profile, turn)
     return {
