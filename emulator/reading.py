@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from emulator import catalog, ids, profiles
+from emulator import catalog, ids, profiles, wire
 from emulator.conversation import frozen
 from emulator.dialects import Dialect
 from emulator.errors import InvalidRequest, PayloadTooLarge
@@ -56,17 +56,12 @@ async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, s
     # By name, the last of a repeated header winning; ASGI header names are lower-case already.
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
     profiles.authenticate(profile, dialect.NAME, headers)
-    limit, declared = settings.max_body_bytes, headers.get("content-length", "")
-    body, more = b"", True
-    too_large = declared.isdigit() and int(declared) > limit
-    while more and not too_large:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise InvalidRequest("The client disconnected before sending the whole body.")
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
-        too_large = len(body) > limit
-    if too_large:
+    limit = settings.max_body_bytes
+    try:
+        body = await wire.body(receive, limit, headers.get("content-length", ""))
+    except ConnectionError:
+        raise InvalidRequest("The client disconnected before sending the whole body.") from None
+    if body is None:
         raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
     return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
 
