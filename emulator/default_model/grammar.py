@@ -3,17 +3,36 @@
 inflect is the one home of English morphology here. It was chosen over lemminflect by what the frames need:
 articles by sound ("an hour", "a user", "an SQL query"), plurals and singulars of the question's own nouns,
 a verb's -s form made to agree with a plural subject (is/are, needs/need), and number words; lemminflect has
-no articles and no number words. inflect's calls cost 50 to 70 µs each (its type checks), so every answer
-asks the caches below, which a bounded vocabulary fills within the first few requests.
+no articles and no number words. Every answer asks the caches below, which a bounded vocabulary fills within
+the first few requests.
+
+inflect decorates its engine's methods with typeguard's `@typechecked`, which rewrites each one from its source
+at import: importing it cost about 5 s of CPU in every process (every `emulator` command, every worker), and each
+call then checked its arguments' types (50 to 70 µs a call). It is imported here with that decorator made a no-op:
+the arguments are the emulator's own strings, and a wrong type would be this module's bug, which mypy checks.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
-import inflect
+import typeguard
+
+
+def _unchecked(target: Any = None, **_: Any) -> Any:
+    """`@typechecked` and `@typechecked(...)`, doing nothing: the function as it is."""
+    return target if target is not None else (lambda function: function)
+
+
+_checked: Callable[..., Any] = typeguard.typechecked
+typeguard.typechecked = _unchecked
+try:
+    import inflect
+finally:
+    typeguard.typechecked = _checked
 
 _ENGINE = inflect.engine()
 # Nouns inflect reads as plurals though they are not: -sis and -ss words, and acronyms ("analysis", "DNS").
