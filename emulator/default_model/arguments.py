@@ -152,6 +152,8 @@ def _value(name: str, schema: Mapping[str, Any], found: Mentions, used: dict[str
         pool = found.countries
     if kind == "person" and _has(name, "user") and not found.people:
         return None
+    if not kind and not pool and found.people and _written(name, found):
+        pool = found.people  # a thing of the parameter's own kind, named: "the Rijksmuseum museum", "ship Aurora"
     if not pool:
         return None
     chosen = pool[_index(name, kind, used, pool, found.targets)]
@@ -203,6 +205,12 @@ def _index(name: str, kind: str, used: dict[str, int], pool: tuple[str, ...], ta
         index = used.get(kind, 0) % len(pool)
     used[kind] = index + 1
     return index
+
+
+def _written(name: str, found: Mentions) -> bool:
+    """Whether a word of the parameter's name (`museum`, `hotel_name`'s `hotel`) is written in the conversation."""
+    words = {w.lower() for w in _SPLIT.findall(name)} - {"name", "the", "of"}
+    return any(w in found.words or f"{w}s" in found.words for w in words if len(w) > 2)
 
 
 def _has(name: str, word: str) -> bool:

@@ -42,6 +42,7 @@ class Mentions:
     quoted: tuple[str, ...] = ()  # strings the user put in quotes or backticks
     people: tuple[str, ...] = ()  # proper names that are no place, currency or month
     targets: tuple[str, ...] = ()  # places and currencies written after "to", "into", "in": a pair's second
+    words: tuple[str, ...] = ()  # every word, lower-cased: whether a parameter's own noun was written
     today: str = REFERENCE.isoformat()  # the reference day relative dates count from
 
     @property
@@ -210,6 +211,7 @@ def _read_one(text: str, today: date, kinds: dict[str, list[object]]) -> None:
         if i > 0 and lower[i - 1] in _TOWARDS:
             kinds["targets"].append(value)
     kinds["people"] += _people(bare)
+    kinds["words"] += lower
 
 
 def _people(text: str) -> list[str]:

@@ -134,8 +134,18 @@ def test_a_pair_of_currencies_goes_to_from_and_to_in_the_order_written() -> None
             {"location": STRING, "day": {"type": "string", "format": "date"}},
             {"location": "Porto", "day": "2026-05-14"},
         ),
+        (
+            "Is the Alte Pinakothek gallery open on Sunday?",
+            {"gallery": STRING},
+            {"gallery": "Alte Pinakothek"},
+        ),
+        (
+            "Book a table for 4 at the restaurant Chez Margaux",
+            {"restaurant_name": STRING, "guests": {"type": "integer"}},
+            {"restaurant_name": "Chez Margaux", "guests": 4},
+        ),
     ],
-    ids=["datetime-email", "origin-destination", "quoted-id", "quantity-enum", "city-date"],
+    ids=["datetime-email", "origin-destination", "quoted-id", "quantity-enum", "city-date", "gallery", "restaurant"],
 )
 def test_the_conversations_values_reach_the_parameters_that_take_them(
     text: str, properties: dict[str, Any], expected: dict[str, Any]
