@@ -69,7 +69,7 @@ def _task_and_results(prompt: Prompt) -> tuple[str, list[tuple[str, str]]]:
     for m in prompt.messages:
         text = m.text.lstrip()
         if m.role == "assistant":
-            names = _CALLED.findall(text)
+            names = _CALLED.findall(_code_of(text))
             called = names[-1] if names else called
         elif m.role != "user" and m.role != "tool":
             continue
@@ -80,6 +80,19 @@ def _task_and_results(prompt: Prompt) -> tuple[str, list[tuple[str, str]]]:
         elif not task:
             task = text
     return task or prompt.last_user_text, results
+
+
+def _code_of(text: str) -> str:
+    """A step's code: the `code` of a structured step (`{"thought": …, "code": …}`, which smolagents sends back
+    followed by its "Calling tools:" line), else the text as written."""
+    if text.startswith("{"):
+        try:
+            step, _ = json.JSONDecoder().raw_decode(text)
+        except ValueError:
+            return text
+        if isinstance(step, dict) and isinstance(step.get("code"), str):
+            return str(step["code"])
+    return text
 
 
 def _printed(observation: str) -> str:

@@ -186,6 +186,20 @@ def test_code_agent_calls_a_listed_tool_in_the_delimiters_named_then_final_answe
     ast.parse(code.group(1))
 
 
+def test_code_agent_after_a_structured_step_names_the_tool_that_step_called() -> None:
+    """With structured outputs, smolagents sends each step back as its JSON (`thought`, `code`) followed by a
+    "Calling tools:" line: the final answer names the tool the code called, not the interpreter."""
+    system = SMOL.format(open="<code>", close="</code>")
+    task = "New task:\nHas the parcel RT-2290 left the depot yet?"
+    step = json.dumps({"thought": "I look it up.", "code": "status = parcel_status('RT-2290')\nprint(status)"})
+    calling = "[{'id': 'call_1', 'type': 'function', 'function': {'name': 'python_interpreter'}}]"
+    sent = f"{step}\nCalling tools:\n{calling}"
+    seen = "Observation:\nExecution logs:\nLeft the depot at 07:10\nLast output from code snippet:\nNone"
+    second = said(system, ("user", task), ("assistant", sent), ("user", seen))
+    code = re.search(r"<code>(.*?)</code>", second, re.S)
+    assert code and "parcel_status" in code.group(1) and "Left the depot at 07:10" in code.group(1), second
+
+
 # --- DSPy ---------------------------------------------------------------------------------------------------
 
 DSPY = """Your input fields are:
