@@ -221,7 +221,8 @@ def _calls(
     prompt: Prompt, writer: Writer, asked: Question, after: bool, said: prose.Slots, dice: Dice
 ) -> tuple[ToolCall, ...]:
     """The calls the default makes: under `required` (or a named tool) the tool the question names, or after a
-    result the finishing tool with the answer; under `auto` the tools `relevance` picks. None already made."""
+    result the finishing tool with the answer; under `auto` the tools `relevance` picks. None already made, but
+    for `required` with no finishing tool, where some call must be made."""
     choice, tools = prompt.tool_choice, prompt.tools
     if choice.mode == "none" or not tools:
         return ()
@@ -240,7 +241,11 @@ def _calls(
             call = tool_call(tool, context)
             if loop.call_key(call.name, call.arguments) not in done:
                 return (call,)
-        return (_answering(finish, context, said, dice),) if finish is not None else ()
+        if finish is not None:
+            return (_answering(finish, context, said, dice),)
+        # Every call made and none finishes: the request still requires one (the API's contract), so the first
+        # tool is called again; only `max_iterations` ends such a loop, as it would with a model.
+        return (tool_call(picked[0], context),)
     if after:
         return ()
     calls = (tool_call(tool, context) for tool in relevance.relevant(prompt, asked, found))
