@@ -1,9 +1,10 @@
 """The build: the answering core compiled by mypyc where it can be, pure Python otherwise; the same behaviour either
 way. Everything else about the package is in pyproject.toml.
 
-- A wheel (`pip wheel .`, `pip install .`, the Dockerfile's build stage) compiles the modules of `COMPILED`, as
-  black and mypy ship themselves, and falls back to pure Python, saying so, where it cannot (no C compiler, a
-  module mypyc refuses).
+- Pure Python by default, for now: the compiled wheel fails the SDK-driven dialect tests (an error's class
+  attribute, `InvalidRequest.status`, reads as unset under mypyc), so compiling is opt-in until that is mended
+  (issue 32). With `EMULATOR_COMPILED=1`, a wheel (`pip wheel .`, `pip install .`) compiles the modules of
+  `COMPILED`, as black and mypy ship themselves.
 - `EMULATOR_PURE=1`: pure Python, nothing compiled.
 - `EMULATOR_COMPILED=1`: compiled or the build fails; no fallback. It is also the switch that compiles an editable
   install (`EMULATOR_COMPILED=1 pip install -e .`), which otherwise stays pure so that an edit takes effect at once.
@@ -74,9 +75,8 @@ def wanted() -> tuple[bool, bool]:
     pure, must = os.environ.get("EMULATOR_PURE") == "1", os.environ.get("EMULATOR_COMPILED") == "1"
     if pure and must:
         sys.exit("EMULATOR_PURE=1 and EMULATOR_COMPILED=1 ask for opposite builds: set one")
-    editable = "editable_wheel" in sys.argv  # setuptools' build_editable (PEP 660)
     building = not BUILDS.isdisjoint(sys.argv)  # not when pip only asks for the metadata (egg_info, dist_info)
-    return (building and not pure and (must or not editable)), must
+    return (building and not pure and must), must
 
 
 def extensions(must: bool) -> list[object]:

