@@ -15,6 +15,17 @@ from typing import Any
 from emulator import faults, recordings, server
 
 
+def replay_speed_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--replay-speed`, which `serve` and `record` share: `what` names the gaps it scales."""
+    parser.add_argument(
+        "--replay-speed",
+        type=speed,
+        default=1.0,
+        metavar="FACTOR",
+        help=f"scale {what} (default: 1.0; 0: as fast as possible)",
+    )
+
+
 def scrub_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scrub",

@@ -37,13 +37,7 @@ def arguments(record: argparse.ArgumentParser) -> None:
         + "; ".join(f"{k}: {v}" for k, v in recorder.MODES.items())
         + " (default: %(default)s)",
     )
-    record.add_argument(
-        "--replay-speed",
-        type=options.speed,
-        default=1.0,
-        metavar="FACTOR",
-        help="scale the recorded gaps of what is replayed (default: 1.0; 0: as fast as possible)",
-    )
+    options.replay_speed_argument(record, "the recorded gaps of what is replayed")
     record.add_argument("--no-access-log", action="store_true", help="do not log each request")
 
 

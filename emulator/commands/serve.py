@@ -137,13 +137,7 @@ def _replay_arguments(serve: argparse.ArgumentParser) -> None:
         help="cassette file or directory to replay, repeatable (an explicit scenario still wins); the bundled "
         f"cassettes are in {BUNDLED / 'recordings'}",
     )
-    serve.add_argument(
-        "--replay-speed",
-        type=options.speed,
-        default=1.0,
-        metavar="FACTOR",
-        help="scale the recorded gaps between events (default: 1.0; 0: as fast as possible)",
-    )
+    options.replay_speed_argument(serve, "the recorded gaps between events")
     serve.add_argument(
         "--strict",
         action="store_true",
