@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from emulator import faults, identity, ids, journal, limits, memory, profiles, recordings, report, validation
+from emulator import faults, identity, ids, journal, limits, memory, pairing, profiles, recordings, report, validation
 from emulator.answer import TEST_ID, Source, calls_key, compose
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
 from emulator.dialects import Dialect
@@ -96,6 +96,8 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
             recalled = await memory.recall(state, endpoint.dialect, profile, request.headers, request.fingerprint, body)
             body = recalled.body
         prompt, asked = parse(endpoint, request, body)  # 2
+        if held is not None:  # calls answered by their results, as the public APIs insist
+            pairing.check(endpoint.name, body)
         matching = _matching(endpoint, request, prompt, state.library)
         book = state.book_for(prompt.headers.get(TEST_ID, ""))
         replayed = recalled.source if recalled else None  # a retry, given the answer kept for it

@@ -225,8 +225,15 @@ def test_input_tokens_equal_what_the_answer_reports(gpt: openai.OpenAI) -> None:
     assert counted.object == "response.input_tokens"
     response = gpt.responses.create(model="gpt-4.1", **asked)
     assert response.usage and counted.input_tokens == response.usage.input_tokens
-    going_on = gpt.responses.input_tokens.count(model="gpt-4.1", previous_response_id=response.id, input="And 90?")
-    after = gpt.responses.create(model="gpt-4.1", previous_response_id=response.id, input="And 90?")
+    # A response that called the tool goes on with the call's output (the API refuses it without), then the question.
+    outputs = [
+        {"type": "function_call_output", "call_id": item.call_id, "output": "40 EUR = 6,480 JPY"}
+        for item in response.output
+        if item.type == "function_call"
+    ]
+    more: Any = [*outputs, {"role": "user", "content": "And 90?"}]
+    going_on = gpt.responses.input_tokens.count(model="gpt-4.1", previous_response_id=response.id, input=more)
+    after = gpt.responses.create(model="gpt-4.1", previous_response_id=response.id, input=more)
     # The history counts (neither instructions nor tools carry over a previous_response_id, so it need not exceed
     # the first request's count): more than the new input alone.
     alone = gpt.responses.input_tokens.count(model="gpt-4.1", input="And 90?")
