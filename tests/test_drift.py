@@ -56,6 +56,11 @@ def _drift(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def _upstreams(*routes: str) -> list[str]:
+    """`--upstream ROUTE` for each route."""
+    return [arg for route in routes for arg in ("--upstream", route)]
+
+
 def test_a_recording_drifts_by_nothing_from_its_upstream_or_one_with_another_seed(
     first: Server, reseeded: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -155,34 +160,18 @@ def test_each_interaction_goes_to_the_upstream_of_its_profile(
                     assert call(through.port, "POST", "/v1/chat/completions", ask | {"stream": True}, AUTH)[0] == 200
     for one in serve(Settings(seed=3)):
         for two in serve(Settings(seed=4)):
-            routed = [
-                "--upstream",
-                f"inferam={one.base_url}/inferam",
-                "--upstream",
-                f"infercom={two.base_url}/infercom",
-            ]
+            routed = _upstreams(f"inferam={one.base_url}/inferam", f"infercom={two.base_url}/infercom")
             code, out = _drift(capsys, *routed, str(cassette))
             assert code == 0 and out.splitlines()[-1] == "drift: 0 of 3 interactions differ", out
             assert _paths_seen(one) == ["/inferam/v1/chat/completions"]
             assert _paths_seen(two) == ["/infercom/v1/chat/completions"] * 2
             # Crossed, every interaction meets the other profile's shapes.
-            crossed = [
-                "--upstream",
-                f"infercom={one.base_url}/inferam",
-                "--upstream",
-                f"inferam={two.base_url}/infercom",
-            ]
+            crossed = _upstreams(f"infercom={one.base_url}/inferam", f"inferam={two.base_url}/infercom")
             code, out = _drift(capsys, *crossed, str(cassette))
             assert code == 1 and out.splitlines()[-1] == "drift: 3 of 3 interactions differ", out
             # A plain URL takes what no PROFILE= names.
-            code, out = _drift(
-                capsys,
-                "--upstream",
-                f"infercom={two.base_url}/infercom",
-                "--upstream",
-                f"{one.base_url}/inferam",
-                str(cassette),
-            )
+            plain = _upstreams(f"infercom={two.base_url}/infercom", f"{one.base_url}/inferam")
+            code, out = _drift(capsys, *plain, str(cassette))
             assert code == 0, out
             assert len(_paths_seen(one)) == 1 + 2 + 1 and len(_paths_seen(two)) == 2 + 1 + 2
             assert cli_main(["drift", "--upstream", f"infercom={two.base_url}/infercom", str(cassette)]) == 2
