@@ -40,6 +40,11 @@ GRACE = 5.0  # seconds a process that is on its way out gets before it counts as
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault(RUN, f"{os.getpid()}-{time.time_ns()}")  # an xdist worker keeps its controller's
+    config.addinivalue_line(
+        "markers",
+        "alone: measures the server's idle CPU, pacing or deadlines against the wall clock; the README's test "
+        "command runs these in a pass of their own, after the rest has run in parallel (pytest-xdist)",
+    )
 
 
 @pytest.hookimpl(wrapper=True)

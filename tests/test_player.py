@@ -15,6 +15,8 @@ from emulator.app import Settings, create_app
 from emulator.player import Clock
 from tests.conftest import Server, serve_app
 
+pytestmark = pytest.mark.alone  # wall-clock measurements: run apart (conftest.py)
+
 
 def test_pauses_are_due_from_the_start_so_a_slow_loop_does_not_add_up() -> None:
     """Each step does work between its pauses; the pauses are shortened by it, not added to it."""

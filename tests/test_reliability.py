@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.alone  # wall-clock measurements: run apart (conftest.py)
+
 LONG = os.environ.get("EMULATOR_RELIABILITY") == "long"
 MEMORY_CAP = 2 * 1024**3  # bytes of address space the server may map: a runaway allocation kills it, visibly
 HEADERS = {"content-type": "application/json", "authorization": "Bearer sk-test", "x-api-key": "sk-test"}

@@ -24,6 +24,8 @@ from emulator import server as emulator_server
 from emulator.app import Settings, create_app
 from tests.conftest import Server, launch, read_until, serve_app
 
+pytestmark = pytest.mark.alone  # wall-clock measurements: run apart (conftest.py)
+
 RULES = emulator_server.Rules(request_timeout=1.0, keep_alive=5.0, max_connections=4, shutdown_grace=1.0)
 
 
