@@ -85,6 +85,12 @@ _PROSCONS = re.compile(
 _IDEAS = re.compile(
     r".*?\b(?:ideas?|names?|suggestions?|themes?|titles?)\b(?:\s+ideas)?\s+(?:for|about|of)\s+(?P<s>.+?)[.?!]*$", _I
 )
+# Asking for a name without the word "names for": "What should I call my bakery?", "Help me name our podcast".
+_NAMING = re.compile(
+    r".*?\b(?:what\s+(?:should|could|shall)\s+(?:i|we)\s+(?:call|name)|help\s+(?:me|us)\s+name|(?:suggest|give\s+me|"
+    r"come\s+up\s+with|think\s+of)\s+(?:a\s+)?(?:good\s+)?name\s+for)\s+(?P<s>.+?)[.?!]*$",
+    _I,
+)
 _DEFINE = re.compile(r"(?:what(?:'s| is| are)|define|explain what)\s+(?P<s>.+?)(?:\s+(?:is|are|means?))?[.?!]*$", _I)
 _EXPLAIN = re.compile(
     r"(?:explain|describe|tell me about|teach me about|walk me through|how does|how do)\s+(?P<s>.+?)[.?!]*$", _I
@@ -136,6 +142,9 @@ def read(q: Question) -> Ask:
     m = _PROSCONS.match(text)
     if m:
         return Ask("proscons", _np(m["s"]))
+    m = _NAMING.match(text)
+    if m:
+        return Ask("ideas", _np(m["s"]), task="names", count=q.count or _count(low))
     m = _IDEAS.match(text)
     if m and not low.startswith(("what is", "what are", "why")):
         names = re.search(r"\bnames?\b", low) is not None
