@@ -14,6 +14,7 @@ plainly, on a free port.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,7 +43,8 @@ UNREACHABLE = re.compile(
 
 # Run inside the namespace (or plainly): bring loopback up, start the emulator in the background with
 # its log in a file, wait for its port, run the agent (the fragment in {agent}: it runs in "$WORK" with
-# a minimal environment), stop the emulator, and exit with the agent's status. "$@" serves.
+# a minimal environment), keep the emulator's journal (with previews) in "$JOURNAL", stop the emulator,
+# and exit with the agent's status. "$@" serves.
 DRIVER = r"""
 if [ "$NETNS" = 1 ]; then ip link set lo up || exit 90; fi
 "$@" >"$LOG" 2>&1 &
@@ -60,6 +63,11 @@ while True:
 ' "$PORT" || { kill "$emulator"; wait "$emulator" 2>/dev/null; exit 91; }
 {agent}
 status=$?
+"$PYTHON" -c '
+import sys, urllib.request
+url = f"http://127.0.0.1:{sys.argv[1]}/_emulator/requests?preview=true"
+sys.stdout.buffer.write(urllib.request.urlopen(url, timeout=30).read())
+' "$PORT" >"$JOURNAL" || echo "could not read the journal" >&2
 kill "$emulator"
 wait "$emulator" 2>/dev/null  # no "Terminated" note, whatever ends it
 exit $status
@@ -165,8 +173,16 @@ class Run:
     report: str
 
     def requests(self) -> list[tuple[str, str]]:
-        """The requests the emulator logged, in order: ("METHOD path", "status")."""
-        return re.findall(r'"([A-Z]+ \S+) HTTP/1\.1" (\d+)', self.log.read_text())
+        """The requests the agent made, as the emulator logged them, in order: ("METHOD path", "status"); not
+        the driver's own read of the journal."""
+        logged = re.findall(r'"([A-Z]+ \S+) HTTP/1\.1" (\d+)', self.log.read_text())
+        return [r for r in logged if not r[0].startswith("GET /_emulator/requests")]
+
+    def journal(self) -> list[dict[str, Any]]:
+        """The emulator's journal as the agent left it, oldest first, each entry with its `preview` (the
+        prompt, the answer's first words, the tools it called)."""
+        entries: list[dict[str, Any]] = json.loads(self.log.with_suffix(".journal.json").read_text())["requests"]
+        return entries
 
 
 def run(
@@ -191,6 +207,7 @@ def run(
         "PYTHON": sys.executable,
         "PORT": str(port),
         "LOG": str(log),
+        "JOURNAL": str(log.with_suffix(".journal.json")),
         "WORK": str(work),
     }
     # The emulator keeps this process's environment (its venv); the agent gets only what `agent` passes.
@@ -215,6 +232,81 @@ def run(
             out, err = process.communicate()
             pytest.fail(f"{what} did not finish in {timeout} s\n{_report(name, out, err, log, netns)}")
     return Run(process.returncode, out, err, log, _report(name, out, err, log, netns))
+
+
+def run_agent(
+    agent: str,
+    environment: dict[str, str],
+    tmp_path: Path,
+    *,
+    placed: tuple[bool, int],
+    work: Path,
+    timeout: float,
+    what: str,
+    name: str,
+    serve: list[str] | None = None,
+) -> Run:
+    """`run` the agent in `work` against `serve` (the README's `emulator serve` unless given), placed as
+    `placement()` said, its log in `tmp_path`; fails the test unless the agent exits 0."""
+    netns, port = placed
+    done = run(
+        agent,
+        environment,
+        serve=serve or serve_command(),
+        netns=netns,
+        port=port,
+        work=work,
+        log=tmp_path / "emulator.log",
+        timeout=timeout,
+        what=what,
+        name=name,
+    )
+    assert done.returncode == 0, f"{what} exited with {done.returncode}\n{done.report}"
+    return done
+
+
+# Prompts of our own that ask for nothing an agent would act on: a question, a list, a definition, a how-to,
+# a poem. An agent CLI offers its shell and edit tools on every request; none of these may call one.
+ORDINARY = (
+    "What is the difference between a process and a thread?",
+    "Suggest three names for a bakery that sells rye bread.",
+    "Explain what a race condition is in two sentences.",
+    "How do I convert a temperature from Celsius to Fahrenheit?",
+    "Write a haiku about autumn rain.",
+)
+
+
+def in_turn(agent: str, prompts: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """`agent` run once for each prompt, one process each, against the one emulator, stopping at the first
+    that fails: the driver fragment (each run's output in "$ANSWERS/N.out" and .err) and the variables
+    ($PROMPT_N) it reads besides."""
+    steps = [
+        f'{{ PROMPT="$PROMPT_{n}"\n{agent.strip()} >"$ANSWERS/{n}.out" 2>"$ANSWERS/{n}.err"; }}'
+        for n in range(1, len(prompts) + 1)
+    ]
+    return " &&\n".join(steps), {f"PROMPT_{n}": p for n, p in enumerate(prompts, 1)}
+
+
+def offered(entry: dict[str, Any]) -> set[str]:
+    """The names of the tools a journalled request offered (Chat's `function.name`, else `name`)."""
+    tools = (entry.get("body") or {}).get("tools") or []
+    return {t.get("name") or (t.get("function") or {}).get("name", "") for t in tools}
+
+
+def check_ordinary(run: Run, answers: Path, *, shell_and_edit: set[str], prompts: tuple[str, ...] = ORDINARY) -> None:
+    """After `in_turn(…, prompts)`: one request a prompt, in order, each offering the agent's shell and edit
+    tools (`shell_and_edit`), none answered with a tool call, and each run's output holding its answer."""
+    entries = run.journal()
+    assert len(entries) == len(prompts), run.report
+    for n, (prompt, entry) in enumerate(zip(prompts, entries, strict=True), 1):
+        assert entry["status"] == 200 and json.dumps(prompt)[1:-1] in json.dumps(entry["body"]), run.report
+        assert shell_and_edit <= offered(entry), f"{prompt!r}: offered {sorted(offered(entry))}"
+        called = entry["preview"]["tools"]
+        assert not called, f"{prompt!r} called {called}, of which shell or edit: {set(called) & shell_and_edit}"
+        answer = entry["preview"]["answer"].rstrip("…").strip()
+        assert answer, f"{prompt!r} got no answer\n{run.report}"
+        said = (answers / f"{n}.out").read_text()
+        assert " ".join(answer.split()[:6]) in " ".join(said.split()), f"{prompt!r}: printed {said!r}, not {answer!r}"
 
 
 def _report(name: str, out: str, err: str, log: Path, netns: bool) -> str:

@@ -1,5 +1,6 @@
-"""Agent frameworks, unmodified, against a real `emulator serve` with no scenario: their tool loops get the
-values the question names as arguments and end with an answer built from the tool's result.
+"""Agent frameworks, unmodified, against a real `emulator serve` with no scenario: their tool loops (smolagents'
+ToolCallingAgent, LangChain's `create_agent` and its text ReAct agent) get the values the question names as
+arguments and end with an answer built from the tool's result.
 
 Each runs in a side venv of its own (tests/side_venv.py), once on its native dialect under the default
 profile (`/v1`) and once under the public profile it targets (`/openai/v1`), its telemetry off and only
@@ -20,6 +21,8 @@ from tests.conftest import Server
 SCRIPTS = Path(__file__).parent / "frameworks"
 SMOLAGENTS = ("smolagents-1.26.0", "smolagents[openai]==1.26.0")  # the same venv as test_agent_frameworks
 LANGCHAIN = ("langchain-1.5.0", "langchain==1.5.0", "langchain-openai==1.7.4")
+# LangChain's text ReAct agent left `langchain` at 1.0 for `langchain-classic`.
+LANGCHAIN_CLASSIC = ("langchain-classic-1.0.8", "langchain-classic==1.0.8", "langchain-openai==1.7.4")
 PROFILES = pytest.mark.parametrize("prefix", ["", "/openai"], ids=["default", "openai"])
 
 
@@ -77,3 +80,32 @@ def test_a_langchain_agent_passes_the_questions_values_and_answers_from_the_resu
     kinds = [m[0] for m in ran["messages"]]
     assert kinds == ["human", "ai", "tool", "ai"], ran
     assert ran["messages"][2][1] in ran["messages"][3][1], ran  # the answer quotes the result
+
+
+@pytest.fixture(scope="module")
+def react_python() -> Path:
+    return side_venv.python(*LANGCHAIN_CLASSIC)
+
+
+@PROFILES
+@pytest.mark.parametrize(
+    ("question", "tool", "value"),
+    [
+        ("What time is it in Wellington right now?", "local_time", "Wellington"),
+        ("Is 25 April 2026 a public holiday here?", "public_holiday", "2026-04-25"),
+    ],
+)
+def test_a_langchain_react_agent_acts_on_the_questions_value_and_answers_from_the_observation(
+    server: Server, react_python: Path, prefix: str, question: str, tool: str, value: str
+) -> None:
+    """LangChain's text ReAct agent (`create_react_agent`, `AgentExecutor`: no tools in the request, a prompt in
+    Thought / Action / Action Input / Observation form, stop at "Observation"): one Action on the tool with the
+    value the question names, then a Final Answer quoting the observation."""
+    out = side_venv.run(
+        react_python, SCRIPTS / "langchain_react.py", f"{server.base_url}{prefix}/v1", question, tool, "gpt-4.1"
+    )
+    ran: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert ran["calls"] == [value], ran
+    (step,) = ran["steps"]
+    assert step["tool"] == tool and f"Action: {tool}\nAction Input: {value}" in step["log"], ran
+    assert step["observation"] in ran["output"], ran  # the final answer quotes what the tool returned

@@ -73,27 +73,40 @@ def codex() -> Path:
     )
 
 
-def test_codex_exec_runs_a_tool_and_answers(codex: Path, tmp_path: Path) -> None:
-    netns, port = agent_cli.placement()
-    codex_home = tmp_path / "home"
-    (codex_home / ".codex").mkdir(parents=True)
-    (codex_home / ".codex" / "config.toml").write_text(CONFIG.format(base_url=f"http://127.0.0.1:{port}/v1"))
+def codex_home(tmp_path: Path, port: int) -> Path:
+    """A HOME whose ~/.codex/config.toml points Codex at the emulator on `port`."""
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(CONFIG.format(base_url=f"http://127.0.0.1:{port}/v1"))
+    return home
+
+
+def codex_run(
+    agent: str, environment: dict[str, str], tmp_path: Path, placed: tuple[bool, int], timeout: float = RUN_TIMEOUT
+) -> tuple[agent_cli.Run, Path]:
+    """`codex exec` (the driver fragment `agent`) in a new work dir against `emulator serve`; fails unless it
+    exits 0. The run, and its work dir."""
     work = tmp_path / "work"
     work.mkdir()
-    environment = agent_cli.environment("CODEX", codex, codex_home, PROMPT)
-    run = agent_cli.run(
-        AGENT,
+    serve = [sys.executable, "-m", "emulator", "serve"]
+    run = agent_cli.run_agent(
+        agent,
         environment,
-        serve=[sys.executable, "-m", "emulator", "serve"],
-        netns=netns,
-        port=port,
+        tmp_path,
+        placed=placed,
         work=work,
-        log=tmp_path / "emulator.log",
-        timeout=RUN_TIMEOUT,
+        timeout=timeout,
         what="codex exec",
         name="codex",
+        serve=serve,
     )
-    assert run.returncode == 0, f"codex exec exited with {run.returncode}\n{run.report}"
+    return run, work
+
+
+def test_codex_exec_runs_a_tool_and_answers(codex: Path, tmp_path: Path) -> None:
+    placed = agent_cli.placement()
+    environment = agent_cli.environment("CODEX", codex, codex_home(tmp_path, placed[1]), PROMPT)
+    run, work = codex_run(AGENT, environment, tmp_path, placed)
     hello = work / "hello.txt"
     assert hello.is_file(), f"Codex did not create hello.txt\n{run.report}"
     assert hello.read_text() == "hi\n", run.report
@@ -106,15 +119,26 @@ def test_a_recorded_codex_session_replays_offline(codex: Path, tmp_path: Path) -
     gone, from another working directory: the same file, the same answer, every answer from the recording
     (its tool output's chunk id and wall time, and its environment context, are scrubbed)."""
     placed = agent_cli.placement()
-    codex_home = tmp_path / "home"
-    (codex_home / ".codex").mkdir(parents=True)
-    (codex_home / ".codex" / "config.toml").write_text(CONFIG.format(base_url=f"http://127.0.0.1:{placed[1]}/v1"))
-    environment = agent_cli.environment("CODEX", codex, codex_home, SESSION_PROMPT)
+    environment = agent_cli.environment("CODEX", codex, codex_home(tmp_path, placed[1]), SESSION_PROMPT)
     recorded, replayed = agent_cli.record_then_replay(
         AGENT, environment, tmp_path, placed=placed, timeout=RUN_TIMEOUT, what="codex exec", name="codex"
     )
     assert replayed.out.strip() == recorded.out.strip() == agent_cli.final_answer(SESSION), replayed.report
     assert replayed.requests() == [("POST /v1/responses", "200")] * 3, replayed.report  # strict: a miss is a 404
+
+
+def test_codex_calls_no_shell_or_edit_tool_for_ordinary_prompts(codex: Path, tmp_path: Path) -> None:
+    """Five prompts of our own that ask for nothing to be done, one `codex exec` each against one emulator,
+    with Codex's real tool list (`exec_command`, which runs and edits, and `write_stdin` on every request): each is one
+    request, answered in words with no tool called, and each run prints its answer."""
+    placed = agent_cli.placement()
+    (answers := tmp_path / "answers").mkdir()
+    turns, prompts = agent_cli.in_turn(AGENT, agent_cli.ORDINARY)
+    environment = agent_cli.environment("CODEX", codex, codex_home(tmp_path, placed[1]), "")
+    environment |= prompts | {"ANSWERS": str(answers)}
+    run, work = codex_run(turns, environment, tmp_path, placed, timeout=len(prompts) * RUN_TIMEOUT)
+    agent_cli.check_ordinary(run, answers, shell_and_edit={"exec_command", "write_stdin"})
+    assert list(work.iterdir()) == [], run.report  # nothing written
 
 
 def test_offline_the_install_skips_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

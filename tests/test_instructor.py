@@ -1,5 +1,6 @@
 """instructor against the default answer: its JSON, MD_JSON, TOOLS and PARALLEL_TOOLS modes and `create_iterable`
-extract a `Person` from it, parsed by instructor itself.
+extract a `Person` from it, parsed by instructor itself, under the default profile (`/v1`) and OpenAI's
+(`/openai/v1`).
 
 instructor 1.17 needs `jiter<0.15` and the pinned openai `jiter>=0.16`, so the two cannot share the test venv:
 the test builds a side venv with instructor and the openai it picks, cached like the agent CLIs
@@ -48,7 +49,7 @@ class Person(BaseModel):
     age: int
 
 
-base_url, question = sys.argv[1], sys.argv[2]
+base_url, question, model = sys.argv[1], sys.argv[2], sys.argv[3]
 client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
 messages = [{"role": "user", "content": question}]
 
@@ -70,7 +71,7 @@ for name, mode, options in [
     ("create_iterable", "TOOLS", {"iterable": True}),
 ]:
     try:
-        people = extract(mode, model="m", messages=messages, max_retries=0, **options)
+        people = extract(mode, model=model, messages=messages, max_retries=0, **options)
         print(json.dumps({"mode": name, "people": [p.model_dump() for p in people]}))
     except Exception as exc:
         print(json.dumps({"mode": name, "error": f"{type(exc).__name__}: {exc}"[:2000]}))
@@ -83,10 +84,15 @@ def instructor_python() -> Path:
     return side_venv.python(f"instructor-{INSTRUCTOR}", f"instructor=={INSTRUCTOR}")
 
 
+@pytest.mark.parametrize(("prefix", "model"), [("", "m"), ("/openai", "gpt-4.1")], ids=["default", "openai"])
 @pytest.mark.parametrize("question", list(PROMPTS))
-def test_instructor_extracts_a_person_in_every_mode(server: Server, instructor_python: Path, question: str) -> None:
+def test_instructor_extracts_a_person_in_every_mode(
+    server: Server, instructor_python: Path, question: str, prefix: str, model: str
+) -> None:
+    """Under the default profile and under OpenAI's, which the openai client instructor wraps targets (with one
+    of its models: it refuses what the public API refuses)."""
     run = subprocess.run(
-        [str(instructor_python), "-c", SCRIPT, f"{server.base_url}/v1", question],
+        [str(instructor_python), "-c", SCRIPT, f"{server.base_url}{prefix}/v1", question, model],
         capture_output=True,
         timeout=RUN_TIMEOUT,
         check=False,

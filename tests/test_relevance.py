@@ -109,3 +109,15 @@ def test_the_agents_real_tool_lists_get_no_call_for_ordinary_prompts(name: str, 
     assert asked.tool_choice.mode == "auto" and len(asked.tools) > 5
     reply = default_reply(asked, Writer(0))
     assert reply.tool_calls == () and reply.text
+
+
+@pytest.mark.parametrize("model", ["gpt-5", "gpt-5.5"])
+def test_what_a_tool_describes_as_this_sessions_own_is_not_a_subject_the_user_names(model: str) -> None:
+    """Codex's `get_goal` gets "the current goal for this thread": a question about threads is not about it."""
+    codex = json.loads((AGENTS / "codex-tools.json").read_text())[model]
+    body = {"model": model, "input": "When should I use a thread pool?", "tools": codex, "tool_choice": "auto"}
+    reply = default_reply(openai_responses.parse_request(body, {}), Writer(0))
+    assert reply.tool_calls == () and reply.text
+    # A noun of the description's own subject still counts.
+    lookup = Tool("session_notes", description="Notes kept for this thread about the user's garden.", parameters={})
+    assert relevance.relevant(prompt("What's in my garden notes?", lookup), read("What's in my garden notes?"))

@@ -371,8 +371,9 @@ def _given(schema: Any, value: Any, found: Mentions, prompt: Prompt) -> Any:
     """`value` with what the conversation names (`arguments.fill`), then what earlier calls passed for the same
     parameters kept where the conversation names nothing for them; optional scalar parameters nothing gave
     dropped, as a model leaves the knobs it has no value for (Read's `offset` and `limit`) out."""
-    system = " ".join(m.text[:20_000] for m in prompt.messages if m.role in ("system", "developer"))
-    cwd = _CWD.search(system)
+    # Each system message whole: Claude Code's, for a Claude model, names its working directory past 25,000 characters.
+    systems = (m.text for m in prompt.messages if m.role in ("system", "developer"))
+    cwd = next((given for text in systems if (given := _CWD.search(text))), None)
     filled, named = arguments.fill(schema, value, found, next(g for g in cwd.groups() if g) if cwd else "")
     if not isinstance(filled, dict) or not isinstance(schema, Mapping):
         return filled

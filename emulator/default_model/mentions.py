@@ -146,9 +146,16 @@ _NOT_PEOPLE = frozenset(_MONTH) | frozenset(_WEEKDAY) | {"i", "today", "tomorrow
 REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 
 
+# A whole turn in one pair of double quotes: how `opencode run "…"` sends a prompt given as one argument.
+WRAPPED = re.compile(r'\s*"([^"]+)"\s*')
+
+
 def own_words(text: str) -> str:
-    """`text` without the blocks a harness adds to the user's turn."""
-    return REMINDER.sub(" ", text) if "<system-reminder>" in text else text
+    """`text` without the blocks a harness adds to the user's turn, or the quotes it wraps the whole turn in."""
+    if "<system-reminder>" in text:
+        text = REMINDER.sub(" ", text)
+    wrapped = WRAPPED.fullmatch(text) if text[:1] == '"' or text[:1].isspace() else None
+    return wrapped.group(1) if wrapped else text
 
 
 def conversation(prompt: Prompt) -> Mentions:

@@ -60,6 +60,7 @@ _STRUCTURED = re.compile(r"\b(?:extracted|extract|structured output|response for
 _LOOPBACK = re.compile(r"^https?://(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:/|$)", re.I)
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # `apply_patch`, `WebFetch`, `HTTPGet` → words
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
+_THIS = re.compile(r"\b(?:this|these)\s+\w+", re.I)
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 FIRST_SENTENCE = 300  # characters of a description read at most
 MAX_NAME = 128  # and of a name
@@ -232,5 +233,6 @@ def _networked(name: str, first: str) -> bool:
 @functools.lru_cache(maxsize=1024)
 def _words(name: str, first: str) -> frozenset[str]:
     """The salient words of a tool's name and of its description's first sentence, stemmed; cached, since an
-    agent sends the same tools on every request."""
-    return words_of(" ".join(_NAME_WORDS.findall(name))) | words_of(first)
+    agent sends the same tools on every request. What the description points at with "this" (Codex's `get_goal`:
+    "the current goal for this thread") is the agent's own session, not a subject the user can name."""
+    return words_of(" ".join(_NAME_WORDS.findall(name))) | words_of(_THIS.sub(" ", first))

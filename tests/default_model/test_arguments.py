@@ -264,6 +264,27 @@ def test_reading_tools_are_called_with_the_path_the_user_gave(text: str, expecte
     assert called(prompt(system, Message("user", text), tools=(WRITE, READ, LIST, FETCH))) == [expected]
 
 
+def test_the_working_directory_is_found_past_a_long_system_prompt() -> None:
+    """Claude Code's system prompt for a Claude model runs past 25,000 characters before its working directory."""
+    rules = "Keep answers short and check your work before you report it. " * 500
+    system = Message("system", f"{rules}\nPrimary working directory: /home/ana/kiln\n")
+    asked = Message("user", "Read firmware/notes.md and tell me what it says")
+    assert called(prompt(system, asked, tools=(WRITE, READ))) == [
+        ("read", {"filePath": "/home/ana/kiln/firmware/notes.md"})
+    ]
+
+
+def test_a_turn_wrapped_whole_in_double_quotes_is_read_as_its_words() -> None:
+    """`opencode run "…"` sends a one-argument prompt wrapped in double quotes."""
+    system = Message("system", "You are a coding agent.\nWorking directory: /srv/work\n")
+    asked = Message("user", '"Show me what logs/boot.log holds"')
+    assert called(prompt(system, asked, tools=(WRITE, READ, LIST))) == [
+        ("read", {"filePath": "/srv/work/logs/boot.log"})
+    ]
+    assert mentions.own_words('"Show me what logs/boot.log holds"') == "Show me what logs/boot.log holds"
+    assert mentions.own_words('Call it "Hearth" or "Ember"') == 'Call it "Hearth" or "Ember"'  # quotes inside stay
+
+
 @pytest.mark.parametrize(
     "text",
     ["Fetch https://example.org/feed.xml", "Write notes.txt with hello", "How do I read a file in Rust?"],
