@@ -17,7 +17,7 @@ from typing import Any
 
 from emulator.conversation import Tool
 from emulator.default_model import prose, question
-from emulator.default_model.protocols import Asked, choose, reported
+from emulator.default_model.protocols import Asked
 
 _FIELD = re.compile(r"^\d+\. `(\w+)` \((.*)\):(.*)$", re.M)
 _SCHEMA_NOTE = re.compile(r"^\{(\w+)\}\s+# note: the value you produce must adhere to the JSON schema: (.+)$", re.M)
@@ -122,10 +122,10 @@ def _text(asked: Asked, name: str, task: str, observed: list[tuple[str, str]]) -
     if name in ("reasoning", "rationale", "next_thought", "thought"):
         q = question.read(task)
         if observed:
-            return f"The tools have answered: {reported(observed)} That is enough to answer."
+            return f"The tools have answered: {prose.shown(observed)}. That is enough to answer."
         return prose.thinking(q, prose.slots(q), asked.dice, 2)
     if observed and (name in ANSWERS or name.endswith("answer")):
-        return reported(observed)
+        return asked.reported(observed, task)
     return asked.sentence(task)
 
 
@@ -161,7 +161,7 @@ def _next_tool(asked: Asked, kind: str, task: str, observed: list[tuple[str, str
     if observed or not options:
         return "finish"
     tools = [t for n, t in _tools(system).items() if n in options and n != "finish"]
-    tool = choose(tools, task)
+    tool = asked.choose(tools, task)
     return tool.name if tool else "finish"
 
 

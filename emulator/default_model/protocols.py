@@ -13,13 +13,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Protocol
 
-from emulator.conversation import Prompt, Tool, frozen
-from emulator.default_model import instances, prose, question
+from emulator.conversation import Message, Prompt, Tool, ToolChoice, frozen
+from emulator.default_model import instances, mentions, prose, question, relevance
 from emulator.default_model.instances import Hints
+from emulator.default_model.mentions import own_words
 from emulator.default_model.prose import Dice
 
 
@@ -71,6 +72,27 @@ class Asked:
 
     def arguments(self, tool: Tool, task: str) -> dict[str, Any]:
         return dict(self.call(tool, task))
+
+    def choose(self, tools: Sequence[Tool], task: str) -> Tool | None:
+        """The tool `task` calls for, picked as the tools of an API request are under `auto`
+        (`relevance.relevant`, with what the task names); None when none fits."""
+        if not tools:
+            return None
+        alone = replace(
+            self.prompt,
+            messages=(Message("user", task),),
+            tools=tuple(tools),
+            tool_choice=ToolChoice("auto"),
+            parallel_tool_calls=False,
+        )
+        picked = relevance.relevant(alone, question.read(own_words(task)), mentions.conversation(alone))
+        return picked[0] if picked else None
+
+    def reported(self, results: Sequence[tuple[str, str]], task: str) -> str:
+        """The answer from what the tools returned, as the default gives it after an API tool loop
+        (`prose.summary`)."""
+        asked = question.read(task)
+        return prose.summary(results, asked, prose.slots(asked), self.dice)
 
 
 @frozen
@@ -158,28 +180,3 @@ def writers() -> Mapping[str, Callable[[Asked], str | None]]:
         "xml-tags": keyed.tagged,
         "json-keys": keyed.json_keys,
     }
-
-
-# --- what the writers share --------------------------------------------------------------------------------
-
-
-def choose(tools: Sequence[Tool], task: str) -> Tool | None:
-    """The tool `task` calls for: the one whose name and description share the most words with it, or the
-    only tool there is; None when several are offered and none fits."""
-    wanted = question.words_of(task)
-    best, score = None, 0
-    for tool in tools:
-        words = question.words_of(f"{tool.name.replace('_', ' ')} {tool.description}")
-        shared = len(wanted & words)
-        if shared > score:
-            best, score = tool, shared
-    if best is None and len(tools) == 1:
-        return tools[0]
-    return best
-
-
-def reported(results: Sequence[tuple[str, str]]) -> str:
-    """A final answer on one line that gives what the tools returned."""
-    said = [f"the `{name}` tool returned {' '.join(result.split())}" for name, result in results if result.strip()]
-    text = "; ".join(said).rstrip(".")
-    return f"{text[:1].upper()}{text[1:]}." if text else "The tools returned nothing."
