@@ -64,7 +64,8 @@ def results(prompt: Prompt) -> list[tuple[str, str]]:
 def observed(messages: Sequence[Message], start: int = 0) -> list[tuple[str, str]]:
     """Every tool result in `messages[start:]`, past the assistant's steps between them, each with the name of the
     call it answers: a tool message's by its id, an "Observation:" message's the last call made before it
-    (structured or written as text, `written_calls`); else "tool". Its text loses the "Observation:" an agent opens it with."""
+    (structured or written as text, `written_calls`); else "tool". Its text loses the "Observation:" an agent
+    opens it with."""
     names: dict[str, str] = {}
     last = "tool"
     found = []
