@@ -128,6 +128,16 @@ def table() -> tuple[Entry, ...]:
     return _load(resources.files("emulator.default_model").joinpath("protocols.txt").read_text(encoding="utf-8"))
 
 
+@functools.cache
+def _needles() -> re.Pattern[str] | None:
+    """Every entry's needles as one expression, so that a prompt holding none is passed over in one search; None
+    when an entry has no needle (it is tried on every prompt)."""
+    entries = table()
+    if not all(e.needles for e in entries):
+        return None
+    return re.compile("|".join(re.escape(n) for e in entries for n in e.needles))
+
+
 def texts(prompt: Prompt) -> tuple[str, ...]:
     """Where markers are looked for: the system (and developer) prompts, then the last user message."""
     system = [m.text for m in prompt.messages if m.role in ("system", "developer") and m.text]
@@ -138,6 +148,9 @@ def recognise(prompt: Prompt) -> tuple[Entry, tuple[re.Match[str], ...]] | None:
     """The first protocol whose markers `prompt` holds, with what its expressions matched; None for none."""
     said = texts(prompt)
     whole = "\n".join(said)
+    needles = _needles()
+    if needles is not None and needles.search(whole) is None:
+        return None  # most requests: no entry's needle, found in one search rather than one per entry
     for entry in table():
         if prompt.tools and entry.data.get("tools") == ("none",):
             continue
