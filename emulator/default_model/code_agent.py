@@ -13,14 +13,14 @@ import json
 import re
 from typing import Any
 
-from emulator.conversation import Prompt, Tool
-from emulator.default_model.protocols import Asked, choose, reported
+from emulator.conversation import Message, Prompt, Tool
+from emulator.default_model import loop
+from emulator.default_model.protocols import Asked
 from emulator.default_model.react import TYPES
 
 _STUB = re.compile(r'^\s*def (\w+)\(([^)\n]*)\)\s*->\s*[\w\[\], ]+:\s*\n\s*"""(.*?)"""', re.M | re.S)
 _PARAM = re.compile(r"(\w+)\s*:\s*([\w\[\]]+)")
 _TASK = "New task:"
-_CALLED = re.compile(r"^\s*\w+\s*=\s*(\w+)\(", re.M)
 SMOL_TYPES = TYPES | {"any": "string", "object": "object", "array": "array", "null": "null"}
 
 
@@ -42,10 +42,10 @@ def _step(asked: Asked) -> tuple[str, str]:
     if results:
         return (
             "I have what the task asks for, so I give it as the final answer.",
-            f"final_answer({reported(results)!r})",
+            f"final_answer({asked.reported(results, task)!r})",
         )
     tools = [t for t in _tools("\n".join(asked.texts)) if t.name != "final_answer"]
-    tool = choose(tools, task) if tools else None
+    tool = asked.choose(tools, task)
     if tool is None:
         return "I can answer this directly, without a tool.", f"final_answer({asked.sentence(task)!r})"
     given = ", ".join(f"{k}={_literal(v)}" for k, v in asked.arguments(tool, task).items())
@@ -63,36 +63,20 @@ def _literal(value: Any) -> str:
 
 
 def _task_and_results(prompt: Prompt) -> tuple[str, list[tuple[str, str]]]:
-    """The task (the last "New task:" message), and what the code run since printed, by the tool it called."""
-    task, called = "", "code"
-    results: list[tuple[str, str]] = []
-    for m in prompt.messages:
-        text = m.text.lstrip()
-        if m.role == "assistant":
-            names = _CALLED.findall(_code_of(text))
-            called = names[-1] if names else called
-        elif m.role != "user" and m.role != "tool":
-            continue
-        elif text.startswith(_TASK):
-            task, results = text[len(_TASK) :].strip(), []
-        elif text.startswith("Observation:"):
-            results.append((called, _printed(text[len("Observation:") :])))
-        elif not task:
-            task = text
+    """The task (the last "New task:" message, else the first user message), and what the code run since
+    printed, by the tool it called."""
+    messages = prompt.messages
+    start = next((i for i in range(len(messages) - 1, -1, -1) if _is_task(messages[i])), -1)
+    if start >= 0:
+        task = messages[start].text.lstrip()[len(_TASK) :].strip()
+    else:
+        task = next((m.text.lstrip() for m in messages if m.role == "user" and not loop.observation(m)), "")
+    results = [(name, _printed(said)) for name, said in loop.observed(messages, start + 1)]
     return task or prompt.last_user_text, results
 
 
-def _code_of(text: str) -> str:
-    """A step's code: the `code` of a structured step (`{"thought": …, "code": …}`, which smolagents sends back
-    followed by its "Calling tools:" line), else the text as written."""
-    if text.startswith("{"):
-        try:
-            step, _ = json.JSONDecoder().raw_decode(text)
-        except ValueError:
-            return text
-        if isinstance(step, dict) and isinstance(step.get("code"), str):
-            return str(step["code"])
-    return text
+def _is_task(message: Message) -> bool:
+    return message.role in ("user", "tool") and message.text.lstrip().startswith(_TASK)
 
 
 def _printed(observation: str) -> str:

@@ -274,9 +274,22 @@ def _string(self: _Instance, schema: Mapping[str, Any], path: str, depth: int, h
         text = text or self.rng.choice(words)
         while len(text) < low:
             text += " " + self.rng.choice(words)
-        text = text[:high]
+        text = cut(text, low, high)
     self.spend(len(text) - low, path)
     return text
+
+
+def cut(text: str, low: int, high: int) -> str:
+    """`text` at most `high` characters long: cut at the last word boundary that keeps `low`, with no space or
+    punctuation left dangling; mid-word only where no boundary keeps `low`."""
+    if len(text) <= high:
+        return text
+    shortened = text[:high]
+    space = shortened.rfind(" ")
+    if space > 0:
+        shortened = shortened[:space]
+    shortened = shortened.rstrip(" ,;:-([{/&")
+    return shortened if len(shortened) >= max(low, 1) else text[:high]
 
 
 # --- numbers ------------------------------------------------------------------------------------------------

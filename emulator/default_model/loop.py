@@ -27,10 +27,17 @@ _GIVES_ANSWER = re.compile(
     r"|final answer to the (?:task|problem|question|user)|(?:respond|reply) to the user with)",
     re.I,
 )
-# The tool calls an agent writes as text (smolagents' ToolCallingAgent: "Calling tools:\n[{'id': …, 'type':
-# 'function', 'function': {'name': …, 'arguments': {…}}}]"), and ReAct's "Action: name".
+# The tool calls an agent writes as text: smolagents' "Calling tools:\n[{'id': …, 'type': 'function', 'function':
+# {'name': …, 'arguments': {…}}}]" (its CodeAgent's one call is `python_interpreter`, whose arguments are the code),
+# ReAct's "Action: name" and "Action Input: …", and the code a code agent runs ("result = name(…)").
 _CALLING = re.compile(r"Calling tools:\s*(\[.*\])", re.S)
 _ACTION = re.compile(r"^Action:\s*`?([\w.-]+)`?\s*$(?:\s*^Action Input:\s*(.+?)\s*$)?", re.M)
+_CODE_CALL = re.compile(r"^\s*\w+\s*=\s*(\w+)\(", re.M)
+_INTERPRETER = "python_interpreter"
+# A ReAct prompt's own scratchpad (LangChain writes the steps into the user's message): the question, and each
+# observation up to the next "Thought:".
+_QUESTION = re.compile(r"^Question: (.+)$", re.M)
+_SCRATCH_OBSERVATION = re.compile(r"^Observation:\s*(.*?)(?=^Thought:|\Z)", re.M | re.S)
 
 
 def final(prompt: Prompt) -> Message | None:
@@ -45,35 +52,53 @@ def observation(message: Message) -> bool:
 
 
 def results(prompt: Prompt) -> list[tuple[str, str]]:
-    """The tool results the conversation ends with, each with the name of the tool whose call it answers."""
-    names = {c.id: c.name for m in prompt.messages if m.role == "assistant" for c in m.tool_calls}
-    found = []
+    """The tool results the conversation ends with (past the system messages a harness appends after them),
+    each with the name of the tool whose call it answers."""
     messages = prompt.messages
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if not observation(m):
-            break
-        if m.role == "tool":
-            found.append((names.get(m.tool_call_id or "", "tool"), m.text))
-        else:
-            text = OBSERVATION.sub("", m.text, count=1).strip()
-            found.append((_written_call_name(messages[:i]), text))
-    return found[::-1]
+    start = len(messages)
+    while start and (observation(messages[start - 1]) or messages[start - 1].role in ("system", "developer")):
+        start -= 1
+    return observed(messages, start)
 
 
-def _written_call_name(before: Sequence[Message]) -> str:
-    for m in reversed(before):
+def observed(messages: Sequence[Message], start: int = 0) -> list[tuple[str, str]]:
+    """Every tool result in `messages[start:]`, past the assistant's steps between them, each with the name of the
+    call it answers: a tool message's by its id, an "Observation:" message's the last call made before it
+    (structured or written as text, `written_calls`); else "tool". Its text loses the "Observation:" an agent
+    opens it with."""
+    names: dict[str, str] = {}
+    last = "tool"
+    found = []
+    for i, m in enumerate(messages):
         if m.role == "assistant":
-            calls = written_calls(m.text)
-            if calls:
-                return calls[-1][0]
-            return m.tool_calls[-1].name if m.tool_calls else "tool"
-    return "tool"
+            names.update((c.id, c.name) for c in m.tool_calls)
+            calls = [name for name, _ in written_calls(m.text)] if m.text else []
+            last = ([last, *(c.name for c in m.tool_calls), *calls])[-1]
+        elif i >= start and observation(m):
+            name = names.get(m.tool_call_id or "", "tool") if m.role == "tool" else last
+            found.append((name, OBSERVATION.sub("", m.text, count=1).strip()))
+    return found
+
+
+def scratchpad(text: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """A ReAct prompt that carries its own steps (LangChain's: "Question: …", then Thought, Action, Action Input
+    and Observation lines): its last question and the observations after it, each with the Action before it;
+    None when `text` asks no "Question:"."""
+    questions = list(_QUESTION.finditer(text))
+    if not questions:
+        return None
+    scratch = text[questions[-1].end() :]
+    found = []
+    for observed_ in _SCRATCH_OBSERVATION.finditer(scratch):
+        before = _ACTION.findall(scratch[: observed_.start()])
+        found.append((before[-1][0] if before else "tool", observed_.group(1).strip()))
+    return questions[-1].group(1).strip(), found
 
 
 def written_calls(text: str) -> list[tuple[str, Any]]:
-    """The calls an assistant message writes as text: (name, arguments), arguments parsed where they can be."""
-    made: list[tuple[str, Any]] = []
+    """The calls an assistant message writes as text, in the order written: (name, arguments), arguments parsed
+    where they can be (None for a call in code)."""
+    made: list[tuple[str, Any]] = [(name, None) for name in _CODE_CALL.findall(code_of(text))]
     calling = _CALLING.search(text)
     if calling:
         try:
@@ -82,8 +107,15 @@ def written_calls(text: str) -> list[tuple[str, Any]]:
             listed = []
         for call in listed if isinstance(listed, list) else []:
             function = call.get("function", call) if isinstance(call, dict) else {}
-            if isinstance(function, dict) and isinstance(function.get("name"), str):
-                made.append((function["name"], function.get("arguments")))
+            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                continue
+            name, arguments = function["name"], function.get("arguments")
+            if name != _INTERPRETER:
+                made.append((name, arguments))
+                continue
+            # the interpreter stands for the calls its code makes, when the step's own code did not show them
+            in_code = _CODE_CALL.findall(arguments) if isinstance(arguments, str) else []
+            made += [(n, None) for n in in_code] or ([] if made else [(name, arguments)])
     for action in _ACTION.finditer(text):
         given = action.group(2)
         try:
@@ -92,6 +124,20 @@ def written_calls(text: str) -> list[tuple[str, Any]]:
             arguments = given
         made.append((action.group(1), arguments))
     return made
+
+
+def code_of(text: str) -> str:
+    """A code agent's step as code: the `code` of a structured step (`{"thought": …, "code": …}`, which smolagents
+    sends back followed by its "Calling tools:" line), else the text as written."""
+    text = text.lstrip()
+    if text.startswith("{"):
+        try:
+            step, _ = json.JSONDecoder().raw_decode(text)
+        except ValueError:
+            return text
+        if isinstance(step, dict) and isinstance(step.get("code"), str):
+            return str(step["code"])
+    return text
 
 
 def made(prompt: Prompt) -> frozenset[tuple[str, str]]:

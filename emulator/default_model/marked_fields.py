@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.conversation import Tool
-from emulator.default_model import prose, question
-from emulator.default_model.protocols import Asked, choose, reported
+from emulator.default_model import options, prose, question
+from emulator.default_model.protocols import Asked
 
 _FIELD = re.compile(r"^\d+\. `(\w+)` \((.*)\):(.*)$", re.M)
 _SCHEMA_NOTE = re.compile(r"^\{(\w+)\}\s+# note: the value you produce must adhere to the JSON schema: (.+)$", re.M)
@@ -25,6 +25,7 @@ _SECTION = re.compile(r"^\[\[ ## (\w+) ## \]\]\s*$", re.M)
 _TOOL = re.compile(r"^\s*\(\d+\) (\w+), whose description is <desc>(.*?)</desc>\. It takes arguments (\{.*\})", re.M)
 SCALARS: dict[str, dict[str, Any]] = {"int": {"type": "integer"}, "float": {"type": "number"}}
 SCALARS |= {"bool": {"type": "boolean"}, "str": {"type": "string"}}
+_LIST_OF_TEXT = re.compile(r"(?:list|List|tuple|Tuple)\[str(?:,\.\.\.)?\]")
 ANSWERS = ("answer", "response", "output", "result", "summary", "text", "reply", "completion")
 
 
@@ -60,10 +61,12 @@ def _values(asked: Asked) -> dict[str, Any] | None:
     observed = [(inputs.get(f"tool_name_{k[12:]}", "tool"), v) for k, v in inputs.items() if k[:12] == "observation_"]
     observed = [(name, result) for name, result in observed if name != "finish"]
     inputs_named = {k: v for k, v in inputs.items() if k in _fields(system, "Your input fields are:")}
-    task = next((v for k, v in inputs_named.items() if k != "trajectory"), asked.prompt.last_user_text)
+    given = [v for k, v in inputs_named.items() if k != "trajectory"]
+    task = given[0] if given else asked.prompt.last_user_text
+    said = "\n".join(given) or task
     values: dict[str, Any] = {}
     for name, kind in outputs.items():
-        values[name] = _value(asked, name, kind, notes.get(name), task, observed, system, values)
+        values[name] = _value(asked, name, kind, notes.get(name), (task, said), observed, system, values)
     return values
 
 
@@ -93,18 +96,22 @@ def _value(
     name: str,
     kind: str,
     note: str | None,
-    task: str,
+    inputs: tuple[str, str],
     observed: list[tuple[str, str]],
     system: str,
     before: Mapping[str, Any],
 ) -> Any:
+    """A field's value: `inputs` are the task (the first input field) and all the input fields' text."""
+    task, said = inputs
     if name == "next_tool_name":
         return _next_tool(asked, kind, task, observed, system)
     if name == "next_tool_args":
         return _next_args(asked, before.get("next_tool_name", "finish"), task, system)
     if kind.startswith("Literal["):
-        options = _options(kind)
-        return _pick_option(options, task, asked) if options else ""
+        listed = _options(kind)
+        return options.pick(listed, said, asked.writer.rng(asked.prompt.root, "literal", name)) if listed else ""
+    if _LIST_OF_TEXT.fullmatch(kind.replace(" ", "")) and (found := options.phrases(said)):
+        return found  # `topics`, `keywords`: the noun phrases the input names
     if kind == "str":
         return _text(asked, name, task, observed)
     schema = SCALARS.get(kind)
@@ -122,10 +129,10 @@ def _text(asked: Asked, name: str, task: str, observed: list[tuple[str, str]]) -
     if name in ("reasoning", "rationale", "next_thought", "thought"):
         q = question.read(task)
         if observed:
-            return f"The tools have answered: {reported(observed)} That is enough to answer."
+            return f"The tools have answered: {prose.shown(observed)}. That is enough to answer."
         return prose.thinking(q, prose.slots(q), asked.dice, 2)
     if observed and (name in ANSWERS or name.endswith("answer")):
-        return reported(observed)
+        return asked.reported(observed, task)
     return asked.sentence(task)
 
 
@@ -135,13 +142,6 @@ def _options(kind: str) -> list[str]:
     except (ValueError, SyntaxError):
         return []
     return [str(o) for o in listed]
-
-
-def _pick_option(options: list[str], task: str, asked: Asked) -> str:
-    """The option the task's words name (by stems), else one by the dice."""
-    words = question.words_of(task)
-    named = [o for o in options if question.words_of(o.replace("_", " ")) & words]
-    return named[0] if named else options[next(asked.dice) % len(options)]
 
 
 def _tools(system: str) -> dict[str, Tool]:
@@ -161,7 +161,7 @@ def _next_tool(asked: Asked, kind: str, task: str, observed: list[tuple[str, str
     if observed or not options:
         return "finish"
     tools = [t for n, t in _tools(system).items() if n in options and n != "finish"]
-    tool = choose(tools, task)
+    tool = asked.choose(tools, task)
     return tool.name if tool else "finish"
 
 

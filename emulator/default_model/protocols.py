@@ -13,13 +13,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Protocol
 
-from emulator.conversation import Prompt, Tool, frozen
-from emulator.default_model import instances, prose, question
+from emulator.conversation import Message, Prompt, Tool, ToolChoice, frozen
+from emulator.default_model import instances, mentions, prose, question, relevance
 from emulator.default_model.instances import Hints
+from emulator.default_model.mentions import own_words
 from emulator.default_model.prose import Dice
 
 
@@ -72,6 +73,27 @@ class Asked:
     def arguments(self, tool: Tool, task: str) -> dict[str, Any]:
         return dict(self.call(tool, task))
 
+    def choose(self, tools: Sequence[Tool], task: str) -> Tool | None:
+        """The tool `task` calls for, picked as the tools of an API request are under `auto`
+        (`relevance.relevant`, with what the task names); None when none fits."""
+        if not tools:
+            return None
+        alone = replace(
+            self.prompt,
+            messages=(Message("user", task),),
+            tools=tuple(tools),
+            tool_choice=ToolChoice("auto"),
+            parallel_tool_calls=False,
+        )
+        picked = relevance.relevant(alone, question.read(own_words(task)), mentions.conversation(alone))
+        return picked[0] if picked else None
+
+    def reported(self, results: Sequence[tuple[str, str]], task: str) -> str:
+        """The answer from what the tools returned, as the default gives it after an API tool loop
+        (`prose.summary`)."""
+        asked = question.read(task)
+        return prose.summary(results, asked, prose.slots(asked), self.dice)
+
 
 @frozen
 class Entry:
@@ -106,6 +128,16 @@ def table() -> tuple[Entry, ...]:
     return _load(resources.files("emulator.default_model").joinpath("protocols.txt").read_text(encoding="utf-8"))
 
 
+@functools.cache
+def _needles() -> re.Pattern[str] | None:
+    """Every entry's needles as one expression, so that a prompt holding none is passed over in one search; None
+    when an entry has no needle (it is tried on every prompt)."""
+    entries = table()
+    if not all(e.needles for e in entries):
+        return None
+    return re.compile("|".join(re.escape(n) for e in entries for n in e.needles))
+
+
 def texts(prompt: Prompt) -> tuple[str, ...]:
     """Where markers are looked for: the system (and developer) prompts, then the last user message."""
     system = [m.text for m in prompt.messages if m.role in ("system", "developer") and m.text]
@@ -116,6 +148,9 @@ def recognise(prompt: Prompt) -> tuple[Entry, tuple[re.Match[str], ...]] | None:
     """The first protocol whose markers `prompt` holds, with what its expressions matched; None for none."""
     said = texts(prompt)
     whole = "\n".join(said)
+    needles = _needles()
+    if needles is not None and needles.search(whole) is None:
+        return None  # most requests: no entry's needle, found in one search rather than one per entry
     for entry in table():
         if prompt.tools and entry.data.get("tools") == ("none",):
             continue
@@ -158,28 +193,3 @@ def writers() -> Mapping[str, Callable[[Asked], str | None]]:
         "xml-tags": keyed.tagged,
         "json-keys": keyed.json_keys,
     }
-
-
-# --- what the writers share --------------------------------------------------------------------------------
-
-
-def choose(tools: Sequence[Tool], task: str) -> Tool | None:
-    """The tool `task` calls for: the one whose name and description share the most words with it, or the
-    only tool there is; None when several are offered and none fits."""
-    wanted = question.words_of(task)
-    best, score = None, 0
-    for tool in tools:
-        words = question.words_of(f"{tool.name.replace('_', ' ')} {tool.description}")
-        shared = len(wanted & words)
-        if shared > score:
-            best, score = tool, shared
-    if best is None and len(tools) == 1:
-        return tools[0]
-    return best
-
-
-def reported(results: Sequence[tuple[str, str]]) -> str:
-    """A final answer on one line that gives what the tools returned."""
-    said = [f"the `{name}` tool returned {' '.join(result.split())}" for name, result in results if result.strip()]
-    text = "; ".join(said).rstrip(".")
-    return f"{text[:1].upper()}{text[1:]}." if text else "The tools returned nothing."

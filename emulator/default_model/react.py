@@ -14,14 +14,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from emulator.conversation import Prompt, Tool
-from emulator.default_model.protocols import Asked, choose, reported
+from emulator.conversation import Message, Prompt, Tool
+from emulator.default_model import loop
+from emulator.default_model.protocols import Asked
 
 _NAMES = re.compile(r"^Action:[^\n]*?\bone of \[?([^\]\n)]*)", re.M)
 _LLAMA_TOOL = re.compile(r"^> Tool Name: (\S+)\nTool Description: (.*?)\nTool Args: ", re.M | re.S)
-_QUESTION = re.compile(r"^Question: (.+)$", re.M)
-_OBSERVATION = re.compile(r"^Observation:\s*(.*?)(?=^Thought:|\Z)", re.M | re.S)
-_ACTION = re.compile(r"^Action:\s*`?([\w.-]+)", re.M)
 _PARAMS = re.compile(r"(\w+)\s*:\s*([\w\[\], ]+?)\s*(?:=\s*[^,)]*)?(?:,|$)")
 TYPES = {"str": "string", "string": "string", "int": "integer", "integer": "integer", "float": "number"}
 TYPES |= {"number": "number", "bool": "boolean", "boolean": "boolean", "list": "array", "dict": "object"}
@@ -34,9 +32,9 @@ def write(asked: Asked) -> str | None:
     opened = asked.prompt.last_user_text.rstrip().endswith("Thought:")
     thought = " " if opened else "Thought: "
     if results:
-        return f"{thought}I now know the final answer.\n{finish} {reported(results)}"
+        return f"{thought}I now know the final answer.\n{finish} {asked.reported(results, task)}"
     tools = _tools(system)
-    tool = choose(tools, task) if tools else None
+    tool = asked.choose(tools, task)
     if tool is None:
         return f"{thought}I can answer without using any tools.\n{finish} {asked.sentence(task)}"
     arguments = asked.arguments(tool, task)
@@ -49,24 +47,20 @@ def write(asked: Asked) -> str | None:
 
 
 def _task_and_results(prompt: Prompt) -> tuple[str, list[tuple[str, str]]]:
-    """The question, and the observations made since it was asked, each with the tool that made it."""
-    results: list[tuple[str, str]] = []
-    action, text = "tool", ""
-    for m in prompt.messages:
-        if m.role == "assistant":
-            action = ([action, *_ACTION.findall(m.text)])[-1]
-        elif m.role == "user" and m.text.lstrip().startswith("Observation:"):
-            results.append((action, m.text.lstrip()[len("Observation:") :].strip()))
-        elif m.role == "user":
-            text, results = m.text, []
-    questions = list(_QUESTION.finditer(text))
-    if not questions:
+    """The question, and the observations made since it was asked, each with the tool that made it: those in
+    the scratchpad of the question's own message, then those in "Observation:" messages after it."""
+    messages = prompt.messages
+    start = next((i for i in range(len(messages) - 1, -1, -1) if _asks(messages[i])), -1)
+    text = messages[start].text if start >= 0 else ""
+    results = loop.observed(messages, start + 1)
+    pad = loop.scratchpad(text)
+    if pad is None:
         return text.strip(), results
-    scratch = text[questions[-1].end() :]
-    for observed in _OBSERVATION.finditer(scratch):
-        before = _ACTION.findall(scratch[: observed.start()])
-        results.append((before[-1] if before else "tool", observed.group(1).strip()))
-    return questions[-1].group(1).strip(), results
+    return pad[0], [*pad[1], *results]
+
+
+def _asks(message: Message) -> bool:
+    return message.role == "user" and not loop.observation(message)
 
 
 def _tools(system: str) -> list[Tool]:
