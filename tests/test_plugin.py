@@ -25,29 +25,30 @@ import pytest
 
 def test_two_scripted_429s_are_retried_and_counted(emulator):
     emulator.fault("status=429", times=2)
-    client = openai.OpenAI(base_url=emulator.openai_base_url, api_key="k", max_retries=2)
-    reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    with openai.OpenAI(base_url=emulator.openai_base_url, api_key="k", max_retries=2) as client:
+        reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
     assert reply.choices[0].message.content
     assert [r["status"] for r in emulator.requests()] == [429, 429, 200]
     assert [r["body"]["messages"][0]["content"] for r in emulator.requests()] == ["hi"] * 3
 
 
 def test_a_client_built_from_the_environment_is_routed(emulator):
-    openai.OpenAI(max_retries=0).chat.completions.create(model="m", messages=[{"role": "user", "content": "env"}])
-    anthropic.Anthropic(max_retries=0).messages.create(
-        model="claude-sonnet-4-6", max_tokens=20, messages=[{"role": "user", "content": "env"}]
-    )
+    with openai.OpenAI(max_retries=0) as gpt, anthropic.Anthropic(max_retries=0) as claude:
+        gpt.chat.completions.create(model="m", messages=[{"role": "user", "content": "env"}])
+        claude.messages.create(model="claude-sonnet-4-6", max_tokens=20, messages=[{"role": "user", "content": "env"}])
     assert [r["endpoint"] for r in emulator.requests()] == ["chat_completions", "messages"]
 
 
 def test_a_scenario_for_this_test(emulator):
     emulator.scenario({"name": "greeting", "match": {"last_user": "hello"}, "reply": {"text": "Hi from the test."}})
-    reply = openai.OpenAI().chat.completions.create(model="m", messages=[{"role": "user", "content": "hello"}])
+    with openai.OpenAI() as client:
+        reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hello"}])
     assert reply.choices[0].message.content == "Hi from the test."
 
 
 def test_isolation_another_test_sees_none_of_that(emulator):
-    reply = openai.OpenAI().chat.completions.create(model="m", messages=[{"role": "user", "content": "hello"}])
+    with openai.OpenAI() as client:
+        reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hello"}])
     assert reply.choices[0].message.content != "Hi from the test."
     assert len(emulator.requests()) == 1
 
@@ -55,14 +56,15 @@ def test_isolation_another_test_sees_none_of_that(emulator):
 @pytest.mark.emulator(fault="status=503", profile="openai")
 def test_a_fault_and_a_profile_from_the_marker(emulator):
     assert emulator.openai_base_url.endswith("/openai/v1")
-    with pytest.raises(openai.InternalServerError):
-        openai.OpenAI(max_retries=1).chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    with openai.OpenAI(max_retries=1) as client, pytest.raises(openai.InternalServerError):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     assert [(r["status"], r["profile"]) for r in emulator.requests()] == [(503, "openai")] * 2
 
 
 @pytest.mark.emulator(scenario={"name": "json", "reply": {"text": "{}"}}, timing="latency_ms=50")
 def test_a_scenario_and_timing_from_the_marker(emulator):
-    reply = openai.OpenAI().chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    with openai.OpenAI() as client:
+        reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     assert reply.choices[0].message.content == "{}"
     (entry,) = emulator.requests()
     assert entry["timing"] == "latency_ms=50" and entry["duration_ms"] >= 50
