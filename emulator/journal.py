@@ -7,11 +7,12 @@ bounded in entries and in bytes, the oldest going first, and counts what it drop
 
 from __future__ import annotations
 
+import re
 import time
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import islice
+from itertools import accumulate, islice
 from typing import Any, NamedTuple
 
 from emulator.conversation import Usage
@@ -142,6 +143,34 @@ class Delivered(NamedTuple):
         return self.size > BODY_CAP
 
 
+# An answer written in more pieces than this, of fewer bytes each on average, is kept merged (`compact`): a
+# stream writes an event at a time (a hundred bytes and more), a slice or drip fault a few bytes at a time.
+MERGED_FROM, SMALL_WRITE = 64, 32
+_EVENT_END = re.compile(rb"(?:\r\n|\n)(?:\r\n|\n)")  # what ends a server-sent event, as `events` splits them
+
+
+def compact(delivered: Delivered) -> Delivered:
+    """`delivered` as the journal keeps it: an answer written in many small pieces (a one-byte drip is a write
+    and a mark per byte, some 76 bytes of objects per byte sent) merged into one write per server-sent event,
+    each at the time of its last piece, and cut at `BODY_CAP` where `chunks` would cut it. What the journal
+    shows from it is the same: the body, and each event's time (that of the write that completed it)."""
+    writes = delivered.writes
+    if writes < MERGED_FROM or delivered.size >= SMALL_WRITE * writes:
+        return delivered
+    steps = delivered.steps[:writes]
+    ends = list(accumulate(map(len, steps)))
+    kept = bisect_right(ends, BODY_CAP)  # as `chunks`: the write that goes past the cap, and all after, are not
+    data = b"".join(steps[:kept])
+    ending = {bisect_left(ends, found.end()) for found in _EVENT_END.finditer(data)}  # writes that end an event
+    last = sorted({*ending, kept - 1} if kept else ending)  # the last piece of each merged write
+    starts = [0, *(j + 1 for j in last[:-1])] if last else []
+    merged = tuple(data[ends[i - 1] if i else 0 : ends[j]] for i, j in zip(starts, last, strict=True))
+    marks, times = delivered.marks, delivered.times
+    if marks is not None and times is not None:  # each merged write at the time of its last piece
+        times, marks = tuple(times[bisect_right(marks, j) - 1] for j in last), tuple(range(len(merged)))
+    return delivered._replace(steps=merged, writes=len(merged), times=times, marks=marks)
+
+
 def at_once(status: int, headers: Sequence[tuple[bytes, bytes]], body: bytes, took: float) -> Delivered:
     """An answer sent whole, `took` seconds after its request arrived. Built as the tuple it is (see `add`)."""
     return _tuple(Delivered, (status, tuple(headers), (body,), 1, len(body), took, took, None, 0.0, None))
@@ -202,7 +231,7 @@ class Journal:
         record = entries[-1] if entries and entries[-1][0] == entry_id else self._find(entry_id)  # mostly the last
         if record is None:
             return None
-        self._answers[entry_id] = tuple(delivered)
+        self._answers[entry_id] = tuple(compact(delivered))
         self._bytes += delivered.size
         if self._bytes > self._max_bytes:
             self._make_room()

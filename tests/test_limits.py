@@ -48,15 +48,22 @@ def test_go_durations(seconds: float, text: str) -> None:
 
 
 def test_openai_headers_count_down_then_429(make_server: Any) -> None:
-    server = make_server(Settings(limits=Limits(requests_per_minute=2, tokens_per_minute=100_000)))
+    """Each request's tokens take the bucket longer to refill than any machine takes between two requests: with
+    100,000 tokens a minute and "hi" (42 tokens), two requests 25 ms apart left as many tokens as one (it failed
+    under load), so the prompt here costs thousands of tokens of a bucket of 10,000."""
+    tokens_per_minute = 10_000
+    server = make_server(Settings(limits=Limits(requests_per_minute=2, tokens_per_minute=tokens_per_minute)))
+    long: Any = [{"role": "user", "content": "river " * 2000}]
     with server.openai() as client:
         raw = client.chat.completions.with_raw_response
-        first = raw.create(model="m", messages=USER).headers
-        second = raw.create(model="m", messages=USER).headers
+        first = raw.create(model="m", messages=long).headers
+        second = raw.create(model="m", messages=long).headers
         with pytest.raises(openai.RateLimitError) as caught:
-            client.chat.completions.create(model="m", messages=USER)
+            client.chat.completions.create(model="m", messages=long)
     assert (first["x-ratelimit-limit-requests"], first["x-ratelimit-remaining-requests"]) == ("2", "1")
     assert second["x-ratelimit-remaining-requests"] == "0"
+    cost = tokens_per_minute - int(first["x-ratelimit-remaining-tokens"])
+    assert cost / (tokens_per_minute / 60) > 10  # seconds to refill one request's tokens
     assert int(first["x-ratelimit-remaining-tokens"]) > int(second["x-ratelimit-remaining-tokens"])
     assert second["x-ratelimit-reset-requests"].endswith("s")
     headers = caught.value.response.headers
