@@ -164,13 +164,16 @@ def test_noted_profile_prefers_the_upstreams_own() -> None:
 
 
 def test_the_bundled_recordings_conform(capsys: pytest.CaptureFixture[str]) -> None:
-    """The cassettes the wheel carries (recorded from the emulator, no profile noted) look like what the emulator
-    answers today, rate-limit headers and all: `emulator conform` over them exits 0."""
+    """The cassettes the wheel carries (recorded from the emulator) note the profile they were recorded under,
+    as the recorder does, and look like what the emulator answers today, rate-limit headers and all: a bare
+    `emulator conform` over them, with no `--profile`, exits 0 (it asked for `--profile` while they noted none)."""
     bundled = serve_command.BUNDLED / "recordings"
-    count = len(list(conform_command.recorded([bundled])))
-    assert count >= 3
-    code, out = _conform(capsys, "--profile", "inferam", str(bundled))
-    assert out.splitlines()[-1] == f"conform: 0 of {count} interactions differ", out
+    recorded = list(conform_command.recorded([bundled]))
+    assert len(recorded) >= 3
+    assert {i.profile for i in recorded} == {"inferam"}, [i.profile for i in recorded]
+    code, out = _conform(capsys, str(bundled))
+    assert out.splitlines()[-1] == f"conform: 0 of {len(recorded)} interactions differ", out
+    assert out.count(": same (profile inferam)") == len(recorded), out
     assert code == 0
 
 

@@ -4,6 +4,7 @@ and every mistake in every file reported at once; `load` makes a `Library` of th
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,7 +29,19 @@ def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}, scrubber: Sc
     """Read cassettes (files, or `*.yaml`/`*.yml` in directories, sorted) with vcrpy's safe loader; an empty
     file holds nothing, a missing path is an error, a malformed cassette a `CassetteError` that lists every
     mistake in every file. `readers` (by path from `/v1/` on) index the conversations for cross-dialect
-    replay."""
+    replay. The cyclic garbage collector waits until the library is built: indexing makes a few objects per
+    value and almost no garbage cycles, and each full collection it set off walked every value loaded so far
+    (at 50,000 interactions, 30% of the load's processor time: docs/reliability.md)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _loaded(paths, readers, scrubber)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _loaded(paths: Sequence[Path], readers: Mapping[str, Reader], scrubber: Scrubber | None) -> Library:
     files: list[Path] = []
     for path in paths:
         if not path.exists():

@@ -55,7 +55,8 @@ class Library:
     def add(self, r: Recording) -> None:
         """A recording more (its request scrubbed); one of the same request already held keeps answering it."""
         scrubbed = self.scrubber.body(r.request).decode()
-        r = dataclasses.replace(r, request=scrubbed, key=match_key(scrubbed))
+        if scrubbed != r.request:  # else its key stands: `match_key` of the same text
+            r = dataclasses.replace(r, request=scrubbed, key=match_key(scrubbed))
         self.recordings.setdefault((r.method, r.path, r.key), r)
         reader = self.readers.get(r.path)
         if reader and r.status == 200 and r.method == "POST":
