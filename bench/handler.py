@@ -76,13 +76,15 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--case", action="append", choices=CASES, help="a case (default: all)")
     args = parser.parse_args()
+    cases = {name: CASES[name] for name in args.case or CASES}
     app = create_app(Settings(scenarios=(SCENARIOS,), frozen_time=1767225600))
-    for body in CASES.values():  # warm up: imports, caches, the first request's one-off work
+    for body in cases.values():  # warm up: imports, caches, the first request's one-off work
         await measure(app, body, 50)
-    results: dict[str, list[float]] = {name: [] for name in CASES}
+    results: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.rounds):
-        for name, body in CASES.items():
+        for name, body in cases.items():
             results[name].append(await measure(app, body, args.requests))
     print(f"{emulator.__file__}")
     for name, figures in results.items():
