@@ -28,6 +28,8 @@ from setuptools.command.build_ext import build_ext
 HERE = Path(__file__).parent
 # The modules compiled, in one place: the pure stages a request goes through and the default model. Left Python,
 # and why:
+# - a folder's __main__.py (emulator/default_model/'s): `python -m` runs its code object, which a compiled module
+#   has not ("No code object available").
 # - emulator/frozen.py: `dataclass_transform` sets an attribute on the function it marks, which a compiled
 #   function cannot take (the import failed).
 # - emulator/recent.py: `Recent` subclasses `dict`; a class compiled by mypyc cannot subclass a built-in type.
@@ -92,7 +94,10 @@ def wanted() -> tuple[bool, bool]:
 def extensions(must: bool) -> list[object]:
     """mypyc's extension modules for `COMPILED`, or none (pure Python) when it cannot make them and need not."""
     paths = [
-        str(p) for entry in COMPILED for p in sorted(HERE.glob(entry + "**/*.py" if entry.endswith("/") else entry))
+        str(p)
+        for entry in COMPILED
+        for p in sorted(HERE.glob(entry + "**/*.py" if entry.endswith("/") else entry))
+        if p.name != "__main__.py"  # `python -m` runs a module's code object, which a compiled one has not
     ]
     groups: dict[str | None, list[str]] = {name: [] for name in [*GROUPS, None]}
     for path in paths:
