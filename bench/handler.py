@@ -11,13 +11,24 @@ To compare two trees in one run, give each in turn on PYTHONPATH, alternating, e
     for i in 1 2 3; do
         PYTHONPATH=/tmp/before python bench/handler.py; python bench/handler.py
     done
+
+Instructions per request, the same figure whatever else the machine does, for every case in one run: under
+callgrind with instrumentation off until the measured requests (start-up runs at full speed), each case counted
+apart (`--callgrind` issues callgrind's requests through a small C helper it builds with `cc`):
+
+    valgrind --tool=callgrind --instr-atstart=no python bench/handler.py --callgrind --requests 200
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
+import os
+import re
 import statistics
+import subprocess
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -72,17 +83,56 @@ async def measure(app: Callable[..., Awaitable[None]], body: bytes, requests: in
     return (time.perf_counter() - started) / requests * 1e6
 
 
+# callgrind's client requests (valgrind/callgrind.h), called from Python through ctypes.
+HELPER = """#include <valgrind/callgrind.h>
+void start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void zero(void) { CALLGRIND_ZERO_STATS; }
+void dump(const char *what) { CALLGRIND_DUMP_STATS_AT(what); }
+"""
+
+
+def callgrind() -> ctypes.CDLL:
+    """The helper, built with `cc` (and valgrind's headers) into a temporary folder."""
+    folder = tempfile.mkdtemp()
+    source, library = Path(folder, "helper.c"), Path(folder, "helper.so")
+    source.write_text(HELPER)
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    return ctypes.CDLL(str(library))
+
+
+async def count(app: Callable[..., Awaitable[None]], cases: dict[str, bytes], requests: int) -> None:
+    """Each case's instructions per request, from callgrind's dump of its `requests` requests (callgrind.out.PID.N
+    in the working folder, callgrind's default name)."""
+    helper = callgrind()
+    helper.start()
+    for part, (name, body) in enumerate(cases.items(), 1):
+        await measure(app, body, 10)  # the code instrumented anew runs once before it is counted
+        helper.zero()
+        await measure(app, body, requests)
+        helper.dump(name.encode())
+        dumped = Path(f"callgrind.out.{os.getpid()}.{part}")
+        found = re.search(r"^summary: (\d+)", dumped.read_text(), re.M) if dumped.is_file() else None
+        said = f"{int(found[1]) / requests:12,.0f} instructions/request" if found else f"(see {dumped.name})"
+        print(f"  {name:<16} {said}", flush=True)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--case", action="append", choices=CASES, help="a case (default: all)")
+    parser.add_argument("--callgrind", action="store_true", help="count instructions instead (see above)")
     args = parser.parse_args()
+    cases = {name: CASES[name] for name in args.case or CASES}
     app = create_app(Settings(scenarios=(SCENARIOS,), frozen_time=1767225600))
-    for body in CASES.values():  # warm up: imports, caches, the first request's one-off work
+    for body in cases.values():  # warm up: imports, caches, the first request's one-off work
         await measure(app, body, 50)
-    results: dict[str, list[float]] = {name: [] for name in CASES}
+    if args.callgrind:
+        print(f"{emulator.__file__}")
+        return await count(app, cases, args.requests)
+    results: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.rounds):
-        for name, body in CASES.items():
+        for name, body in cases.items():
             results[name].append(await measure(app, body, args.requests))
     print(f"{emulator.__file__}")
     for name, figures in results.items():

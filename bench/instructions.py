@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAT = "/v1/chat/completions"
-WAIT = 600  # seconds for a server under valgrind to start or stop: seconds when idle, minutes on a busy machine
+WAIT = 600  # default seconds for a server under valgrind to start or stop: seconds when idle, minutes when busy
 # A request as an application sends it to OpenAI: a catalog model and a handful of the fields it knows.
 REALISTIC = {
     "model": "gpt-4.1",
@@ -75,9 +75,11 @@ MIX = (
 CASES["default mix"] = (CHAT, [{"model": "m", "messages": [{"role": "user", "content": text}]} for text in MIX])
 
 
-def count(tree: Path, path: str, body: dict[str, object] | list[dict[str, object]], requests: int) -> int:
+def count(
+    tree: Path, path: str, body: dict[str, object] | list[dict[str, object]], requests: int, wait: float = WAIT
+) -> int:
     """Instructions of one server run from `tree` that answered `requests` requests of `body` to `path` (of each
-    body in turn, for a list)."""
+    body in turn, for a list), waiting up to `wait` seconds for it to start and to stop."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -94,11 +96,11 @@ def count(tree: Path, path: str, body: dict[str, object] | list[dict[str, object
         server = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             bodies = body if isinstance(body, list) else [body]
-            _drive(port, path, [json.dumps(b).encode() for b in bodies], requests)
+            _drive(port, path, [json.dumps(b).encode() for b in bodies], requests, wait)
         finally:
             server.send_signal(signal.SIGINT)
             try:
-                server.wait(timeout=WAIT)
+                server.wait(timeout=wait)
             except subprocess.TimeoutExpired:  # never left behind, eating the CPU the next run is counted on
                 server.kill()
                 server.wait()
@@ -109,8 +111,8 @@ def count(tree: Path, path: str, body: dict[str, object] | list[dict[str, object
         return int(found[1].replace(",", ""))
 
 
-def _drive(port: int, path: str, bodies: list[bytes], requests: int) -> None:
-    deadline = time.monotonic() + WAIT
+def _drive(port: int, path: str, bodies: list[bytes], requests: int, wait: float) -> None:
+    deadline = time.monotonic() + wait
     while True:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
@@ -138,6 +140,13 @@ def main() -> int:
     parser.add_argument("--case", action="append", choices=CASES, help="a case (default: all)")
     parser.add_argument("--few", type=int, default=100, help="requests of the first run (default: 100)")
     parser.add_argument("--many", type=int, default=1100, help="requests of the second run (default: 1100)")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=WAIT,
+        help=f"seconds a server under valgrind may take to start or stop (default: "
+        f"{WAIT}; a loaded machine can take longer)",
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         print("instructions.py needs valgrind (apt-get install valgrind)", file=sys.stderr)
@@ -147,7 +156,7 @@ def main() -> int:
         path, body = CASES[name]
         each = {}
         for side, tree in (("old", args.old.resolve()), ("new", args.new.resolve())):
-            few, many = count(tree, path, body, args.few), count(tree, path, body, args.many)
+            few, many = (count(tree, path, body, n, args.wait) for n in (args.few, args.many))
             each[side] = (many - few) / (args.many - args.few)
         print(f"{name:<16}{each['old']:>14,.0f}{each['new']:>14,.0f}{each['new'] / each['old']:>9.1%}", flush=True)
     return 0

@@ -8,6 +8,9 @@ EmulatorError
  ├─ PayloadTooLarge     413
  ├─ InternalError       500  a bug of ours, never a traceback on the wire
  └─ StateUnavailable    503  the shared state store (`--state`) failed: the emulator's own fault, retryable
+
+This module stays Python in the compiled wheel (setup.py): compiled by mypyc, a class derived from `Exception`
+never sets the class-level `status` and `kind` below on its instances, so reading them raised AttributeError.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ ports, signals to PID 1).
 from __future__ import annotations
 
 import ast
+import builtins
 import hashlib
 import json
 import os
@@ -350,23 +351,105 @@ def test_the_installed_wheel_writes_code_from_its_own_templates(wheel: Path, ven
     assert said == "go reverseString True"
 
 
-def compiled_modules() -> list[str]:
-    """The modules setup.py's `COMPILED` names (a folder: every module under it), by dotted name."""
+def build_small(tmp_path: Path, name: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """setup.py and pyproject.toml, building a package of one module setup.py compiles (ids.py, which imports no
+    other), with this venv's setuptools and mypyc (the test extras): pip wheel's run and its folder of wheels."""
+    source, out = tmp_path / name / "src", tmp_path / name / "wheels"
+    (source / "emulator").mkdir(parents=True)
+    for copied in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "emulator/ids.py"):
+        shutil.copy(REPO / copied, source / copied)
+    (source / "emulator" / "__init__.py").write_text("")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("EMULATOR_")}
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"  # this venv's pip
+    command = [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation", "-w", str(out)]
+    built = subprocess.run([*command, str(source)], env=clean | {"PATH": path} | env, capture_output=True, text=True)
+    return built, out
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to build the compiled wheel with")
+def test_a_wheel_is_compiled_by_default_pure_and_untagged_without_a_compiler_and_failed_when_it_must_compile(
+    tmp_path: Path,
+) -> None:
+    """The three builds of setup.py, on a package of one module. `CC=false` is a C compiler that always fails."""
+    built, out = build_small(tmp_path, "default", {})
+    assert built.returncode == 0, built.stdout[-5000:] + built.stderr[-5000:]
+    [wheel] = out.glob("*.whl")
+    assert wheel.name.endswith(f"-{sysconfig.get_platform().replace('-', '_').replace('.', '_')}.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        assert any(n.startswith("emulator/ids.cpython-") and n.endswith(".so") for n in archive.namelist())
+    built, out = build_small(tmp_path, "no compiler", {"CC": "false"})
+    assert built.returncode == 0, built.stdout[-5000:] + built.stderr[-5000:]
+    assert "emulator: building pure Python, the C build failed" in built.stdout + built.stderr
+    [wheel] = out.glob("*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name  # no platform's tag on a wheel of sources
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        purelib = "Root-Is-Purelib: true" in archive.read(next(n for n in names if n.endswith("/WHEEL"))).decode()
+    assert "emulator/ids.py" in names and not [n for n in names if n.endswith(".so")] and purelib
+    built, out = build_small(tmp_path, "must", {"CC": "false", "EMULATOR_COMPILED": "1"})
+    assert built.returncode != 0 and not list(out.glob("*.whl"))
+    built, out = build_small(tmp_path, "pure", {"EMULATOR_PURE": "1"})
+    assert built.returncode == 0 and [w.name.endswith("-py3-none-any.whl") for w in out.glob("*.whl")] == [True]
+
+
+def compiled_paths() -> list[Path]:
+    """The files setup.py's `COMPILED` names (a folder: every module under it but a `__main__`)."""
     tree = ast.parse((REPO / "setup.py").read_text())
     [entries] = [
         ast.literal_eval(node.value)
         for node in tree.body
         if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["COMPILED"]
     ]
-    paths = [p for entry in entries for p in sorted(REPO.glob(entry + "**/*.py" if entry.endswith("/") else entry))]
-    return [".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in paths]
+    found = [p for entry in entries for p in sorted(REPO.glob(entry + "**/*.py" if entry.endswith("/") else entry))]
+    return [p for p in found if p.name != "__main__.py"]  # as setup.py: `python -m` needs the module's code
 
 
-@pytest.mark.skipif(
-    os.environ.get("EMULATOR_TEST_COMPILED") != "1",
-    reason="the compiled wheel is opt-in (setup.py): under mypyc an error's class attribute reads as unset, so the "
-    "dialect tests fail against it (issue 32); EMULATOR_TEST_COMPILED=1 with EMULATOR_COMPILED=1 runs these",
-)
+def compiled_modules() -> list[str]:
+    """The modules setup.py compiles, by dotted name."""
+    return [".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in compiled_paths()]
+
+
+BUILT_IN_TYPES = {name for name, value in vars(builtins).items() if isinstance(value, type) and value is not object}
+
+
+def unset_when_compiled(sources: list[str]) -> list[str]:
+    """`Class.name` for each value given in the body of a class derived (in `sources`, at any depth) from a built-in
+    type such as `Exception`, other than a `ClassVar`, a `Final` or a dunder. Pure Python reads such a value from
+    the class; compiled by mypyc, the class never sets it on its instances, and reading it raises AttributeError."""
+    classes = [node for source in sources for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ClassDef)]
+    derived, grown = set(BUILT_IN_TYPES), True
+    while grown:
+        named = {c.name for c in classes if any(ast.unparse(b).rsplit(".", 1)[-1] in derived for b in c.bases)}
+        grown, derived = not named <= derived, derived | named
+    found = []
+    for c in (c for c in classes if any(ast.unparse(b).rsplit(".", 1)[-1] in derived for b in c.bases)):
+        for item in c.body:
+            if isinstance(item, ast.Assign):
+                names = [t.id for t in item.targets if isinstance(t, ast.Name)]
+            elif isinstance(item, ast.AnnAssign) and item.value is not None and isinstance(item.target, ast.Name):
+                kept = re.search(r"\b(ClassVar|Final)\b", ast.unparse(item.annotation))
+                names = [] if kept else [item.target.id]
+            else:
+                names = []
+            found += [f"{c.name}.{n}" for n in names if not n.startswith("__")]
+    return found
+
+
+def test_no_compiled_class_derived_from_a_built_in_type_gives_its_instances_a_class_level_value() -> None:
+    """Issue 32: the compiled wheel's `InvalidRequest(...).status` was unset. Caught here without compiling."""
+    broken = "class Refused(ValueError):\n    status = 400\n\n\nclass Gone(Refused):\n    status: int = 410\n"
+    assert unset_when_compiled([broken]) == ["Refused.status", "Gone.status"]
+    sound = (
+        "from typing import ClassVar\n\n\nclass Refused(LookupError):\n    status: ClassVar[int] = 404\n"
+        "    __match_args__ = ('code',)\n\n    def __init__(self, code: int) -> None:\n        self.code = code\n"
+        "\n\nclass Plain:\n    status = 400\n"
+    )
+    assert unset_when_compiled([sound]) == []
+    assert unset_when_compiled([p.read_text() for p in compiled_paths()]) == []
+    errors = (REPO / "emulator" / "errors.py").read_text()  # the pattern: why errors.py stays Python
+    assert "emulator.errors" not in compiled_modules() and "InvalidRequest.status" in unset_when_compiled([errors])
+
+
 def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     wheel: Path, venv: Path, tmp_path: Path
 ) -> None:
@@ -398,11 +481,6 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
 DIALECT_TESTS = ["test_app_chat.py", "test_app_responses.py", "test_app_messages.py"]
 
 
-@pytest.mark.skipif(
-    os.environ.get("EMULATOR_TEST_COMPILED") != "1",
-    reason="the compiled wheel is opt-in (setup.py): under mypyc an error's class attribute reads as unset, so the "
-    "dialect tests fail against it (issue 32); EMULATOR_TEST_COMPILED=1 with EMULATOR_COMPILED=1 runs these",
-)
 def test_the_sdk_driven_dialect_tests_pass_against_the_installed_compiled_wheel(venv: Path, tmp_path: Path) -> None:
     """The tests are copied to a folder with no emulator/ beside them, so that the venv's (compiled) package is the
     one they import, and run there by the venv's pytest, with the project's pytest settings."""
