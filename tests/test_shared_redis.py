@@ -20,7 +20,6 @@ from emulator import state as state_module
 from emulator.conversation import Message, Prompt
 from emulator.dialects import openai_chat
 from emulator.journal import Journal, Note, at_once
-from emulator.shared_redis import outage
 from emulator.sse import encode
 from emulator.state import Directions, Settings, State
 from emulator.store import Bounds
