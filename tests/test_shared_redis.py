@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -451,3 +452,42 @@ def test_a_plain_answer_takes_two_round_trips_and_journals_as_in_process(
     each = run(compare, state)
     plain = ["EVALSHA", "EVALSHA"]  # directions, attempt and buckets; the entry and the counts
     assert each == [plain, plain, ["EVALSHA", "EVALSHA", "EVALSHA"], plain]
+
+
+def test_directions_set_on_one_worker_reach_another_in_the_before_shaping_trip(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: a request looks up its test's directions in the script that takes what its shape needs. Where
+    there are none (and no posted scenario changed) that is its only trip before shaping; where another worker set
+    some (a scenario it posted, a fault for one request), nothing was taken, and the request goes round again with
+    them: the posted scenario answers, and the fault strikes exactly one request whichever worker answers."""
+    from emulator import scenarios
+
+    url = f"{redis_server}?prefix=unit{next(_prefixes)}"
+    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+    document = {"scenarios": [{"name": "mine", "reply": {"text": "from the posted one"}}]}
+    test = (b"x-emulator-test-id", b"t-dir")
+    trips = count_trips(monkeypatch)
+
+    def said(answer: Any) -> tuple[int, str | None]:
+        body = json.loads(answer.body)
+        return answer.status, body["choices"][0]["message"]["content"] if answer.status == 200 else None
+
+    async def check() -> None:
+        await other.refresh()
+        await one.post("t-dir", scenarios.parse(document), scenarios.sources(document))
+        await one.direct("t-dir", Directions(scenario="mine"))
+        before = len(trips)
+        assert said(await ask(other, "hi 1", test)) == (200, "from the posted one")
+        # looked (nothing taken), caught up with the posted scenarios, taken, left
+        assert loaded(trips[before:]) == ["EVALSHA", "MULTI", "EVALSHA", "EVALSHA"]
+        before = len(trips)
+        assert said(await ask(other, "hi 2", (b"x-emulator-test-id", b"t-none")))[0] == 200
+        assert loaded(trips[before:]) == ["EVALSHA", "EVALSHA"]  # no directions: one trip before, one after
+        await one.direct("t-dir", Directions(spec="status=503", times=1))
+        statuses = [said(await ask(state, f"hi {i}", test))[0] for i, state in enumerate((other, one, other, one))]
+        assert statuses == [503, 200, 200, 200]
+        journalled = await other.find({"test_id": "t-dir"})  # each request once, though some went round again
+        assert [v["response"]["status"] for v in journalled] == [200, 503, 200, 200, 200]
+
+    run(check, one, other)
