@@ -491,3 +491,37 @@ def test_directions_set_on_one_worker_reach_another_in_the_before_shaping_trip(
         assert [v["response"]["status"] for v in journalled] == [200, 503, 200, 200, 200]
 
     run(check, one, other)
+
+
+def test_scripts_sent_in_one_turn_go_in_one_trip_each_with_its_own_reply(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: what concurrent requests take from the store in the same turn of the event loop is one pipeline
+    (`batch.Batcher`): one round trip for all, each its own answer, every count exact; a command that fails fails
+    alone."""
+    state = shared(redis_server)
+    profile = profiles.PROFILES["inferam"]
+    trips = count_trips(monkeypatch)
+
+    async def check() -> None:
+        await state.refresh()
+        prompt = Prompt(dialect="t", model="m", messages=(Message("user", "hi"),))
+        await state.before_shape(profile, prompt, ("t", "k", "warm"), 1, "openai")  # the scripts loaded, once
+        await state.issue(("t", "k", "warm"), None)
+        before = len(trips)
+        got = await asyncio.gather(
+            *(state.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai") for _ in range(9))
+        )
+        assert loaded(trips[before:]) == ["EVALSHA"]  # nine scripts, one trip
+        assert sorted(b.attempt for b in got) == list(range(9))  # each counted once, none lost
+        levels = sorted(float(dict(b.rates)[b"x-ratelimit-remaining-requests"]) for b in got)
+        assert len(set(levels)) == 9  # each took its own request from the bucket
+        await state._client().set(state._key("attempts"), "not a hash")  # the attempts' script fails on it
+        wrong = state.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai")
+        right = state.issue(("t", "k", "digest"), None)  # another script, in the same pipeline
+        before = len(trips)
+        failed, issued = await asyncio.gather(wrong, right, return_exceptions=True)
+        assert isinstance(failed, redis.ResponseError) and "WRONGTYPE" in str(failed) and issued == 0
+        assert loaded(trips[before:]) == ["EVALSHA"]
+
+    run(check, state)

@@ -47,15 +47,18 @@ class Batcher:
                 for command, _ in queued:
                     pipe.execute_command(*command)
                 replies = await pipe.execute(raise_on_error=False)
-        except BaseException as exc:  # the guard made a failure of the store `StateUnavailable`: each command's
+        except Exception as exc:  # the guard made a failure of the store `StateUnavailable`: each command's
             if isinstance(exc, StateUnavailable):
                 self.outage.failed += len(queued) - 1  # the guard counted the batch once
+            down = isinstance(exc, StateUnavailable)
             for _, future in queued:
                 if not future.done():
-                    future.set_exception(StateUnavailable(self.outage.reason) if self.outage.down else exc)
-            if not isinstance(exc, Exception):
-                raise
+                    future.set_exception(StateUnavailable(self.outage.reason) if down else exc)
             return
+        except BaseException:  # cancelled (the loop ends): so are the commands
+            for _, future in queued:
+                future.cancel()
+            raise
         for (_, future), reply in zip(queued, replies, strict=True):
             if future.done():  # its caller gave up (cancelled)
                 continue
