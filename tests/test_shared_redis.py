@@ -21,6 +21,7 @@ from emulator import state as state_module
 from emulator.conversation import Message, Prompt
 from emulator.dialects import openai_chat
 from emulator.journal import Journal, Note, at_once
+from emulator.shared_redis import batch
 from emulator.sse import encode
 from emulator.state import Directions, Settings, State
 from emulator.store import Bounds
@@ -525,3 +526,23 @@ def test_scripts_sent_in_one_turn_go_in_one_trip_each_with_its_own_reply(
         assert loaded(trips[before:]) == ["EVALSHA"]
 
     run(check, state)
+
+
+@given(
+    st.sampled_from(["EVALSHA", "HSET", "SCRIPT LOAD", "GET"]),
+    st.lists(st.one_of(st.text(), st.binary(), st.integers(), st.floats(allow_nan=False), st.booleans()), max_size=8),
+)
+@settings(max_examples=200, deadline=None)
+def test_commands_are_packed_as_redis_py_packs_them(name: str, args: list[Any]) -> None:
+    """`batch.packing`'s connections pack a command of text, bytes and whole numbers themselves, byte for byte as
+    redis-py does; anything else (floats, a name of two words) redis-py packs, and bools it refuses as before."""
+    plain = redis.asyncio.connection.Connection()
+    packing = batch.packing(redis.asyncio.connection.Connection)()
+
+    def packed(connection: Any) -> bytes | type[Exception]:
+        try:
+            return b"".join(connection.pack_command(name, *args))
+        except redis.DataError:
+            return redis.DataError
+
+    assert packed(packing) == packed(plain)

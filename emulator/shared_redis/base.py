@@ -17,7 +17,7 @@ from emulator import limits, scenarios
 from emulator.errors import StateUnavailable
 from emulator.journal import Entry
 from emulator.shared_redis.address import address, ping
-from emulator.shared_redis.batch import Batcher
+from emulator.shared_redis.batch import Batcher, packing
 from emulator.shared_redis.outage import CONNECT_TIMEOUT, HEALTH_TIMEOUT, TIMEOUT, Client, Outage
 from emulator.shared_redis.scripts import SCRIPTS
 from emulator.state import Settings, State
@@ -65,6 +65,8 @@ class RedisState(State):
             retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
             self._redis = Client.from_url(self.address.connect, retry=retry, **options)  # the URL's options win
             self._redis.outage = self.outage
+            pool = self._redis.connection_pool
+            pool.connection_class = packing(pool.connection_class)
             self._pid = os.getpid()
             self.worker = f"{platform.node()}:{self._pid}"
             self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
