@@ -428,10 +428,11 @@ def steady(view: dict[str, Any]) -> dict[str, Any]:
 def test_a_plain_answer_takes_two_round_trips_and_journals_as_in_process(
     redis_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Six before issue 32 (the test's directions, the attempt, the buckets, the journal's entry, its completion with
-    the counts, and redis-py's SCRIPT EXISTS before that pipeline's scripts): now what the shape needs with the
-    directions (one script), and the entry written whole with its delivery and the counts (one script). A streamed
-    answer's entry is still written before it is played. The journal reads as the in-process one's, ids in order."""
+    """Four before (the test's directions, what the shape needs, redis-py's SCRIPT EXISTS ahead of a pipeline's
+    scripts, the pipeline with the entry and the counts; the counter then, at the outage guard, missed the third):
+    now what the shape needs with the directions (one script), and the entry written whole with its delivery and the
+    counts (one script). A streamed answer's entry is still written before it is played. The journal reads as the
+    in-process one's, ids in order."""
     state, alone = shared(redis_server), State()
     trips = count_trips(monkeypatch)
 
