@@ -72,14 +72,19 @@ class Directions:
     lenient: bool = False  # the public profiles accept unknown models and fields (`x-emulator-lenient`)
 
 
+Look = tuple[str, Mapping[str, str]]  # a request's test id and headers, for its test's directions to be looked up
+
+
 class Before(NamedTuple):
     """`State.before_shape`: the prompt cache's tokens, the attempt's number, the rate limits' verdict (where
-    enforced) and headers."""
+    enforced) and headers; or, when it was asked to look up the test's directions and found any (or posted
+    scenarios changed), only the headers they add (`again`): nothing was taken, and the request goes round again."""
 
     cached: int
     attempt: int
     verdict: limits.Verdict | None = None
     rates: Pairs = ()
+    again: dict[str, str] | None = None
 
 
 class State:
@@ -197,12 +202,21 @@ class State:
         return self._limiter.report(scope, tokens, now, flavor)
 
     async def before_shape(
-        self, profile: profiles.Profile, prompt: Prompt, identity: tuple[str, str, str], tokens: int, flavor: str
+        self,
+        profile: profiles.Profile,
+        prompt: Prompt,
+        identity: tuple[str, str, str],
+        tokens: int,
+        flavor: str,
+        look: Look | None = None,
     ) -> Before:
         """What requests share that a request's shape needs, taken at once (a shared store: in one round trip):
         the tokens of `prompt` the profile's prompt cache serves, this attempt's number at `identity` (test id,
         key, conversation), and, where limits are set, `tokens` taken from the buckets of (test id, key): the
-        verdict where they are enforced, and the rate-limit headers in `flavor`."""
+        verdict where they are enforced, and the rate-limit headers in `flavor`. First, given `look`, the test's
+        directions, as `look_up` does: if it finds any, nothing is taken (`Before.again`)."""
+        if look is not None and (added := await self.look_up(*look)) is not None:
+            return Before(0, 0, again=added)
         now = time.time() if profile.cache or self.limited else 0.0
         cached = await self.cached_tokens(profile, prompt, now) if profile.cache else 0
         attempt = await self.next_attempt(identity)
@@ -344,6 +358,12 @@ class State:
     async def directions(self, test_id: str) -> Directions | None:
         """What a test set for its requests, or else what was set for everyone."""
         return self._directed.get(test_id) or self._directed.get("")
+
+    async def look_up(self, test_id: str, sent: Mapping[str, str]) -> dict[str, str] | None:
+        """`headers_for`, or None when a request that began without them may go on as it is: its test (and
+        everyone) has no directions, and nothing else it was answered from changed (a shared store: the posted
+        scenarios)."""
+        return None if await self.directions(test_id) is None else await self.headers_for(test_id, sent)
 
     async def headers_for(self, test_id: str, sent: Mapping[str, str]) -> dict[str, str]:
         """The headers a request of `test_id` gets from its test's directions, beside those it `sent` (which

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
 import pytest
 import redis.asyncio.client
+import redis.asyncio.connection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +21,7 @@ from emulator import state as state_module
 from emulator.conversation import Message, Prompt
 from emulator.dialects import openai_chat
 from emulator.journal import Journal, Note, at_once
-from emulator.shared_redis import outage
+from emulator.shared_redis import batch
 from emulator.sse import encode
 from emulator.state import Directions, Settings, State
 from emulator.store import Bounds
@@ -365,22 +367,29 @@ def test_what_a_shape_needs_is_taken_in_one_trip_as_in_process(
     assert all(bool(r.rates) == bool(quota) for r in rounds)
 
 
+SETUP = ("HELLO", "CLIENT", "SELECT", "AUTH")  # what redis-py sends on a new connection
+
+
 def loaded(trips: list[str]) -> list[str]:
-    """The round trips but those of a script's first call in this Redis (NOSCRIPT, then it is loaded)."""
-    return [trip for i, trip in enumerate(trips) if trip != "SCRIPT LOAD" and trips[i + 1 : i + 2] != ["SCRIPT LOAD"]]
+    """The round trips but those of a new connection's set-up and of a script's first call in this Redis (NOSCRIPT,
+    then it is loaded)."""
+    kept = [trip for trip in trips if trip not in SETUP]
+    return [trip for i, trip in enumerate(kept) if trip != "SCRIPT LOAD" and kept[i + 1 : i + 2] != ["SCRIPT LOAD"]]
 
 
 def count_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Count round trips to Redis from here on: every command and every pipeline goes through the outage guard once
-    (`outage.guarded`); the list names what each sent."""
+    """Count round trips to Redis from here on: what a connection sends at once (a command, or a whole pipeline,
+    or redis-py's own `SCRIPT EXISTS` before a pipeline's scripts); the list names the first command of each."""
     trips: list[str] = []
-    guarded = outage.guarded
+    send = redis.asyncio.connection.AbstractConnection.send_packed_command
 
-    async def counting(watch: outage.Outage, command: Any) -> Any:
-        trips.append(command.cr_frame.f_locals.get("args", ("pipeline",))[0] if command.cr_frame else "?")
-        return await guarded(watch, command)
+    async def counting(connection: Any, command: Any, check_health: bool = True) -> None:
+        packed = b"".join([command] if isinstance(command, bytes) else command)
+        first = packed.split(b"\r\n")[2].decode()  # *N, $length, then the command's name
+        trips.append(first + (" LOAD" if first == "SCRIPT" and b"LOAD" in packed[:40] else ""))
+        await send(connection, command, check_health)
 
-    monkeypatch.setattr(outage, "guarded", counting)
+    monkeypatch.setattr(redis.asyncio.connection.AbstractConnection, "send_packed_command", counting)
     return trips
 
 
@@ -416,13 +425,14 @@ def steady(view: dict[str, Any]) -> dict[str, Any]:
     return {**view, "time": 0, "duration_ms": 0, "response": response}
 
 
-def test_a_plain_answer_takes_three_round_trips_and_journals_as_in_process(
+def test_a_plain_answer_takes_two_round_trips_and_journals_as_in_process(
     redis_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Five before (the test's directions, the attempt, the buckets, the journal's entry, its completion with the
-    counts): now the directions, what the shape needs (one script), and the entry written whole with its delivery
-    and the counts (one pipeline). A streamed answer's entry is still written before it is played. The journal
-    reads as the in-process one's, ids in order."""
+    """Four before (the test's directions, what the shape needs, redis-py's SCRIPT EXISTS ahead of a pipeline's
+    scripts, the pipeline with the entry and the counts; the counter then, at the outage guard, missed the third):
+    now what the shape needs with the directions (one script), and the entry written whole with its delivery and the
+    counts (one script). A streamed answer's entry is still written before it is played. The journal reads as the
+    in-process one's, ids in order."""
     state, alone = shared(redis_server), State()
     trips = count_trips(monkeypatch)
 
@@ -442,5 +452,98 @@ def test_a_plain_answer_takes_three_round_trips_and_journals_as_in_process(
         return each
 
     each = run(compare, state)
-    plain = ["EVALSHA", "EVALSHA", "pipeline"]  # directions; attempt and buckets; the entry and the counts
-    assert each == [plain, plain, ["EVALSHA", "EVALSHA", "EVALSHA", "pipeline"], plain]
+    plain = ["EVALSHA", "EVALSHA"]  # directions, attempt and buckets; the entry and the counts
+    assert each == [plain, plain, ["EVALSHA", "EVALSHA", "EVALSHA"], plain]
+
+
+def test_directions_set_on_one_worker_reach_another_in_the_before_shaping_trip(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: a request looks up its test's directions in the script that takes what its shape needs. Where
+    there are none (and no posted scenario changed) that is its only trip before shaping; where another worker set
+    some (a scenario it posted, a fault for one request), nothing was taken, and the request goes round again with
+    them: the posted scenario answers, and the fault strikes exactly one request whichever worker answers."""
+    from emulator import scenarios
+
+    url = f"{redis_server}?prefix=unit{next(_prefixes)}"
+    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+    document = {"scenarios": [{"name": "mine", "reply": {"text": "from the posted one"}}]}
+    test = (b"x-emulator-test-id", b"t-dir")
+    trips = count_trips(monkeypatch)
+
+    def said(answer: Any) -> tuple[int, str | None]:
+        body = json.loads(answer.body)
+        return answer.status, body["choices"][0]["message"]["content"] if answer.status == 200 else None
+
+    async def check() -> None:
+        await other.refresh()
+        await one.post("t-dir", scenarios.parse(document), scenarios.sources(document))
+        await one.direct("t-dir", Directions(scenario="mine"))
+        before = len(trips)
+        assert said(await ask(other, "hi 1", test)) == (200, "from the posted one")
+        # looked (nothing taken), caught up with the posted scenarios, taken, left
+        assert loaded(trips[before:]) == ["EVALSHA", "MULTI", "EVALSHA", "EVALSHA"]
+        before = len(trips)
+        assert said(await ask(other, "hi 2", (b"x-emulator-test-id", b"t-none")))[0] == 200
+        assert loaded(trips[before:]) == ["EVALSHA", "EVALSHA"]  # no directions: one trip before, one after
+        await one.direct("t-dir", Directions(spec="status=503", times=1))
+        statuses = [said(await ask(state, f"hi {i}", test))[0] for i, state in enumerate((other, one, other, one))]
+        assert statuses == [503, 200, 200, 200]
+        journalled = await other.find({"test_id": "t-dir"})  # each request once, though some went round again
+        assert [v["response"]["status"] for v in journalled] == [200, 503, 200, 200, 200]
+
+    run(check, one, other)
+
+
+def test_scripts_sent_in_one_turn_go_in_one_trip_each_with_its_own_reply(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: what concurrent requests take from the store in the same turn of the event loop is one pipeline
+    (`batch.Batcher`): one round trip for all, each its own answer, every count exact; a command that fails fails
+    alone."""
+    state = shared(redis_server)
+    profile = profiles.PROFILES["inferam"]
+    trips = count_trips(monkeypatch)
+
+    async def check() -> None:
+        await state.refresh()
+        prompt = Prompt(dialect="t", model="m", messages=(Message("user", "hi"),))
+        await state.before_shape(profile, prompt, ("t", "k", "warm"), 1, "openai")  # the scripts loaded, once
+        await state.issue(("t", "k", "warm"), None)
+        before = len(trips)
+        got = await asyncio.gather(
+            *(state.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai") for _ in range(9))
+        )
+        assert loaded(trips[before:]) == ["EVALSHA"]  # nine scripts, one trip
+        assert sorted(b.attempt for b in got) == list(range(9))  # each counted once, none lost
+        levels = sorted(float(dict(b.rates)[b"x-ratelimit-remaining-requests"]) for b in got)
+        assert len(set(levels)) == 9  # each took its own request from the bucket
+        await state._client().set(state._key("attempts"), "not a hash")  # the attempts' script fails on it
+        wrong = state.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai")
+        right = state.issue(("t", "k", "digest"), None)  # another script, in the same pipeline
+        before = len(trips)
+        failed, issued = await asyncio.gather(wrong, right, return_exceptions=True)
+        assert isinstance(failed, redis.ResponseError) and "WRONGTYPE" in str(failed) and issued == 0
+        assert loaded(trips[before:]) == ["EVALSHA"]
+
+    run(check, state)
+
+
+@given(
+    st.sampled_from(["EVALSHA", "HSET", "SCRIPT LOAD", "GET"]),
+    st.lists(st.one_of(st.text(), st.binary(), st.integers(), st.floats(allow_nan=False), st.booleans()), max_size=8),
+)
+@settings(max_examples=200, deadline=None)
+def test_commands_are_packed_as_redis_py_packs_them(name: str, args: list[Any]) -> None:
+    """`batch.packing`'s connections pack a command of text, bytes and whole numbers themselves, byte for byte as
+    redis-py does; anything else (floats, a name of two words) redis-py packs, and bools it refuses as before."""
+    plain = redis.asyncio.connection.Connection()
+    packing = batch.packing(redis.asyncio.connection.Connection)()
+
+    def packed(connection: Any) -> bytes | type[Exception]:
+        try:
+            return b"".join(connection.pack_command(name, *args))
+        except redis.DataError:
+            return redis.DataError
+
+    assert packed(packing) == packed(plain)

@@ -14,7 +14,7 @@ default `emulator`), so that one Redis serves several emulators:
   answer is delivered, by a Lua script that also keeps the journal within its entries and bytes, oldest out
   first, and counts what it dropped; a sorted set of ids per test id, so that a test reads its own;
 - posted scenarios: as they were sent, with a version every change bumps; a process that finds the version
-  moved parses them again (it looks on every request, in the same script that reads the test's faults);
+  moved parses them again (it looks on every request, in the script that takes what its shape needs);
 - per-test faults: JSON in a hash; `times` is counted down in that script, so a fault strikes exactly that many
   requests whichever worker answers them;
 - stored responses and threads: a key each, with the store's time to live;
@@ -24,10 +24,15 @@ Where the in-process state is bounded by count (`--max-clients`, the store's ent
 cache's keys), keys here expire instead: counters and buckets after a day unused (a bucket left a day is full
 again), stored values with the store's time to live, a cache key's blocks with the cache's.
 
+A plain request makes two round trips: one script before it is shaped (the test's directions, the attempt, the
+buckets, the prompt cache: `before.lua`), one after it is answered (its journal entry and this worker's counts:
+`after.lua`); and the scripts that concurrent requests send in one turn of the event loop go as one pipeline.
+
 Its modules, by job: `address` (the `--state` URL, and whether Redis answers at start), `outage` (the client, each
-command through the guard that turns the store's failures into 503s and logs an outage once), `scripts` (the Lua
-scripts, `lua/*.lua`, read once), `base` (the client made after the fork, keys, `/health`), `journal` (the
-journal and the metrics), `shared` (the rest of the store interface: `SharedState`).
+command through the guard that turns the store's failures into 503s and logs an outage once), `batch` (one turn's
+scripts in one pipeline), `scripts` (the Lua scripts, `lua/*.lua`, read once), `base` (the client made after the
+fork, keys, `/health`), `journal` (the journal and the metrics), `shared` (the rest of the store interface:
+`SharedState`).
 """
 
 from emulator.shared_redis.address import Address, Unreachable, address

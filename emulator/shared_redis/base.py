@@ -17,6 +17,7 @@ from emulator import limits, scenarios
 from emulator.errors import StateUnavailable
 from emulator.journal import Entry
 from emulator.shared_redis.address import address, ping
+from emulator.shared_redis.batch import Batcher, packing
 from emulator.shared_redis.outage import CONNECT_TIMEOUT, HEALTH_TIMEOUT, TIMEOUT, Client, Outage
 from emulator.shared_redis.scripts import SCRIPTS
 from emulator.state import Settings, State
@@ -40,6 +41,7 @@ class RedisState(State):
         self._redis: Any = None
         self._pid = 0
         self._scripts: dict[str, Any] = {}
+        self._batch: Batcher
         self._version: bytes | None = None  # of the posted scenarios this process holds
         self._parsed: dict[bytes, tuple[bytes, scenarios.Scenario]] = {}  # field -> (its stamp, the scenario)
         self._open: dict[int, Entry] = {}  # journal entries opened here and not yet delivered
@@ -63,9 +65,12 @@ class RedisState(State):
             retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
             self._redis = Client.from_url(self.address.connect, retry=retry, **options)  # the URL's options win
             self._redis.outage = self.outage
+            pool = self._redis.connection_pool
+            pool.connection_class = packing(pool.connection_class)
             self._pid = os.getpid()
             self.worker = f"{platform.node()}:{self._pid}"
             self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
+            self._batch = Batcher(self._redis, self.outage)
         return self._redis
 
     async def close(self) -> None:
@@ -77,9 +82,16 @@ class RedisState(State):
     def _key(self, *parts: str) -> str:
         return f"{self.address.prefix}:{''.join(parts)}"
 
-    async def _run(self, script: str, keys: Sequence[str], args: Sequence[Any], client: Any = None) -> Any:
+    async def _run(self, script: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """Run a script, in the pipeline of this turn of the event loop (`Batcher`); loaded first if Redis does
+        not hold it."""
         self._client()
-        return await self._scripts[script](keys=keys, args=args, client=client)
+        held = self._scripts[script]
+        try:
+            return await self._batch.send("EVALSHA", held.sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            await self._redis.script_load(held.script)
+            return await self._batch.send("EVALSHA", held.sha, len(keys), *keys, *args)
 
     async def _count(self, key: str, field: str) -> int:
         """The count at `field` of the hash `key` before this one; counted once more, kept a day unused."""

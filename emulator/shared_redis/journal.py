@@ -3,6 +3,7 @@ read back by test id; each worker's counters published once it has answered, sum
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -21,15 +22,17 @@ class JournalState(RedisState):
         names = ("entries", "ids", "bytes", "dropped", "tests", "next")
         return [*(self._key("journal:", name) for name in names), self._key("journal:test:", test_id)]
 
-    def _journalled(self, entry: Entry, delivered: Delivered | None, client: Any = None) -> Any:
+    def _journalled(self, entry: Entry, delivered: Delivered | None) -> Any:
         """Write an entry's view (a new one when its id is 0); the script's answer, its id, awaited."""
+        return self._run("journal", self._journal_keys(entry.test_id), self._journal_args(entry, delivered))
+
+    def _journal_args(self, entry: Entry, delivered: Delivered | None) -> list[Any]:
         view = journal.view(entry, delivered)
         del view["id"]  # the script gives a new entry its id: it is the field the view is kept under
         view["worker"] = self.worker
         settings = self.settings
         args = [encode([entry.status, view]), entry.id, settings.journal_size, settings.journal_bytes]
-        args += [self._key("journal:test:"), entry.test_id]
-        return self._run("journal", self._journal_keys(entry.test_id), args, client)
+        return [*args, self._key("journal:test:"), entry.test_id]
 
     async def open(self, note: Note) -> int:
         """As `State.open`; but an answer sent whole (nothing streamed, paced, faulted or replayed: `_whole`) is
@@ -63,23 +66,27 @@ class JournalState(RedisState):
 
     async def done(self, entry: int | None, delivered: Delivered, endpoint: str, profile: str) -> None:
         """As `State.done`; the store failing here is counted in its outage, never raised: the answer went out."""
+        self._client()
         held = self._open.pop(entry, None) if entry is not None else None
         self.meter.count(endpoint, profile, delivered, held and (held.source, held.kind, held.usage))
-        try:
-            async with self._client().pipeline(transaction=False) as pipe:
-                if held is not None:
-                    await self._journalled(held, delivered, pipe)
-                await self._publish(pipe)
-                await pipe.execute()
-        except StateUnavailable:
-            pass
+        # The counts as they stand now, numbered, each argument made before the first await: a publication sent
+        # later carries a higher number, whatever order the two land in.
+        keys, args = self._publication()
+        if held is not None:
+            keys += self._journal_keys(held.test_id)
+            args += self._journal_args(held, delivered)
+        with contextlib.suppress(StateUnavailable):  # the answer went out; the outage is logged and counted
+            await self._run("after", keys, args)
 
-    def _publish(self, client: Any = None) -> Any:
-        """Publish this worker's counts as they stand, numbered, so that an older publication landing later
-        does not replace them (`PUBLISH`); awaited."""
+    def _publication(self) -> tuple[list[str], list[Any]]:
+        """The `publish` script's keys and arguments: this worker's counts as they stand, numbered, so that an
+        older publication landing later does not replace them."""
         self._published += 1
         args = [self.worker, self._published, encode(metrics.snapshot(self.meter))]
-        return self._run("publish", [self._key("metrics"), self._key("metrics:sequence")], args, client)
+        return [self._key("metrics"), self._key("metrics:sequence")], args
+
+    async def _publish(self) -> None:
+        await self._run("publish", *self._publication())
 
     async def _views(self, test_id: str | None, since: int = 0) -> list[tuple[int | None, dict[str, Any]]]:
         """The journal's entries after id `since`, all or one test's, oldest first: (the status their note

@@ -94,7 +94,7 @@ def _reason(exc: BaseException) -> str:
 _REFUSED = (redis.exceptions.OutOfMemoryError, redis.exceptions.ReadOnlyError, redis.exceptions.TryAgainError)
 
 
-def _outage(exc: BaseException) -> bool:
+def is_outage(exc: BaseException) -> bool:
     """Whether a command's failure is the store's (down, paused, full, loading) rather than a bug of ours."""
     if isinstance(exc, redis.exceptions.NoScriptError):  # not loaded yet: redis-py loads it and tries again
         return False
@@ -139,7 +139,7 @@ async def guarded(outage: Outage, command: Any) -> Any:
     try:
         result = await command
     except Exception as exc:
-        if _outage(exc):
+        if is_outage(exc):
             raise outage.failure(exc) from None
         raise
     finally:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-NAMES = ("publish", "buckets", "cache", "journal", "forget_test", "direct", "post", "unpost", "issue", "before")
-PARTS = {"before": ("buckets", "cache")}
+PARTS = {"before": ("direct", "buckets", "cache"), "after": ("publish", "journal")}
 
 
 def _read(name: str) -> str:
@@ -20,4 +19,7 @@ def _composed(name: str) -> str:
     return "".join(parts) + _read(name)
 
 
+NAMES = sorted(
+    f.name.removesuffix(".lua") for f in (resources.files(__package__) / "lua").iterdir() if f.name.endswith(".lua")
+)
 SCRIPTS = {name: _composed(name) for name in NAMES}

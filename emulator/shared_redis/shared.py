@@ -15,7 +15,7 @@ from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.shared_redis.base import IDLE
 from emulator.shared_redis.journal import JournalState
 from emulator.sse import encode, loads
-from emulator.state import LAST, Before, Directions
+from emulator.state import LAST, Before, Directions, Look
 from emulator.store import Scope
 from emulator.validation import LENIENT_HEADER
 from emulator.wire import Headers
@@ -83,12 +83,22 @@ class SharedState(JournalState):
         return keys, [repr(now), repr(model.ttl), model.capacity, *blocks], model.block
 
     async def before_shape(
-        self, profile: profiles.Profile, prompt: Prompt, identity: tuple[str, str, str], tokens: int, flavor: str
+        self,
+        profile: profiles.Profile,
+        prompt: Prompt,
+        identity: tuple[str, str, str],
+        tokens: int,
+        flavor: str,
+        look: Look | None = None,
     ) -> Before:
-        """As `State.before_shape`, in one round trip: the attempt, the buckets and the prompt cache by one script."""
+        """As `State.before_shape`, in one round trip: the directions looked up, the attempt, the buckets and the
+        prompt cache, by one script."""
         now = time.time() if profile.cache or self.limited else 0.0
         enforce = self.limited and self.settings.limits.enforce
-        keys, args = [self._key("attempts")], ["\0".join(identity), IDLE]
+        keys = [self._key("posted:version"), self._key("directions"), self._key("attempts")]
+        test_id, sent = look or ("", {})
+        args = [int(look is not None), test_id, int(FAULT_HEADER in sent), self._version or b"", "\0".join(identity)]
+        args.append(IDLE)
         taken = self._bucket_args(identity[:2], tokens, now, enforce) if self.limited else []
         keys += [self._key("buckets:", identity[0])] if taken else []
         args += [len(taken), *taken]
@@ -96,7 +106,9 @@ class SharedState(JournalState):
         if looked is not None:
             keys += looked[0]
             args += looked[1]
-        attempt, out, hits = await self._run("before", keys, args)
+        attempt, out, hits, *again = await self._run("before", keys, args)
+        if again:
+            return Before(0, 0, again=await self._added(again[0], sent))
         cached = int(hits) * looked[2] if looked is not None else 0
         if not taken:
             return Before(cached, int(attempt))
@@ -108,11 +120,11 @@ class SharedState(JournalState):
     async def refresh(self) -> None:
         await self._catch_up(await self._client().get(self._key("posted:version")) or b"0")
 
-    async def _catch_up(self, version: bytes) -> None:
+    async def _catch_up(self, version: bytes) -> bool:
         """Hold the posted scenarios of `version`, unless they are held already: each parsed again only when it
-        changed."""
+        changed. Whether they were not."""
         if version == self._version:
-            return
+            return False
         async with self._client().pipeline(transaction=True) as pipe:  # the scenarios and their version, as one
             pipe.get(self._key("posted:version"))
             pipe.hgetall(self._key("posted"))
@@ -130,6 +142,7 @@ class SharedState(JournalState):
             posted.setdefault(test_id, {})[scenario.name] = scenario
         self._posted, self._parsed, self._books = posted, parsed, {}
         self._version = version or b"0"
+        return True
 
     async def post(self, test_id: str, posted: Sequence[scenarios.Scenario], sources: Sequence[Any] = ()) -> list[str]:
         if len(sources) != len(posted):
@@ -167,10 +180,26 @@ class SharedState(JournalState):
         return None if held is None else Directions(**loads(held))
 
     async def headers_for(self, test_id: str, sent: Mapping[str, str]) -> dict[str, str]:
-        """As `State.headers_for`, a fault's `times` counted down in Redis; and, since every request of a shared
-        state comes here first, the posted scenarios are brought up to date on the way."""
+        """As `State.headers_for`, a fault's `times` counted down in Redis; and the posted scenarios are brought up
+        to date on the way."""
+        return await self._added(await self._direct(test_id, sent), sent)
+
+    async def look_up(self, test_id: str, sent: Mapping[str, str]) -> dict[str, str] | None:
+        """As `State.look_up`: None unless the test has directions or the posted scenarios moved on."""
+        found = await self._direct(test_id, sent)
+        moved = found[0] != self._version
+        added = await self._added(found, sent)
+        return added if found[1] is not None or moved else None
+
+    def _direct(self, test_id: str, sent: Mapping[str, str]) -> Any:
+        """The `direct` script's answer (the posted scenarios' version, the directions, whether a fault struck);
+        awaited."""
         keys = [self._key("posted:version"), self._key("directions")]
-        version, held, struck = await self._run("direct", keys, [test_id, int(FAULT_HEADER in sent)])
+        return self._run("direct", keys, [test_id, int(FAULT_HEADER in sent)])
+
+    async def _added(self, found: Sequence[Any], sent: Mapping[str, str]) -> dict[str, str]:
+        """The headers the `direct` script's answer adds to those `sent`; the posted scenarios caught up with."""
+        version, held, struck = found
         await self._catch_up(version)
         if held is None:
             return {}
