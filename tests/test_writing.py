@@ -339,7 +339,7 @@ def read_panel(nlp: Any, name: str) -> tuple[int, list[str], list[str]]:
     return read, faulted, failures
 
 
-@pytest.mark.parametrize("name", ["first", "second", "third"])
+@pytest.mark.parametrize("name", ["first", "second", "third", "fourth"])
 def test_every_panel_answer_reads_as_english_in_its_form(nlp: Any, name: str) -> None:
     read, faulted, failures = read_panel(nlp, name)
     assert not failures, "\n".join(failures)
