@@ -79,9 +79,7 @@ def _known(page: Page) -> Thing | None:
     """The common thing the subject names (lexicon/things.txt), its facts then in the page's slots."""
     thing = LEXICON.thing(page.slots["subject"])
     if thing is not None:
-        verb, _, rest = thing.does.partition(" ")
-        base = _BASE.get(verb) or grammar.agree(verb, True)
-        facts = {"named": thing.named, "sort": grammar.article(thing.kind), "do": f"{base} {rest}"}
+        facts = {"named": thing.named, "sort": grammar.article(thing.kind)}
         facts |= {"parts": thing.parts, "does": thing.does, "how": thing.how, "care": thing.care}
         facts["name"] = thing.named.split(" ", 1)[1] if thing.named.startswith(("a ", "an ", "the ")) else thing.named
         page.slots = Slots({**page.slots, **facts, "contrast": thing.contrast}, page.domain.lists, page.dice)
@@ -123,8 +121,6 @@ def _explain_thing(page: Page, thing: Thing) -> str:
     """What a common thing is, what it is made of and how it works, then what to know about it."""
     first = [page.say("explain-open"), page.say("thing-claim"), *_parts(page, thing)]
     second = [page.say("thing-how")]
-    if thing.parts != "-" and not thing.does.startswith(("is ", "has ")):
-        second.append(page.say("thing-together"))
     third = [page.say("thing-care")]
     if thing.contrast != "-":
         third.append(page.say("thing-contrast"))
