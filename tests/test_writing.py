@@ -339,7 +339,7 @@ def read_panel(nlp: Any, name: str) -> tuple[int, list[str], list[str]]:
     return read, faulted, failures
 
 
-@pytest.mark.parametrize("name", ["first", "second", "third"])
+@pytest.mark.parametrize("name", ["first", "second", "third", "fourth"])
 def test_every_panel_answer_reads_as_english_in_its_form(nlp: Any, name: str) -> None:
     read, faulted, failures = read_panel(nlp, name)
     assert not failures, "\n".join(failures)
@@ -439,9 +439,83 @@ def test_stories_on_different_subjects_follow_different_arcs() -> None:
 
 def test_a_definition_says_what_its_subjects_own_words_say_it_is() -> None:
     for subject, kind in (
-        ("a savings account", "account"),
-        ("wind turbines", "turbine"),
-        ("a pressure cooker", "cooker"),
+        ("a rain barrel", "barrel"),
+        ("gaming chairs", "chair"),
+        ("a pizza stone", "stone"),
     ):
         text = answer(f"What is {subject}?")[0]
         assert f"kind of {kind}" in text, text
+
+
+# --- the classes the second round left (issue 26), each with prompts of our own ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        ("What is a thermostat?", ("temperature", "switch")),
+        ("Define a compass.", ("north", "magnetic")),
+        ("What is a mortgage?", ("loan", "home", "interest")),
+        ("Explain how a vaccine works.", ("immune", "antibodies")),
+        ("How does a toaster work?", ("bread", "wires")),
+        ("Explain what a router does.", ("network", "internet")),
+        ("What are solar panels?", ("sunlight", "electricity")),
+    ],
+)
+def test_a_common_things_definition_or_explanation_says_true_specific_things(question: str, facts: tuple[str]) -> None:
+    text = answer(question)[0].lower()
+    assert all(fact in text for fact in facts), text
+
+
+def test_an_explanation_of_something_unknown_keeps_its_frames() -> None:
+    text = answer("Explain how a zorbing ball works.")[0]
+    assert "zorbing ball" in text and 150 <= len(words(text)) <= 400
+
+
+def _body(text: str) -> list[str]:
+    return [
+        s for s in sentences(text, "why") if len(s.split()) > 4 and not s.startswith(("The cause", "How it", "What"))
+    ]
+
+
+def test_why_answers_about_different_subjects_share_no_sentence_and_name_their_own() -> None:
+    questions = (
+        "Why do dogs dig holes?",
+        "Why do kids love cartoons?",
+        "Why does paint peel?",
+        "Why do toasters burn bread?",
+    )
+    bodies = [_body(answer(q)[0]) for q in questions]
+    for question, body in zip(questions, bodies, strict=True):
+        subject = question.split()[2][:4].lower()
+        named = [s for s in body if subject in s.lower()]
+        assert len(named) >= 2 * len(body) // 3, f"{question}: {body}"
+    for i, one in enumerate(bodies):
+        for other in bodies[i + 1 :]:
+            assert not set(one) & set(other), "two subjects, one sentence"
+
+
+def test_a_limericks_middle_names_its_subject_and_its_lines_keep_the_meter() -> None:
+    for subject, noun in (("a clumsy wizard", "wizard"), ("an anxious mole", "mole"), ("a baker from Rome", "baker")):
+        lines = verse_lines(answer(f"Write a limerick about {subject}.")[0])[-5:]
+        counts = [syllables(line) for line in lines]
+        assert noun in lines[2].lower(), lines
+        assert all(c is not None for c in counts), lines
+        assert all(7 <= c <= 11 for c in (counts[0], counts[1], counts[4])), (lines, counts)  # type: ignore[operator]
+        assert all(4 <= c <= 7 for c in (counts[2], counts[3])), (lines, counts)  # type: ignore[operator]
+
+
+def test_a_storys_hero_has_a_name_that_fits_who_the_prompt_says_they_are() -> None:
+    people = pytest.importorskip("faker.providers.person.en_US").Provider
+    male, female = set(people.first_names_male), set(people.first_names_female)
+    for subject, names in (
+        ("a boy who loses his kite", male),
+        ("an old man and his dog", male),
+        ("a prince who hates castles", male),
+        ("a girl who wants to sail", female),
+        ("a grandmother who learns to swim", female),
+        ("a queen with a secret", female),
+    ):
+        text = answer(f"Write a short story about {subject}.")[0]
+        hero = re.search(r"\b([A-Z][a-z]+), " + re.escape(subject.split(" and ")[0]), text)
+        assert hero and hero.group(1) in names, (subject, text[:200])

@@ -96,6 +96,8 @@ _EXPLAIN = re.compile(
     r"(?:explain|describe|tell me about|teach me about|walk me through|how does|how do)\s+(?P<s>.+?)[.?!]*$", _I
 )
 _HOW_IT = re.compile(r"how\s+(?P<s>.+?)\s+(?:works?|(?:is|are) \w+ed|happens?)$", _I)
+# "how does a dishwasher work", "what a smoke detector does", "what a router is for": the thing alone.
+_DOES_WHAT = re.compile(r"(?:what\s+)?(?P<s>.+?)\s+(?:works?|does|do|is for|are for|is used for)$", _I)
 _LISTY = frozenset(
     ["benefits", "uses", "advantages", "types", "examples", "ways", "tips", "reasons", "kinds", "signs", "causes"]
 )
@@ -169,7 +171,7 @@ def read(q: Question) -> Ask:
     m = _EXPLAIN.match(text)
     if m:
         subject = _np(m["s"])
-        how = _HOW_IT.match(subject)
+        how = _HOW_IT.match(subject) or _DOES_WHAT.match(subject)
         return Ask("explain", _np(how["s"]) if how else subject)
     if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
         return Ask("followup", "")

@@ -165,6 +165,8 @@ _PROVIDERS = {
     "currency": "currency_code",
     "file_name": "file_name",
     "title": "catch_phrase",
+    "first_name_male": "first_name_male",  # a story's hero, when the prompt says a boy or a man (tales.names)
+    "first_name_female": "first_name_female",
 }
 
 

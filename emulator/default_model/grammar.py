@@ -38,7 +38,10 @@ _ENGINE = inflect.engine()
 # Nouns inflect reads as plurals though they are not: -sis and -ss words, and acronyms ("analysis", "DNS").
 _SINGULAR_ENDINGS = ("sis", "ss", "us", "ics")
 KEPT = frozenset(("aspect", "field", "kind", "people"))  # lists whose one value an answer keeps
-PRONOUNS = {False: {"it": "it", "its": "its", "them": "it"}, True: {"it": "they", "its": "their", "them": "them"}}
+PRONOUNS = {
+    False: {"it": "it", "its": "its", "them": "it", "itself": "itself"},
+    True: {"it": "they", "its": "their", "them": "them", "itself": "themselves"},
+}
 _AGREEING = {False: {"is": "is", "has": "has", "was": "was"}, True: {"is": "are", "has": "have", "was": "were"}}
 
 

@@ -7,11 +7,12 @@ it uses most, everyday life when none.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
 from emulator.conversation import frozen
+from emulator.default_model import grammar
 
 Sections = Mapping[str, tuple[str, ...]]
 Steps = tuple[tuple[str, str], ...]  # a how-to's steps as (label, sentence)
@@ -56,6 +57,34 @@ def _domain(name: str, lines: Iterable[str]) -> Domain:
 
 
 @dataclass(frozen=True, slots=True)
+class Thing:
+    """A common thing the writer can say specific things about (lexicon/things.txt): `named` is its name with
+    its article ("a refrigerator", "bread", "the immune system"), the rest as the file describes."""
+
+    named: str
+    kind: str
+    parts: str
+    does: str
+    how: str
+    care: str
+    contrast: str
+
+
+def _named(name: str) -> str:
+    """A thing's name with its article: "a kettle", "an API"; "~bread" → "bread"; "the immune system" as it is."""
+    if name.startswith("~"):
+        return name[1:]
+    return name if name.startswith("the ") else grammar.article(name)
+
+
+def _things(line: str) -> Iterator[tuple[str, Thing]]:
+    """Each name of one line of lexicon/things.txt, lower case, with the thing said by that name."""
+    names, kind, parts, does, how, care, contrast = (field.strip() for field in line.split(" | "))
+    for name in names.split("/"):
+        yield name.lstrip("~").removeprefix("the ").lower(), Thing(_named(name), kind, parts, does, how, care, contrast)
+
+
+@dataclass(frozen=True, slots=True)
 class Lexicon:
     frames: Sections
     domains: tuple[Domain, ...]
@@ -64,10 +93,26 @@ class Lexicon:
     cued: Mapping[str, tuple[int, ...]]  # a cue word → the domains it cues, by index
     verbs: frozenset[str]  # verbs in their base form (lexicon/verbs.txt)
     howto: Mapping[str, tuple[frozenset[str], Steps]]  # steps by the kind of task: its verbs, its steps
+    things: Mapping[str, Thing]  # common things by each of their names, lower case (lexicon/things.txt)
 
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
         return next(((kind, steps) for kind, (verbs, steps) in self.howto.items() if verb in verbs), None)
+
+    def thing(self, subject: str) -> Thing | None:
+        """The common thing `subject` names (lexicon/things.txt), if it is one: "a refrigerator", "solar panels",
+        "your fridge", "an old kettle"; not "a supply chain" for a chain, nor "Python" for anything."""
+        words = [w.strip("?.,!'\"") for w in subject.split()]
+        while words and words[0].lower() in _LEADING:
+            words = words[1:]
+        if not words:
+            return None
+        words = [w.lower() for w in [*words[:-1], grammar.singular(words[-1])]]
+        found = self.things.get(" ".join(words))
+        while found is None and len(words) > 1 and words[0] in _PLAIN_ADJECTIVES:
+            words = words[1:]
+            found = self.things.get(" ".join(words))
+        return found
 
     def domain(self, words: Iterable[str]) -> Domain:
         """The domain whose cues `words` (lower case, singular) use most (the first listed of equals); the last
@@ -78,6 +123,40 @@ class Lexicon:
                 hits[i] += 1
         most = max(hits)
         return self.domains[hits.index(most)] if most else self.domains[-1]
+
+
+_LEADING = frozenset(
+    ["a", "an", "the", "your", "my", "our", "their", "his", "her", "this", "that", "these", "those", "what", "how"]
+)
+# Words before a thing's name that do not change what it is ("an old kettle" is a kettle; "a supply chain" is not).
+_PLAIN_ADJECTIVES = frozenset(
+    [
+        "old",
+        "new",
+        "small",
+        "big",
+        "large",
+        "little",
+        "modern",
+        "smart",
+        "digital",
+        "simple",
+        "basic",
+        "good",
+        "cheap",
+        "typical",
+        "standard",
+        "ordinary",
+        "used",
+        "home",
+        "household",
+        "kitchen",
+        "wireless",
+        "portable",
+        "broken",
+        "noisy",
+    ]
+)
 
 
 def load() -> Lexicon:
@@ -92,7 +171,8 @@ def load() -> Lexicon:
     for kind, lines in sections("howto").items():
         task = _domain(kind, lines)
         howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
-    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"), cues, verbs, howto)
+    things = dict(pair for line in sections("things")["things"] for pair in _things(line))
+    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"), cues, verbs, howto, things)
 
 
 LEXICON = load()

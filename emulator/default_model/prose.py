@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
-from emulator.default_model import code, forms, writer
+from emulator.default_model import code, forms, tales, writer
 from emulator.default_model.lexicon import LEXICON, Domain
 from emulator.default_model.question import Question, stem
 
@@ -51,7 +51,10 @@ def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
     if ask.form == "code":  # a language or a task the templates do not know: a skeleton
         return code_answer(q, slots, dice, domain(q))
     pools = filler.pools
-    people = pools.get("name", ()) if ask.form == "email" else pools.get("first_name", ())
+    people = pools.get(
+        "name" if ask.form == "email" else tales.names(ask.subject) if ask.form == "story" else "first_name"
+    )
+    people = people or pools.get("first_name", ())
     return writer.write(ask, domain(q), dice, people, pools.get("city", ()))
 
 

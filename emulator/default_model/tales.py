@@ -30,6 +30,78 @@ def story(page: Page, places: Sequence[str]) -> str:
     return f"**{_title(page)}**\n\n" + "\n\n".join([setting, *arc_parts, fill(LETTERS["story-ending"][arc], slots)])
 
 
+def names(subject: str) -> str:
+    """Which of faker's first names suit the hero of a story about `subject`: a boy, a man, a king → its male
+    names ("first_name_male"); a girl, a woman, a queen → its female ones; anyone or anything else → either."""
+    who = re.split(r"\b(?:who|that|and|with)\b", subject.lower(), maxsplit=1)[0]
+    for word in re.findall(r"[a-z]+", who):
+        if word in _MALE:
+            return "first_name_male"
+        if word in _FEMALE:
+            return "first_name_female"
+    return "first_name"
+
+
+_MALE = frozenset(
+    [
+        "boy",
+        "man",
+        "father",
+        "dad",
+        "king",
+        "prince",
+        "son",
+        "brother",
+        "grandfather",
+        "grandpa",
+        "uncle",
+        "husband",
+        "gentleman",
+        "fisherman",
+        "monk",
+        "nephew",
+        "lad",
+        "he",
+        "him",
+        "his",
+        "schoolboy",
+        "widower",
+        "businessman",
+        "policeman",
+        "fireman",
+    ]
+)
+_FEMALE = frozenset(
+    [
+        "girl",
+        "woman",
+        "mother",
+        "mom",
+        "mum",
+        "queen",
+        "princess",
+        "daughter",
+        "sister",
+        "grandmother",
+        "grandma",
+        "granny",
+        "aunt",
+        "wife",
+        "lady",
+        "nun",
+        "niece",
+        "lass",
+        "she",
+        "her",
+        "schoolgirl",
+        "widow",
+        "businesswoman",
+        "policewoman",
+        "fisherwoman",
+    ]
+)
+
+
 # Which arc (the n-th line of each arc's section, lexicon/letters.txt) a subject suggests.
 _ARCS = (
     (2, re.compile(r"\b(?:learns?|learning|builds?|makes?|paints?|bakes?|writes?|invents?|practis|practic|wants? to)")),

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from emulator.default_model import edits, grammar, tales, verse
 from emulator.default_model.forms import Ask
 from emulator.default_model.grammar import Slots, capital, fill
-from emulator.default_model.lexicon import LEXICON, Domain, Steps
+from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
 from emulator.default_model.page import FRAMES, Dice, Page
 
 
@@ -63,8 +63,34 @@ def _short(page: Page, places: Sequence[str]) -> str:
 
 
 def _definition(page: Page, places: Sequence[str]) -> str:
-    middle = "named" if _named(page) else "mechanism"
-    return _paragraph(page, "claim", middle, "example", page.pick(("caveat", "recommendation")))
+    thing = _known(page)
+    if thing is None:
+        middle = "named" if _named(page) else "mechanism"
+        return _paragraph(page, "claim", middle, "example", page.pick(("caveat", "recommendation")))
+    said = [page.say("thing-claim"), *_parts(page, thing), page.say("thing-how")]
+    if thing.contrast != "-":
+        said.append(page.say("thing-contrast"))
+    if sum(len(s.split()) for s in said) < 70:
+        said.append(page.say("thing-care"))
+    return " ".join(said)
+
+
+def _known(page: Page) -> Thing | None:
+    """The common thing the subject names (lexicon/things.txt), its facts then in the page's slots."""
+    thing = LEXICON.thing(page.slots["subject"])
+    if thing is not None:
+        facts = {"named": thing.named, "sort": grammar.article(thing.kind)}
+        facts |= {"parts": thing.parts, "does": thing.does, "how": thing.how, "care": thing.care}
+        facts["name"] = thing.named.split(" ", 1)[1] if thing.named.startswith(("a ", "an ", "the ")) else thing.named
+        page.slots = Slots({**page.slots, **facts, "contrast": thing.contrast}, page.domain.lists, page.dice)
+    return thing
+
+
+_BASE = {"is": "be", "has": "have"}
+
+
+def _parts(page: Page, thing: Thing) -> list[str]:
+    return [] if thing.parts == "-" else [page.say("thing-parts")]
 
 
 def _named(page: Page) -> bool:
@@ -82,18 +108,106 @@ def _named(page: Page) -> bool:
 
 
 def _explain(page: Page, places: Sequence[str]) -> str:
+    thing = _known(page)
+    if thing is not None:
+        return _explain_thing(page, thing)
     first = _paragraph(page, "explain-open", "claim", "named" if _named(page) else "mechanism")
     second = _paragraph(page, "transition", "mechanism", "example", "caveat")
     third = _paragraph(page, "example", "recommendation", "summary", *(("question",) if page.roll(2) else ()))
     return f"{first}\n\n{second}\n\n{third}"
 
 
+def _explain_thing(page: Page, thing: Thing) -> str:
+    """What a common thing is, what it is made of and how it works, then what to know about it."""
+    first = [page.say("explain-open"), page.say("thing-claim"), *_parts(page, thing)]
+    second = [page.say("thing-how")]
+    third = [page.say("thing-care")]
+    if thing.contrast != "-":
+        third.append(page.say("thing-contrast"))
+    third += [page.say("thing-summary"), page.say("thing-offer" if thing.parts != "-" else "thing-offer-plain")]
+    if sum(len(s.split()) for s in first + second + third) < 165:
+        third.insert(-1, page.say("thing-recap" if thing.parts != "-" else "thing-recap-plain"))
+    if sum(len(s.split()) for s in first + second + third) < 170:
+        second.append(page.say("thing-more"))
+    return "\n\n".join(" ".join(p) for p in (first, second, third))
+
+
 def _why(page: Page, places: Sequence[str]) -> str:
-    opening = "why-event" if page.ask.task else "why-open"
-    cause = _paragraph(page, opening, "reason", "reason")
+    if page.ask.task:
+        return _why_clause(page)
+    cause = _paragraph(page, "why-open", "reason", "reason")
     mechanism = _paragraph(page, "mechanism", "example", "mechanism")
     consequence = _paragraph(page, "consequence", "recommendation", "summary")
     return f"**The cause**\n\n{cause}\n\n**How it works**\n\n{mechanism}\n\n**What follows**\n\n{consequence}"
+
+
+def _why_clause(page: Page) -> str:
+    """Cause, mechanism and consequence built from the question's own clause ("batteries lose their charge"):
+    what its subject is and how it works, where it is a common thing; else the clause's subject and verb."""
+    acting = _acting(page)
+    clause = FRAMES["why-clause"] if acting else FRAMES["why-state"]
+    act = FRAMES["why-act"] if acting else ()
+    thing = _known(page)
+    if thing is not None:
+        cause = [page.say("why-event"), page.say("why-thing-is"), page.say("why-thing-how")]
+        mechanism = [*_parts(page, thing), page.say("why-thing-where"), _fill(page, act[0] if act else clause[2])]
+        consequence = [page.say("thing-care"), _fill(page, clause[4]), page.say("why-thing-close")]
+    else:
+        cause = [page.say("why-event"), _fill(page, clause[0]), _fill(page, clause[1])]
+        mechanism = [_fill(page, clause[2]), *(_fill(page, a) for a in act[:2])]
+        if not act:
+            mechanism.append(_fill(page, clause[3]))
+        last = _fill(page, act[2]) if act else page.say("recommendation")
+        consequence = [_fill(page, clause[4]), last, _fill(page, clause[5])]
+    parts = (" ".join(cause), " ".join(mechanism), " ".join(consequence))
+    return "**The cause**\n\n{}\n\n**How it works**\n\n{}\n\n**What follows**\n\n{}".format(*parts)
+
+
+def _fill(page: Page, frame: str) -> str:
+    return fill(frame, page.slots)
+
+
+_NOT_PLAIN = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "be",
+        "can",
+        "cannot",
+        "will",
+        "would",
+        "should",
+        "could",
+        "might",
+        "must",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+    ]
+)
+
+
+def _acting(page: Page) -> bool:
+    """Whether the why-question's clause has a plain verb after its subject ("batteries lose their charge"); if so,
+    the page's slots say {actor}, {act} ("lose their charge") and {not_act} ("do not always lose their charge")."""
+    actor, task = page.ask.subject, page.ask.task
+    page.slots = Slots({**page.slots, "actor": actor}, page.domain.lists, page.dice)
+    if not actor or not task.startswith(actor + " "):
+        return False
+    verb, _, rest = task[len(actor) + 1 :].partition(" ")
+    if verb.lower() in _NOT_PLAIN or not verb.isalpha():
+        return False
+    many = page.slots["it"] == "they"
+    base = verb if many else _BASE.get(verb) or grammar.agree(verb, True)
+    act = f"{base} {rest}".strip()
+    facts = {"actor": actor, "act": act, "not_act": f"{'do' if many else 'does'} not always {act}"}
+    page.slots = Slots({**page.slots, **facts}, page.domain.lists, page.dice)
+    return True
 
 
 def _compare(page: Page, places: Sequence[str]) -> str:
