@@ -52,7 +52,7 @@ def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
         return code_answer(q, slots, dice, domain(q))
     pools = filler.pools
     people = pools.get(
-        "name" if ask.form == "email" else tales.names(ask.subject) if ask.form == "story" else "first_name"
+        "name" if ask.form == "email" else tales.names(ask.subject) if ask.form in ("story", "ideas") else "first_name"
     )
     people = people or pools.get("first_name", ())
     return writer.write(ask, domain(q), dice, people, pools.get("city", ()))
