@@ -395,8 +395,11 @@ def events(chunks: Chunks) -> Iterator[dict[str, Any]]:
     comment (a keep-alive) is `{t, comment}`; bytes left over when the stream ended are `{t, partial}`."""
     pending, t = b"", 0.0
     for t, data in chunks:
-        pending += data
-        *done, pending = pending.replace(b"\r\n", b"\n").split(b"\n\n")
+        if pending[-1:] == b"\r" and data[:1] == b"\n":  # a CRLF split between two chunks
+            pending, data = pending[:-1], b"\r" + data
+        # Each byte is read once as it arrives, so the events do not depend on where the chunks were cut.
+        pending += data.replace(b"\r\n", b"\n")
+        *done, pending = pending.split(b"\n\n")
         for block in done:
             if block:
                 yield {"t": _ms(t)} | _event(block.decode("utf-8", "replace"))

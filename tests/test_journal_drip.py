@@ -125,3 +125,24 @@ def events(server: Server, test_id: str) -> list[list[dict[str, Any]]]:
         found = json.load(response)["requests"]
     assert len(found) == STREAMS
     return [[{k: v for k, v in e.items() if k != "t"} for e in entry["response"]["events"]] for entry in found]
+
+
+def test_carriage_returns_written_apart_read_back_as_written() -> None:
+    """CR, CR, LF in three writes (Hypothesis found it): a CR that ends a write keeps its place when merged."""
+    delivered = journal.Delivered(
+        200,
+        ((b"content-type", b"text/event-stream"),),
+        (b"\r", b"\r", b"\n", b"d", b"ata: "),
+        4,
+        4,
+        0.001,
+        0.5,
+        None,
+        100.0,
+        (0,),
+    )
+    entry = journal.noted(1, note(), 0.0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal, "BODY_CAP", 4)
+        patch.setattr(journal, "MERGED_FROM", 0)
+        assert journal.view(entry, journal.compact(delivered)) == journal.view(entry, delivered)
