@@ -38,7 +38,8 @@ FLAGS = [
 REPO = Path(__file__).parent.parent
 WEATHER: list[Any] = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
 XSS = "Weather in Paris and Tokyo? <img src=x onerror=document.title='owned'>"
-WAIT = 15_000  # milliseconds a page may take to show what the journal holds (it polls once a second)
+WAIT = 60_000  # milliseconds a page may take to show what the journal holds (it polls once a second): a give-up
+# bound only; in a fresh clone, beside the compiled wheel's build on two cores, 15 s was too short once
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed: run .ci/deps, as the test command does"
