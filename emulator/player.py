@@ -14,7 +14,7 @@ import socket
 import struct
 import time
 from array import array
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from emulator.faults import Hangup, Pause, Raw
@@ -99,7 +99,9 @@ async def play(
     ending: Callable[[], Awaitable[None]] | None = None,
 ) -> str | None:
     """Play `script`; who ended a hang-up first ("client": it gave up, or "server"), else None. How far it
-    got goes into `sent`; `ending`, when given, is awaited once every step went out, before the body's end.
+    got goes into `sent`; `ending`, when given, is awaited just before the last write goes out (counted as
+    sent): a client that stops reading at a stream's last event (`[DONE]`, `message_stop`) has all it wants from
+    that write, before the body's end.
 
     Pauses are scheduled against the time the request was in (`sent.arrived`), so that neither a queue of
     requests ahead of it nor a slow loop adds up into a later first token or a slower stream, and they end
@@ -113,7 +115,12 @@ async def play(
         if script.started:
             await send({"type": "http.response.start", "status": script.status, "headers": script.headers})
         sent.mark(0)
-        for step in script.steps:
+        last = _last_write(script.steps) if ending is not None else -1
+        for index, step in enumerate(script.steps):
+            if index == last and ending is not None:
+                sent.writes = writes + 1  # what it is about to write: the entry says it went
+                await ending()
+                ending = None
             if isinstance(step, Raw):
                 _transport(scope).write(step.data)
                 writes += 1
@@ -136,6 +143,12 @@ async def play(
         sent.writes = writes
         clock.stop()
     return None
+
+
+def _last_write(steps: Sequence[object]) -> int:
+    """The index of a script's last step when it is a write (bytes or a raw write), else -1: a script that ends
+    in a pause or a hang-up is accounted for once played, as it ended."""
+    return len(steps) - 1 if steps and isinstance(steps[-1], bytes | Raw) else -1
 
 
 class Clock:
