@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -238,6 +238,54 @@ class Raw:
 Step = bytes | Raw | Pause | Hangup
 
 
+class Pieces:
+    """`steps` with each write cut into `size`-byte pieces, each followed by `gap` (a pause) if given: what a
+    `slice` or `drip` fault plays. Cut as they are played, not up front: a one-byte drip of a story is 61,000
+    pieces, and 200 clients that left such streams early kept the server busy for a second afterwards, freeing
+    the pieces nobody was sent. Iterated as often as asked (the player, then the journal's `written`)."""
+
+    __slots__ = ("steps", "size", "gap", "_length")
+
+    def __init__(self, steps: list[Step], size: int, gap: Pause | None) -> None:
+        self.steps, self.size, self.gap = steps, size, gap
+        each = 2 if gap is not None else 1
+        self._length = sum(-(-len(s) // size) * each if isinstance(s, bytes) else 1 for s in steps)
+
+    def __iter__(self) -> Iterator[Step]:
+        size, gap = self.size, self.gap
+        for step in self.steps:
+            if not isinstance(step, bytes):
+                yield step
+                continue
+            for at in range(0, len(step), size):
+                yield step[at : at + size]
+                if gap is not None:
+                    yield gap
+
+    def __len__(self) -> int:
+        return self._length
+
+    @property
+    def last(self) -> Step | None:
+        """The last step, without cutting the others."""
+        for step in reversed(self.steps):
+            if not isinstance(step, bytes):
+                return step
+            if step:
+                return self.gap if self.gap is not None else step[(len(step) - 1) // self.size * self.size :]
+        return None
+
+
+Steps = Sequence[Step] | Pieces  # a script's steps
+
+
+def last(steps: Steps) -> Step | None:
+    """A script's last step."""
+    if isinstance(steps, Pieces):
+        return steps.last
+    return steps[-1] if steps else None
+
+
 def plan(
     events: list[bytes],
     fault: Fault | None,
@@ -245,7 +293,7 @@ def plan(
     keepalive: bytes = b": keep-alive\n\n",
     malformed: bytes = b'data: {"unterminated\n\n',
     seed: int = 0,
-) -> list[Step]:
+) -> Steps:
     """The script that writes `events` (a stream's frames, or a body as one event) with the pacing and the
     transport fault asked for. The in-band `stream_error` is the dialect's, already in `events`; so are its
     keep-alive and its malformed chunk (framed as its clients parse, or they would skip it)."""
@@ -292,21 +340,11 @@ def _pause(seconds: float, keepalive: bytes) -> list[Step]:
     return [*steps, Pause(seconds)] if seconds > 0 else steps
 
 
-def _break(steps: list[Step], fault: Fault, malformed: bytes) -> list[Step]:
+def _break(steps: list[Step], fault: Fault, malformed: bytes) -> Steps:
     kind = fault.kind
     if kind in ("slice", "drip"):
-        pieces: list[Step] = []
-        # One pause for every gap, not one each: a one-byte drip of a story is 30,000 of them a stream.
-        gap = Pause(fault.ms / 1000) if kind == "drip" and fault.ms else None
-        for step in steps:
-            if not isinstance(step, bytes):
-                pieces.append(step)
-                continue
-            for at in range(0, len(step), fault.size):
-                pieces.append(step[at : at + fault.size])
-                if gap is not None:
-                    pieces.append(gap)
-        return pieces
+        # One pause for every gap, not one each.
+        return Pieces(steps, fault.size, Pause(fault.ms / 1000) if kind == "drip" and fault.ms else None)
     if kind == "truncate" and fault.after_bytes is not None:
         return [*_first_bytes(steps, fault.after_bytes), Hangup()]
     if kind in ("truncate", "stall", "malformed", "reset") and fault.after_events is not None:

@@ -179,7 +179,7 @@ def at_once(status: int, headers: Sequence[tuple[bytes, bytes]], body: bytes, to
 _tuple = tuple.__new__
 
 
-def written(steps: Sequence[object], count: int | None = None) -> tuple[bytes, ...]:
+def written(steps: Iterable[object], count: int | None = None) -> tuple[bytes, ...]:
     """The first `count` writes among a script's `steps` (None: all), as a tuple (see `Delivered`). Read only as
     far as they go: a drip-faulted stream's script is a write and a pause per byte of the answer (61,000 steps
     for a story), and a client that left after a few hundred of them cost 4 ms to read through, one stream

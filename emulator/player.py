@@ -14,10 +14,10 @@ import socket
 import struct
 import time
 from array import array
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from emulator.faults import Hangup, Pause, Raw
+from emulator.faults import Hangup, Pause, Raw, Steps, last
 from emulator.journal import Delivered, written
 from emulator.server import TRANSPORT
 from emulator.state import State
@@ -145,10 +145,10 @@ async def play(
     return None
 
 
-def _last_write(steps: Sequence[object]) -> int:
+def _last_write(steps: Steps) -> int:
     """The index of a script's last step when it is a write (bytes or a raw write), else -1: a script that ends
     in a pause or a hang-up is accounted for once played, as it ended."""
-    return len(steps) - 1 if steps and isinstance(steps[-1], bytes | Raw) else -1
+    return len(steps) - 1 if isinstance(last(steps), bytes | Raw) else -1
 
 
 class Clock:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from emulator.conversation import frozen
-from emulator.faults import GARBAGE, Hangup, Raw, Step
+from emulator.faults import GARBAGE, Hangup, Raw, Step, Steps
 
 JSON = b"application/json"
 Headers = list[tuple[bytes, bytes]]  # raw, as ASGI sends them
@@ -79,7 +79,7 @@ class Script:
     """An answer played step by step: `latency` seconds, the status line (unless not `started`: a fault that
     answers nothing well-formed), then `steps`. `entry` is the journal entry told who ended a hang-up."""
 
-    steps: Sequence[Step]
+    steps: Steps
     status: int
     headers: Headers
     latency: float = 0.0

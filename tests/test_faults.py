@@ -17,6 +17,8 @@ import anthropic
 import httpx2
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from emulator import faults
 from emulator.app import Settings
@@ -172,7 +174,7 @@ EVENTS = [b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n", b"data: [DONE]\n\n"]
     ],
 )
 def test_plan_breaks_the_stream(fault: Fault, expected: list[Any]) -> None:
-    assert faults.plan(EVENTS, fault, None) == expected
+    assert list(faults.plan(EVENTS, fault, None)) == expected
 
 
 def test_plan_paces_with_keepalives_and_seeded_jitter() -> None:
@@ -536,5 +538,30 @@ def test_an_unpaced_unbroken_stream_is_written_in_bulk_and_a_paced_or_sliced_one
     assert faults.plan(events[:1], None, None) == events[:1]
     paced = faults.plan(events, None, Timing(tokens_per_second=1000))
     assert [s for s in paced if isinstance(s, bytes)] == events
-    sliced = faults.plan(events[:3], Fault("slice", size=7), None)
+    sliced = list(faults.plan(events[:3], Fault("slice", size=7), None))
     assert all(len(s) <= 7 for s in sliced if isinstance(s, bytes))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(st.one_of(st.binary(max_size=40), st.sampled_from([Pause(0.5), Hangup()])), max_size=8),
+    size=st.integers(1, 12),
+    ms=st.sampled_from([0, 5]),
+    kind=st.sampled_from(["slice", "drip"]),
+)
+def test_slice_and_drip_cut_as_they_are_played(steps: list[Any], size: int, ms: int, kind: str) -> None:
+    """A sliced or dripped script is cut as it is played, never up front (see `faults.Pieces`): what it plays,
+    its length and its last step are those of the pieces cut in full, and played twice it plays the same."""
+    fault = Fault(kind, size=size, ms=ms)
+    script = faults.plan(steps, fault, None)
+    gap = Pause(ms / 1000) if kind == "drip" and ms else None
+    cut: list[Any] = []
+    for step in steps:
+        if not isinstance(step, bytes):
+            cut.append(step)
+            continue
+        for at in range(0, len(step), size):
+            cut += [step[at : at + size], *([gap] if gap else [])]
+    assert list(script) == list(script) == cut
+    assert len(script) == len(cut) and faults.last(script) == (cut[-1] if cut else None)
+    assert isinstance(script, faults.Pieces) and len(script.steps) == len(steps)  # holds the uncut steps only
