@@ -31,6 +31,7 @@ import pytest
 
 from emulator import scenarios
 from tests.conftest import BUNDLED
+from tests.side_venv import CACHE
 
 REPO = BUNDLED.parent
 INSTALL_TIMEOUT = 900  # seconds; the packages pull a native binary of some hundreds of MB
@@ -91,6 +92,13 @@ def installed_version(launcher: Path) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return result.stdout.strip() if result.returncode == 0 else None
+
+
+def npm_launcher(tool: str, package: str, *, directory: str, launcher: str, version: str) -> Path:
+    """`npm_install` into the tests' cache, with the `npm` on PATH (skipped without one)."""
+    return npm_install(
+        find_npm(tool, package), package, root=CACHE, directory=directory, launcher=launcher, version=version
+    )
 
 
 def npm_install(npm: str, package: str, *, root: Path, directory: str, launcher: str, version: str) -> Path:

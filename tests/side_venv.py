@@ -31,9 +31,13 @@ QUIET = {
 }
 
 
+# Where the tests keep what they install once: side venvs, npm prefixes, compiled wheels.
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "emulator-tests"
+
+
 def python(directory: str, *requirements: str) -> Path:
     """The python of the side venv `directory` with `requirements` (pinned), installed on first use."""
-    root = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "emulator-tests"
+    root = CACHE
     root.mkdir(parents=True, exist_ok=True)
     prefix = root / directory
     executable, done = prefix / "bin" / "python", prefix / ".installed"

@@ -14,7 +14,6 @@ The install and the run are in tests/agent_cli.py.
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 from pathlib import Path
@@ -61,12 +60,9 @@ AGENT = r"""
 @pytest.fixture(scope="session")
 def codex() -> Path:
     """The `codex` launcher of the pinned version, installed on first use; skips only without npm."""
-    npm = agent_cli.find_npm("Codex CLI", CODEX_PACKAGE)
-    root = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "emulator-tests"
-    return agent_cli.npm_install(
-        npm,
+    return agent_cli.npm_launcher(
+        "Codex CLI",
         CODEX_PACKAGE,
-        root=root,
         directory=f"codex-{CODEX_VERSION}",
         launcher="codex",
         version=f"codex-cli {CODEX_VERSION}",

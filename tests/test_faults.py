@@ -11,7 +11,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 import httpx2
@@ -549,7 +549,9 @@ def test_an_unpaced_unbroken_stream_is_written_in_bulk_and_a_paced_or_sliced_one
     ms=st.sampled_from([0, 5]),
     kind=st.sampled_from(["slice", "drip"]),
 )
-def test_slice_and_drip_cut_as_they_are_played(steps: list[Any], size: int, ms: int, kind: str) -> None:
+def test_slice_and_drip_cut_as_they_are_played(
+    steps: list[Any], size: int, ms: int, kind: Literal["slice", "drip"]
+) -> None:
     """A sliced or dripped script is cut as it is played, never up front (see `faults.Pieces`): what it plays,
     its length and its last step are those of the pieces cut in full, and played twice it plays the same."""
     fault = Fault(kind, size=size, ms=ms)

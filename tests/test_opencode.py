@@ -15,7 +15,6 @@ default plugins. Where we can, both processes run in a network namespace with on
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -56,12 +55,9 @@ AGENT = r"""
 @pytest.fixture(scope="session")
 def opencode() -> Path:
     """The `opencode` launcher of the pinned version, installed on first use; skips only without npm."""
-    npm = agent_cli.find_npm("opencode", OPENCODE_PACKAGE)
-    root = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "emulator-tests"
-    return agent_cli.npm_install(
-        npm,
+    return agent_cli.npm_launcher(
+        "opencode",
         OPENCODE_PACKAGE,
-        root=root,
         directory=f"opencode-{OPENCODE_VERSION}",
         launcher="opencode",
         version=OPENCODE_VERSION,

@@ -36,6 +36,7 @@ import yaml
 
 from emulator import cli, recordings, scenarios
 from tests.conftest import BUNDLED, call, launch, read_until
+from tests.side_venv import CACHE
 from tests.test_plugin import USER_TESTS
 
 REPO = BUNDLED.parent
@@ -67,7 +68,7 @@ BUILD, IMAGE = stages()[0], stages()[-1]
 WORKDIR = only(IMAGE, "WORKDIR")  # where the image runs, and compose mounts the folders
 
 
-WHEELS = Path.home() / ".cache" / "emulator-tests" / "wheels"  # compiled wheels, by a hash of what they are built from
+WHEELS = CACHE / "wheels"  # compiled wheels, by a hash of what they are built from
 
 
 def build_command() -> str:
