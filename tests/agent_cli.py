@@ -253,9 +253,10 @@ def run_agent(
     what: str,
     name: str,
     serve: list[str] | None = None,
+    log: str = "emulator.log",
 ) -> Run:
     """`run` the agent in `work` against `serve` (the README's `emulator serve` unless given), placed as
-    `placement()` said, its log in `tmp_path`; fails the test unless the agent exits 0."""
+    `placement()` said, its log `log` in `tmp_path`; fails the test unless the agent exits 0."""
     netns, port = placed
     done = run(
         agent,
@@ -264,7 +265,7 @@ def run_agent(
         netns=netns,
         port=port,
         work=work,
-        log=tmp_path / "emulator.log",
+        log=tmp_path / log,
         timeout=timeout,
         what=what,
         name=name,
@@ -380,7 +381,6 @@ def record_then_replay(
     another checkout or CI job would: the agents name it in their prompts, and the default scrubbers take it
     out). `placed`: `placement()`'s answer, which the agent's own configuration may name. Each run must exit 0
     and leave hello.txt holding "hi"; the two runs, recorded then replayed."""
-    netns, port = placed
     empty = tmp_path / "no-scenarios"
     empty.mkdir()
     cassette = tmp_path / "session.yaml"
@@ -390,19 +390,18 @@ def record_then_replay(
         (replay_command(cassette, empty), tmp_path / "again"),
     ):
         work.mkdir()
-        done = run(
+        done = run_agent(
             agent,
             environment | {"CASSETTE": str(cassette)},
-            serve=serve,
-            netns=netns,
-            port=port,
+            tmp_path,
+            placed=placed,
             work=work,
-            log=tmp_path / f"emulator-{len(runs)}.log",
             timeout=timeout,
             what=what,
             name=name,
+            serve=serve,
+            log=f"emulator-{len(runs)}.log",
         )
-        assert done.returncode == 0, f"{what} exited with {done.returncode}\n{done.report}"
         assert (work / "hello.txt").read_text() == "hi\n", done.report
         runs.append(done)
     return runs[0], runs[1]
