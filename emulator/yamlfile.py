@@ -51,6 +51,47 @@ def load(text: str, loader: type[Any] = SafeLoader) -> Any:
             gc.enable()
 
 
+def has_key(text: str, key: str) -> bool:
+    """Whether the first document in `text` is a mapping with the plain key `key` at its top, read from the
+    parser's events as far as that key and no further: nothing is built (`emulator check` tells cassettes from
+    scenario files by their `interactions`, and then loads each once). False for text that is not YAML."""
+    depth, is_key = 0, False  # how deep the events are; at depth 1, whether the next node is a key
+    resolver: Any = yaml.resolver.Resolver()
+    plain = resolver.resolve(yaml.ScalarNode, key, (True, False)) == _STR  # whether `key` unquoted is a string
+    try:
+        for event in yaml.parse(text, Loader=SafeLoader):
+            kind = type(event)
+            if kind is yaml.ScalarEvent or kind is yaml.AliasEvent:
+                if depth == 0:
+                    return False  # a document that is a scalar
+                if depth == 1:
+                    if is_key and _is_key(event, key, plain):
+                        return True
+                    is_key = not is_key
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                if depth == 0 and kind is yaml.SequenceStartEvent:
+                    return False
+                if depth == 1:
+                    is_key = not is_key
+                depth += 1
+                if depth == 1:
+                    is_key = True
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                depth -= 1
+                if depth == 0:
+                    return False  # the first document's mapping ended without it
+    except yaml.YAMLError:
+        return False
+    return False
+
+
+def _is_key(event: Any, key: str, plain: bool) -> bool:
+    """Whether a key's event is the string `key` (`plain`: whether `key` unquoted reads as a string)."""
+    if not isinstance(event, yaml.ScalarEvent) or event.value != key or event.tag not in (None, "!", _STR):
+        return False
+    return plain or event.tag is not None or not event.implicit[0]
+
+
 def _constructed(text: str, loader: type[Any]) -> Any:
     """The document by PyYAML's way: its node graph, then its constructor, bounded."""
     reader = _bounded(loader)(text)

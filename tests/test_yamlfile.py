@@ -153,7 +153,9 @@ SCALARS = st.one_of(
     st.dates(),
     st.datetimes(timezones=st.sampled_from([None, datetime.UTC])),
 )
-KEYS = st.one_of(st.text(max_size=6), st.integers(), st.booleans(), st.none(), st.dates())
+KEYS = st.one_of(
+    st.text(max_size=6), st.integers(), st.booleans(), st.none(), st.dates(), st.sampled_from(["1", "yes", "~", ""])
+)
 VALUES = st.recursive(
     SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4), max_leaves=25
 )
@@ -167,6 +169,27 @@ def test_any_document_pyyaml_writes_reads_back_as_pyyaml_reads_it(value: Any, fl
     text = yaml.dump(value, default_flow_style=flow, allow_unicode=True)
     mine, theirs = ours(text), pyyamls(text)
     assert mine == theirs and equal(mine[1], theirs[1]), (text, mine, theirs)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    VALUES,
+    st.sampled_from([None, True, False]),
+    st.text(max_size=6) | st.sampled_from(["1", "yes", "~", ""]),
+    st.booleans(),
+)
+def test_a_top_key_is_found_from_the_events_as_a_load_finds_it(
+    value: Any, flow: bool | None, key: str, tail: bool
+) -> None:
+    """`has_key` (how `emulator check` tells a cassette, before loading it once) answers as the whole document
+    would, for any document PyYAML writes; one broken after the key still has it, one broken before does not."""
+    text = yaml.dump(value, default_flow_style=flow, allow_unicode=True)
+    loaded = yaml.load(text, yamlfile.SafeLoader)
+    assert yamlfile.has_key(text, key) == (isinstance(loaded, dict) and key in loaded)
+    if tail:
+        assert yamlfile.has_key(text + "\n---\ninteractions: [", key) == yamlfile.has_key(text, key)
+    assert yamlfile.has_key("interactions: []\nbroken: [", "interactions")
+    assert not yamlfile.has_key("broken: [\ninteractions: []", "interactions")
 
 
 def equal(a: Any, b: Any) -> bool:

@@ -15,7 +15,7 @@ from emulator.recordings import vcr_format
 from emulator.recordings.library import Library, Reader
 from emulator.recordings.recording import Recording, recordings_of
 from emulator.recordings.scrub import DEFAULT_SCRUBS, SCRUB_KEY, Scrubber
-from emulator.recordings.validity import cassette_problems, is_cassette
+from emulator.recordings.validity import cassette_problems
 from emulator.recordings.vcr_format import PACING
 
 _log = logging.getLogger("emulator.recordings")
@@ -122,8 +122,8 @@ def _cut_short(error: CassetteError, text: str) -> bool:
 def is_cassette_file(file: Path) -> bool:
     """Whether a file means to be a cassette: YAML with `interactions` at the top (`emulator check` sorts by it)."""
     try:
-        return is_cassette(_document(file.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, yamlfile.DocumentError):
+        return yamlfile.has_key(file.read_text(encoding="utf-8"), "interactions")
+    except (OSError, UnicodeDecodeError):
         return False  # the scenario loader says what is wrong with it
 
 
