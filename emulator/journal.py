@@ -256,9 +256,9 @@ class Journal:
             if test_id is not None and record[_TEST_ID] != test_id:  # the common filter, before any entry is built
                 continue
             entry, delivered = _entry(record), self._delivered(record[0])
-            summary = _summary(entry, delivered)
-            if matches(summary, where):
-                found.append(_full(summary, entry, delivered) if bodies else summary)
+            listed = summary(entry, delivered)
+            if matches(listed, where):
+                found.append(full(listed, entry, delivered) if bodies else listed)
         return found
 
     def get(self, entry_id: int) -> dict[str, Any] | None:
@@ -332,7 +332,7 @@ def source_kind(source: str | None) -> str | None:
 
 def view(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     """An entry in full, as the journal's API shows it: what a shared store keeps of it."""
-    return _full(_summary(entry, delivered), entry, delivered)
+    return full(summary(entry, delivered), entry, delivered)
 
 
 FULL_ONLY = ("headers", "body", "body_text", "response")  # what a full view adds to the summary
@@ -343,7 +343,7 @@ def matches(summary: Mapping[str, Any], where: Mapping[str, str]) -> bool:
     return all(str(summary.get(k)) == v for k, v in where.items())
 
 
-def _summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
+def summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     """An entry's fields, bodies aside: what the inspector's list shows and what filters compare."""
     fields = entry._asdict()
     del fields["headers"], fields["body"], fields["usage"]
@@ -359,11 +359,11 @@ def _summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     return fields
 
 
-def _full(summary: dict[str, Any], entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
+def full(listed: dict[str, Any], entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     """A summary with the request's headers (credentials masked) and body, and the answer as it went out."""
-    full = summary | {"headers": {k: mask(k, v) for k, v in entry.headers.items()}} | _body(entry.body)
-    full["response"] = _answer(delivered) if delivered else None
-    return full
+    shown = listed | {"headers": {k: mask(k, v) for k, v in entry.headers.items()}} | _body(entry.body)
+    shown["response"] = _answer(delivered) if delivered else None
+    return shown
 
 
 def _answer(delivered: Delivered) -> dict[str, Any]:

@@ -16,11 +16,11 @@ import redis.asyncio.connection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import limits, pipeline, profiles, shared_redis
+from emulator import journal, limits, pipeline, profiles, shared_redis
 from emulator import state as state_module
 from emulator.conversation import Message, Prompt
 from emulator.dialects import openai_chat
-from emulator.journal import Journal, Note, at_once
+from emulator.journal import Delivered, Journal, Note, at_once
 from emulator.shared_redis import batch
 from emulator.sse import encode
 from emulator.state import Directions, Settings, State
@@ -146,6 +146,46 @@ def test_journal_views_are_the_in_process_ones_with_the_worker(redis_server: str
         assert [e._replace(time=0) for e in await state.entries("a")] == [
             e._replace(time=0, headers={}, body=b"") for e in local.entries("a")
         ]
+
+    run(compare, state)
+
+
+def test_views_of_streams_drips_and_odd_bodies_are_the_in_process_ones(redis_server: str) -> None:
+    """Redis keeps an entry's request and answer as sent and builds its view as it is read (`RAW`): the views
+    are the in-process journal's for a paced stream, a one-byte drip, bytes that are not UTF-8, a body that is
+    not JSON, and bodies past the journal's cap, request and answer, listed or whole."""
+    state, local = shared(redis_server), Journal()
+    sse = [b'data: {"n": %d}\n\n' % i for i in range(20)] + [b"data: [DONE]\n\n"]
+    drip = [bytes([b]) for b in b"".join(sse[:5])]
+    stream = [(b"content-type", b"text/event-stream; charset=utf-8")]
+    plain = [(b"content-type", b"application/json")]
+    cap = journal.BODY_CAP
+    cases = [
+        (
+            b'{"hi": 1}',
+            Delivered(200, stream, tuple(sse), 21, sum(map(len, sse)), 0.01, 0.2, (0.01, 0.05), 0.0, (0, 3)),
+        ),
+        (b"\xff\xfe not json", Delivered(200, stream, tuple(drip), len(drip), len(drip), 0.0, 0.3, None, 0.0, None)),
+        (b"x" * (cap + 1), at_once(200, plain, b"\x80" * 10 + b"y" * cap, 0.004)),
+        (b'{"hi": 2}', at_once(503, plain, b"upstream said no", 0.002)),
+        (b'{"hi": 3}', None),
+    ]
+
+    async def compare() -> None:
+        for i, (body, delivered) in enumerate(cases):
+            sent = {"authorization": f"Bearer sk-secret-{i}-abcdef", "x-api-key": "sk-ant-key", "accept": "*/*"}
+            entry = await state.open(note(f"m{i}", body=body)._replace(headers=sent))
+            added = local.add(note(f"m{i}", body=body)._replace(headers=sent))
+            if delivered is not None:
+                await state.done(entry, delivered, "chat_completions", "inferam")
+                local.complete(added, delivered)
+        for bodies in (True, False):
+            found, expected = await state.find({}, 0, bodies), local.find({}, 0, bodies)
+            assert [{**v, "time": 0} for v in found] == [{**v, "time": 0, "worker": state.worker} for v in expected]
+        for view in await state.find({}):
+            assert {**(await state.entry(view["id"]) or {}), "time": 0} == {**view, "time": 0}
+        kept = b"".join(await state._client().hvals(state._key("journal:entries")))
+        assert b"sk-secret" not in kept and b"sk-ant-key" not in kept  # what Redis holds is masked too
 
     run(compare, state)
 

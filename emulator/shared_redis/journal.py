@@ -27,7 +27,7 @@ class JournalState(RedisState):
         return self._run("journal", self._journal_keys(entry.test_id), self._journal_args(entry, delivered))
 
     def _journal_args(self, entry: Entry, delivered: Delivered | None) -> list[Any]:
-        view = journal.view(entry, delivered)
+        view = _kept(entry, delivered)
         del view["id"]  # the script gives a new entry its id: it is the field the view is kept under
         view["worker"] = self.worker
         settings = self.settings
@@ -108,15 +108,18 @@ class JournalState(RedisState):
 
     async def find(self, where: Mapping[str, str], since: int = 0, bodies: bool = True) -> list[dict[str, Any]]:
         found = []
-        for _, view in await self._views(where.get("test_id"), since):
-            summary = {k: v for k, v in view.items() if k not in journal.FULL_ONLY}
+        for planned, view in await self._views(where.get("test_id"), since):
+            summary = {k: v for k, v in view.items() if k not in _NOT_LISTED}
             if journal.matches(summary, where):
-                found.append(view if bodies else summary)
+                found.append(_shown(planned, view) if bodies else summary)
         return found
 
     async def entry(self, entry: int) -> dict[str, Any] | None:
         raw = await self._client().hget(self._key("journal:entries"), str(entry))
-        return None if raw is None else {"id": entry} | loads(raw)[1]
+        if raw is None:
+            return None
+        planned, view = loads(raw)
+        return _shown(planned, {"id": entry} | view)
 
     async def dropped(self) -> int:
         return int(await self._client().get(self._key("journal:dropped")) or 0)
@@ -140,6 +143,45 @@ def _whole(note: Note) -> bool:
     """Whether a note's answer is sent whole, at once (`pipeline.render`'s first branch, or a refusal): not
     streamed, paced, faulted, nor a recording played as recorded."""
     return not (note.stream or note.fault or note.timing or (note.source or "").startswith("recording "))
+
+
+# Under this key, a kept entry holds its request's headers and body and its answer as they went out, as text
+# (bytes read as latin-1, so byte for byte); its full view is built from them as it is read, as the in-process
+# journal builds it. Built as it was written, the view parsed every event of a stream, and both bodies' JSON,
+# on every request: a third of a worker's time answering 64-token streams on Redis.
+RAW = "raw"
+_NOT_LISTED = (*journal.FULL_ONLY, RAW)
+
+
+def _kept(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
+    """What Redis keeps of an entry: its summary (what a listing shows and a filter compares) and `RAW`."""
+    kept = journal.summary(entry, delivered)
+    answer = None
+    if delivered is not None:
+        chunks = journal.compact(delivered).chunks()  # one write per event, up to the journal's cap
+        pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in delivered.headers]
+        sent = [(t, data.decode("latin-1")) for t, data in chunks]
+        answer = [delivered.status, pairs, sent, delivered.size, delivered.ttft, delivered.duration]
+    headers = {k: journal.mask(k, v) for k, v in entry.headers.items()}  # no credential kept: masking is idempotent
+    kept[RAW] = {"headers": headers, "body": entry.body.decode("latin-1"), "answer": answer}
+    return kept
+
+
+def _shown(planned: int | None, kept: Mapping[str, Any]) -> dict[str, Any]:
+    """A kept entry's full view, as `journal.view` shows it (a view kept whole by an older version, as it is)."""
+    raw = kept.get(RAW)
+    if raw is None:
+        return dict(kept)
+    summary = {k: v for k, v in kept.items() if k != RAW}
+    entry = _entry(planned, kept)._replace(headers=raw["headers"], body=raw["body"].encode("latin-1"))
+    delivered = None
+    if raw["answer"] is not None:
+        status, headers, sent, size, ttft, duration = raw["answer"]
+        steps = tuple(data.encode("latin-1") for _, data in sent)
+        times, marks = tuple(t for t, _ in sent), tuple(range(len(sent)))
+        pairs = tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers)
+        delivered = Delivered(status, pairs, steps, len(steps), size, ttft, duration, times, 0.0, marks)
+    return journal.full(summary, entry, delivered)
 
 
 def _entry(planned: int | None, view: Mapping[str, Any]) -> Entry:
