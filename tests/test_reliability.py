@@ -374,9 +374,16 @@ def test_clients_that_leave_faulted_streams_leave_the_server_idle(emulator: Emul
     try:
         for i, sock in enumerate(socks):
             sock.sendall(request(*kinds[i % len(kinds)]))
-        for sock in socks:
+        refused = []
+        for i, sock in enumerate(socks):
             sock.settimeout(60)
-            assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+            try:
+                first = sock.recv(4096)
+            except OSError as exc:  # seen once in a run of the suite, unexplained: say which and what the log says
+                first = repr(exc).encode()
+            if not first.startswith(b"HTTP/1.1 200"):
+                refused.append((i, first[:80]))
+        assert not refused, (len(refused), refused[:5], emulator.log.read_text()[-3000:])
         time.sleep(0.5)  # streaming, every one of them
     finally:
         for sock in socks:
