@@ -15,6 +15,7 @@ from emulator.default_model import edits, grammar, tales, verse
 from emulator.default_model.forms import Ask
 from emulator.default_model.grammar import Slots, capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
+from emulator.default_model.names import name, of_trade
 from emulator.default_model.page import FRAMES, Dice, Page
 
 
@@ -287,9 +288,9 @@ def _list(page: Page, places: Sequence[str]) -> str:
 def _ideas(page: Page, places: Sequence[str]) -> str:
     count = min(page.ask.count or 4 + page.roll(2), 8)
     names = page.ask.task == "names"
-    items = [_name(page) if names else _idea(page) for _ in range(count)]
+    items = [name(page) if names else _idea(page) for _ in range(count)]
     opening, closing = ("names-open", "names-close") if names else ("ideas-open", "ideas-close")
-    if names and _name_for(page.ask.subject) in VENTURES | PLACES | SHOWS:  # a trade's name: is it free?
+    if names and of_trade(page.ask.subject):  # a trade's name: is it free?
         closing = "names-close-trade"
     return f"{page.say(opening)}\n\n" + "\n".join(f"- {i}" for i in items) + f"\n\n{page.say(closing)}"
 
@@ -299,62 +300,8 @@ def _idea(page: Page) -> str:
     return f"**{label}**: {fill(sentence, page.slots)}"
 
 
-def _name(page: Page) -> str:
-    """One name for what the user names: a pet's name, a person's (a baby, a character), or a trade's, a
-    product's or a show's, built from words of its trade where the subject has one (`name-trade`)."""
-    head = _name_for(page.ask.subject)
-    if head in PETS:
-        return f"**{page.pick(FRAMES['name-pet'])}**: {fill(page.pick(FRAMES['name-note-pet']), page.slots)}"
-    if head in PERSONS and page.people:
-        name = page.pick(page.people)
-        return f"**{name}**: {fill(page.pick(FRAMES['name-note-person']), page.slots)}"
-    words = _trade_words(page.ask.subject) or FRAMES["name-noun"]
-    modifier, word = page.pick(FRAMES["name-modifier"]), page.pick(words)
-    pattern = page.roll(4)
-    if pattern == 0:
-        name = f"The {modifier} {word}"
-    elif pattern == 1:
-        name = f"{page.pick(FRAMES['name-noun'])} & {word}"
-    elif pattern == 2 and head in PLACES and "name:street" not in page.used:  # "Mill Lane Bakery", once a list
-        page.used.add("name:street")
-        said = page.ask.subject.lower().split()
-        before = said[said.index(head) - 1] if head in said and said.index(head) > 0 else ""
-        trade = before if head in ("shop", "store", "bar", "house") and before.isalpha() else head
-        name = f"{page.pick(FRAMES['name-street'])} {capital(trade)}"
-    elif head in SHOWS:
-        name = f"The {word} Hour" if page.roll(2) else f"Notes from the {word}"
-    else:
-        name = f"{modifier}{word.lower()}" if head in VENTURES else f"{modifier} {word}"
-    return f"**{name}**: {fill(page.pick(FRAMES['name-note']), page.slots)}"
-
-
-def _name_for(subject: str) -> str:
-    """The noun a name is for: the head of the subject's first phrase ("a small bakery in the old town": bakery)."""
-    words = subject.lower().split()
-    cut = next((i for i, w in enumerate(words) if w in _PREPOSITIONS and i > 0), len(words))
-    return words[cut - 1].strip(".,!?") if cut else ""
-
-
-_PREPOSITIONS = frozenset(FRAMES["name-kinds-end"][0].split())
-
-
-def _trade_words(subject: str) -> tuple[str, ...]:
-    """The names `name-trade` lends to a subject by its words ("a coffee shop": Bean, Roast, …), or none."""
-    words = set(subject.lower().replace("-", " ").split())
-    for line in FRAMES["name-trade"]:
-        cues, _, names = line.partition(": ")
-        if words & set(cues.split()):
-            return tuple(names.split())
-    return ()
-
-
 def _code(page: Page, places: Sequence[str]) -> str:
     return ""  # answered by `prose.code_answer`, which knows the question's language
-
-
-# What a name is for, by the head noun of the subject (`name-kinds`): each kind is named in its own way (`_name`).
-_KINDS = {kind: frozenset(words.split()) for kind, _, words in (line.partition(": ") for line in FRAMES["name-kinds"])}
-PETS, PERSONS, PLACES, SHOWS, VENTURES = (_KINDS[k] for k in ("pet", "person", "place", "show", "venture"))
 
 
 WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
