@@ -98,7 +98,7 @@ def _named(page: Page) -> bool:
     """Whether the subject's own words say what kind of thing it is ("solar panels": panels, of the solar kind);
     if so, its slots {base} and {modifier} say them."""
     words = [w for w in page.slots["subject"].split() if w.lower() not in ("a", "an", "the", "your", "my")]
-    if not 2 <= len(words) <= 3 or not all(w.isalpha() and w.islower() for w in words):
+    if not 2 <= len(words) <= 3 or not all(w.isalpha() and w.islower() and w not in _ENDS for w in words):
         return False
     page.slots = Slots(
         {**page.slots, "base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])},
@@ -149,7 +149,10 @@ def _why_clause(page: Page) -> str:
     clause = FRAMES["why-clause"] if acting else FRAMES["why-state"]
     act = FRAMES["why-act"] if acting else ()
     thing = _known(page)
-    if thing is not None:
+    kind = _why_kind(page.slots["actor"], page.slots.get("act", "")) if acting and thing is None else ""
+    if kind:  # an everyday event of a kind the lexicon knows: its own cause, mechanism and consequence
+        cause, mechanism, consequence = (_in_order(page, f"why-{kind}-{part}") for part in _WHY_PARTS)
+    elif thing is not None:
         cause = [page.say("why-event"), page.say("why-thing-is"), page.say("why-thing-how")]
         mechanism = [*_parts(page, thing), page.say("why-thing-where"), _fill(page, act[0] if act else clause[2])]
         consequence = [page.say("thing-care"), _fill(page, clause[4]), page.say("why-thing-close")]
@@ -162,6 +165,33 @@ def _why_clause(page: Page) -> str:
         consequence = [_fill(page, clause[4]), last, _fill(page, clause[5])]
     parts = (" ".join(cause), " ".join(mechanism), " ".join(consequence))
     return "**The cause**\n\n{}\n\n**How it works**\n\n{}\n\n**What follows**\n\n{}".format(*parts)
+
+
+_WHY_PARTS = ("cause", "how", "then")
+_WHY_KINDS = {kind: frozenset(words.split()) for kind, _, words in (k.partition(": ") for k in FRAMES["why-kinds"])}
+_PERSON = _WHY_KINDS.pop("mind")
+_BODY = _WHY_KINDS["body"]
+
+
+def _why_kind(actor: str, act: str) -> str:
+    """The kind of everyday event a why-clause names (`why-kinds`): the first kind a word of its subject belongs
+    to; for people, the body's when what they do is a bodily word ("people yawn"), else the mind's ("kids love
+    cartoons"); else the first kind a word of what it does belongs to ("popcorn pops"); "" when none fits."""
+    doer = {w.strip(".,!?'\"").lower() for w in actor.split()}
+    done = {w.strip(".,!?'\"").lower() for w in act.split()}
+    found = next((kind for kind, cues in _WHY_KINDS.items() if doer & cues), "")
+    if found:
+        return found
+    if doer & _PERSON:
+        return "body" if done & _BODY else "mind"
+    return next((kind for kind, cues in _WHY_KINDS.items() if done & cues), "")
+
+
+def _in_order(page: Page, section: str) -> list[str]:
+    """Three frames of `section`, filled, in their order: its first and last kept, one between left out."""
+    frames = FRAMES[section]
+    skip = 1 + page.roll(len(frames) - 2) if len(frames) > 3 else len(frames)
+    return [_fill(page, f) for i, f in enumerate(frames) if i != skip][:3]
 
 
 def _fill(page: Page, frame: str) -> str:
