@@ -7,6 +7,7 @@ translation. The question's reading (`question.read`) decides greetings, steps, 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import Literal
@@ -27,7 +28,8 @@ Form = Literal[
 class Ask:
     """A request read for its form: `subject` (in the answer's person), `other` (a comparison's second side),
     `task` (a how-to's clause), `source` (the user's own text an edit works on), `language` (a translation's
-    target), `recipient` and `register` (a letter's)."""
+    target), `recipient` and `register` (a letter's); `context`, the question's salient words in lower case,
+    tells which sense of a word it means (see `Lexicon.thing`)."""
 
     form: Form
     subject: str
@@ -38,6 +40,7 @@ class Ask:
     recipient: str = ""
     register: str = "formal"
     count: int = 0
+    context: frozenset[str] = frozenset()
 
 
 _I = re.I
@@ -111,6 +114,10 @@ _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", 
 def read(q: Question) -> Ask:
     """The form `q` asks for and what it is about (see `Ask`); cached, since the answer and its reasoning both
     read it, and an agent loop asks the same question again."""
+    return dataclasses.replace(_read(q), context=frozenset(w.lower() for w in q.words))
+
+
+def _read(q: Question) -> Ask:
     text = q.text.strip()
     low = text.lower()
     if q.kind == "greeting" or _SAY_HELLO.match(text):

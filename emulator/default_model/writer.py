@@ -78,7 +78,7 @@ def _definition(page: Page, places: Sequence[str]) -> str:
 
 def _known(page: Page) -> Thing | None:
     """The common thing the subject names (lexicon/things.txt), its facts then in the page's slots."""
-    thing = LEXICON.thing(page.slots["subject"])
+    thing = LEXICON.thing(page.slots["subject"], page.ask.context)
     if thing is not None:
         facts = {"named": thing.named, "sort": grammar.article(thing.kind)}
         facts |= {"parts": thing.parts, "does": thing.does, "how": thing.how, "care": thing.care}
