@@ -11,6 +11,8 @@ from __future__ import annotations
 import keyword
 import re
 
+from emulator.default_model.lexicon import LEXICON
+
 
 def vocabulary(words: str) -> frozenset[str]:
     """A set of words, written as one string (a word list a contributor can read at a glance)."""
@@ -75,12 +77,24 @@ _NOUNS = vocabulary(
     " regex hook struct endpoint decorator stylesheet page webpage form liner oneliner cli tool utility helper"
 )
 ASKS = re.compile(
-    r"\b(?:write|writing|implement|code|create|generate|give|show|make|build|need|want|help|craft|produce"
+    r"\b(?:write|writing|implement|code(?= (?:a|an|the|me|up|some|this|it|my|your)\b)|create|generate|give|show"
+    r"|make|build|need|want|help|craft|produce"
     r"|draft|add|can|could|would|please|how (?:do|can|could|would|should|to))\b",
     re.I,
 )
 _PROSE = vocabulary("story poem haiku limerick email letter essay song joke summary paragraph tweet")
 _NOT_CODE_PAGE = vocabulary("page paragraph")
+# "code" in its other senses, by the word before it (a QR code, a zip code, a dress code, an error code) or after
+# it (a code of conduct, a code word): no program is asked for. The words before are those that give "code" its
+# other senses in the lexicon, where they also keep it from cueing software.
+_OTHER_CODE_BEFORE = LEXICON.senses["code"]  # lexicon/things.txt [senses]: qr, zip, dress, error…
+_OTHER_CODE_AFTER = vocabulary("of word words name names red blue")
+
+
+def other_code(before: str, after: str) -> bool:
+    """Whether "code" between the words `before` and `after` (lower case) is not a program's: "zip code", "code of
+    conduct"."""
+    return before in _OTHER_CODE_BEFORE or after in _OTHER_CODE_AFTER
 
 
 def asks(request: str, words: list[str], verb: bool) -> bool:
@@ -91,6 +105,8 @@ def asks(request: str, words: list[str], verb: bool) -> bool:
         if word in _PROSE:
             return False
         if word in _NOUNS:
+            if word == "code" and other_code(words[at - 1] if at else "", words[at + 1] if at + 1 < len(words) else ""):
+                continue
             if not verb and words[at + 1 : at + 2] not in (["to"], ["that"], ["which"], ["for"]):
                 return False
             return word not in _NOT_CODE_PAGE or language(request) in ("html", "jsx", "tsx")

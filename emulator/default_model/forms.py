@@ -180,9 +180,26 @@ def _read(q: Question) -> Ask:
         subject = _np(m["s"])
         how = _HOW_IT.match(subject) or _DOES_WHAT.match(subject)
         return Ask("explain", _np(how["s"]) if how else subject)
+    m = _WHAT_DOES.match(text)
+    if m and (said := _what_does(m["s"])):
+        return said
     if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
         return Ask("followup", "")
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
+
+
+_WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)
+
+
+def _what_does(clause: str) -> Ask | None:
+    """ "What does the zip code 10001 cover?": an explanation of what its subject does ("the zip code 10001"), or
+    for "What does X mean?" a definition; the verb is the last word before a preposition ("do in a network")."""
+    words = clause.split()
+    cut = next((i for i, w in enumerate(words) if i > 1 and w.lower() in _PREPOSITIONS), len(words))
+    if cut < 2 or words[cut - 1].lower() not in LEXICON.verbs:
+        return None
+    subject = _np(" ".join(words[: cut - 1]))
+    return Ask("definition" if words[cut - 1].lower() == "mean" else "explain", subject)
 
 
 def _list(phrase: str, q: Question) -> Ask:

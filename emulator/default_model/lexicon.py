@@ -114,8 +114,8 @@ class Lexicon:
         while found is None and len(words) > 1 and words[0] in _PLAIN_ADJECTIVES:
             words = words[1:]
             found = self.things.get(" ".join(words))
-        if found is not None and self.senses.get(words[-1], _NONE) & context:
-            return None  # the question's other words mean another sense of the word
+        if found is not None and self.senses.get(words[-1], _NONE) & context.difference(words):
+            return None  # the question's other words mean another sense of the word (its name's own do not)
         return found
 
     def domain(self, words: Iterable[str]) -> Domain:
