@@ -21,15 +21,16 @@ from emulator.default_model.question import read as read_question
 Form = Literal[
     "greeting", "short", "definition", "why", "compare", "proscons", "steps", "ideas", "haiku", "limerick",
     "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code", "followup",
+    "advice",
 ]  # fmt: skip
 
 
 @frozen
 class Ask:
-    """A request read for its form: `subject` (in the answer's person), `other` (a comparison's second side),
-    `task` (a how-to's clause), `source` (the user's own text an edit works on), `language` (a translation's
-    target), `recipient` and `register` (a letter's); `context`, the question's salient words in lower case,
-    tells which sense of a word it means (see `Lexicon.thing`)."""
+    """A request read for its form: `subject` (in the answer's person), `other` (a comparison's second side, or
+    advice's sort: see `_advice`), `task` (a how-to's or advice's clause), `source` (the user's own text an edit
+    works on), `language` (a translation's target), `recipient` and `register` (a letter's); `context`, the
+    question's salient words in lower case, tells which sense of a word it means (see `Lexicon.thing`)."""
 
     form: Form
     subject: str
@@ -141,6 +142,9 @@ def _read(q: Question) -> Ask:
     m = _LETTER.match(text)
     if m:
         return _letter(m["rest"], low, q)
+    said = _advice(text)
+    if said is not None:
+        return said
     for pattern in _COMPARE:
         m = pattern.match(text)
         if m and len(m["a"].split()) <= 6 and len(m["b"].split()) <= 6:
@@ -186,6 +190,45 @@ def _read(q: Question) -> Ask:
     if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
         return Ask("followup", "")
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
+
+
+# Advice asked on a task of the user's, by its sort ("" whether to, "how" how long or much, "safe", "choose"):
+# the clause after "should I", "is it safe to"…; "recommend a book" asks to choose one.
+_ADVICE = (
+    ("", re.compile(r"(?:so,? )?should (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
+    (
+        "",
+        re.compile(
+            r"what (?:should|shall) (?:i|we) (?P<t>(?:pack|bring|wear|buy|cook|say|do|get|take)\b.+?)[.?!]*$", _I
+        ),
+    ),
+    ("safe", re.compile(r"is it (?:safe|dangerous|healthy|bad for you) (?:for me )?to (?P<t>.+?)[.?!]*$", _I)),
+    (
+        "",
+        re.compile(
+            r"is it (?:ok|okay|bad|good|worth it|normal|wise|smart|rude|a good idea) (?:for me )?to (?P<t>.+?)[.?!]*$",
+            _I,
+        ),
+    ),
+    ("choose", re.compile(r"(?:can|could) you (?:please )?(?:recommend|suggest) (?P<c>.+?)[.?!]*$", _I)),
+    ("how", re.compile(r"how (?P<h>long|much|often|many \w+) (?:should|do|can|must) (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
+)
+
+
+def _advice(text: str) -> Ask | None:
+    """Advice on the task the question names, or None; "Should I use Python or Go?" is left to the comparison
+    (two things named), "Should I buy or rent an apartment?" is advice (two ways to act)."""
+    for sort, pattern in _ADVICE:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        task = _np(flip(groups["t"]) if groups.get("t") else f"choose {flip(groups['c'])}")
+        if " or " in f" {task} " and task.split()[1:2] != ["or"]:
+            return None
+        other = f"how:{groups['h'].lower()}" if groups.get("h") else sort
+        return Ask("advice", task, task=task, other=other)
+    return None
 
 
 _WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)

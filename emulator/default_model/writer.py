@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import edits, grammar, tales, verse
+from emulator.default_model import advice, edits, grammar, tales, verse
 from emulator.default_model.forms import Ask
 from emulator.default_model.grammar import Slots, capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
@@ -356,6 +356,7 @@ WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "formal": edits.formal,
     "translate": edits.translate,
     "code": _code,
+    "advice": advice.advice,
 }
 
 
@@ -421,6 +422,7 @@ _ASKED = {
     "formal": "The user wants their message about {subject} made formal.",
     "translate": 'The user wants "{subject}" in {language}.',
     "code": "The user wants code for {subject}.",
+    "advice": "The user asks for advice on whether or how to {task}.",
 }
 _PLANS = {
     "short": "I will keep the answer to one or two sentences.",
@@ -442,4 +444,5 @@ _PLANS = {
     "formal": "I will expand the contractions, drop the slang and fix the casing.",
     "translate": "I cannot translate offline, so I will say so plainly instead of guessing.",
     "code": "I will write a small, runnable piece of code and say how to use it.",
+    "advice": "I will name the few points that usually decide it, then suggest a next step.",
 }
