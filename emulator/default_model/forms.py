@@ -324,6 +324,10 @@ def _why(text: str, q: Question) -> Ask:
     aux = m["aux"].lower() if m else ""
     rest = flip(m["rest"] if m else text[3:].strip(" ,"))
     words = rest.split()
+    doing = next((i for i, w in enumerate(words[1:7], 1) if len(w) > 4 and w.lower().endswith("ing")), 0)
+    if aux in _BE and doing:  # "Why is my phone battery dying so fast?": "your phone battery is dying so fast"
+        subject = " ".join(words[:doing])
+        return Ask("why", subject, task=f"{subject} {aux} {' '.join(words[doing:])}")
     if aux in _BE:
         subject = _being_subject(words, q)
         after = rest[len(subject) :].strip() if rest.lower().startswith(subject.lower()) else ""
