@@ -39,8 +39,9 @@ def _pick(dice: Dice, options: Sequence[str]) -> str:
 @functools.lru_cache(maxsize=1024)
 def domain(q: Question) -> Domain:
     """The domain the question's words pick (lexicon/domains.txt)."""
-    if q.language[0]:  # a programming language named: "Why is my Go map iteration order random?"
-        return LEXICON.domains[0]
+    said = q.language[0]
+    if said and not LEXICON.senses.get(said, frozenset()).intersection(w.lower() for w in q.words):
+        return LEXICON.domains[0]  # a programming language named: "Why is my Go map iteration order random?"
     return LEXICON.domain(stem(w) for w in q.words)
 
 
