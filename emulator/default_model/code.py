@@ -30,6 +30,7 @@ from emulator.default_model.code_request import (
     methods,
     names,
     names_a_language,
+    plain,
     singular,
     spell,
     vocabulary,
@@ -176,7 +177,7 @@ def task(request: str, tag: str, said: list[str] | None = None) -> str | None:
 
 PLACEHOLDER = re.compile(r"@(name|convert|Type|r|kebab|snake|doc|n|table|other|row|orow|file|url|dir)@")
 _FILE = re.compile(r"(?<![\w/.])((?:[\w-]+/)*[\w-]+\.(?:txt|csv|json|log|md|yaml|yml|xml|tsv|ini|conf|cfg|dat))\b")
-_URL = re.compile(r"https?://[^\s'\"`<>)]+")
+_URL = re.compile(r"https?://[\w.~:/?#@!&+,;=%-]+")  # the characters a string of any language holds as they are
 _DIR = re.compile(r"(?<![\w.])((?:~|\.{1,2})?/[\w./~-]*[\w~])")
 _PARENTS = vocabulary(
     "customers users employees departments authors students categories products regions teams stores cities"
@@ -247,7 +248,7 @@ def _folder(request: str, defaults: Mapping[str, str]) -> str:
 
 def _doc(request: str) -> str:
     """The request as the docstring's sentence: what the code is for, without "Write a Python function that"."""
-    text = " ".join(request.split()).rstrip(".?!")
+    text = plain(request).rstrip(".?!")
     clause = _CLAUSE.search(text)
     said = _IN_LANGUAGE.sub("", clause.group(1) if clause else text)
     return (said[:1].upper() + said[1:]).rstrip(" ,;:") + "."
@@ -273,7 +274,7 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
     if template is None:
         return None
     defaults = template.defaults
-    function_words, type_words = names(request)
+    function_words, type_words = names(_URL.sub(" ", request) if "://" in request else request)
     fallback = defaults.get("name", "solve")
     case = CASE.get(tag, "camel")
     main, default_type = defaults.get("main", "name"), defaults.get("type", fallback).split()

@@ -11,6 +11,8 @@ from __future__ import annotations
 import keyword
 import re
 
+from emulator.default_model.lexicon import LEXICON
+
 
 def vocabulary(words: str) -> frozenset[str]:
     """A set of words, written as one string (a word list a contributor can read at a glance)."""
@@ -75,12 +77,24 @@ _NOUNS = vocabulary(
     " regex hook struct endpoint decorator stylesheet page webpage form liner oneliner cli tool utility helper"
 )
 ASKS = re.compile(
-    r"\b(?:write|writing|implement|code|create|generate|give|show|make|build|need|want|help|craft|produce"
+    r"\b(?:write|writing|implement|code(?= (?:a|an|the|me|up|some|this|it|my|your)\b)|create|generate|give|show"
+    r"|make|build|need|want|help|craft|produce"
     r"|draft|add|can|could|would|please|how (?:do|can|could|would|should|to))\b",
     re.I,
 )
 _PROSE = vocabulary("story poem haiku limerick email letter essay song joke summary paragraph tweet")
 _NOT_CODE_PAGE = vocabulary("page paragraph")
+# "code" in its other senses, by the word before it (a QR code, a zip code, a dress code, an error code) or after
+# it (a code of conduct, a code word): no program is asked for. The words before are those that give "code" its
+# other senses in the lexicon, where they also keep it from cueing software.
+_OTHER_CODE_BEFORE = LEXICON.senses["code"]  # lexicon/things.txt [senses]: qr, zip, dress, error…
+_OTHER_CODE_AFTER = vocabulary("of word words name names red blue")
+
+
+def other_code(before: str, after: str) -> bool:
+    """Whether "code" between the words `before` and `after` (lower case) is not a program's: "zip code", "code of
+    conduct"."""
+    return before in _OTHER_CODE_BEFORE or after in _OTHER_CODE_AFTER
 
 
 def asks(request: str, words: list[str], verb: bool) -> bool:
@@ -91,6 +105,8 @@ def asks(request: str, words: list[str], verb: bool) -> bool:
         if word in _PROSE:
             return False
         if word in _NOUNS:
+            if word == "code" and other_code(words[at - 1] if at else "", words[at + 1] if at + 1 < len(words) else ""):
+                continue
             if not verb and words[at + 1 : at + 2] not in (["to"], ["that"], ["which"], ["for"]):
                 return False
             return word not in _NOT_CODE_PAGE or language(request) in ("html", "jsx", "tsx")
@@ -103,8 +119,11 @@ def words_of(request: str) -> list[str]:
 
 # --- the names --------------------------------------------------------------------------------------------------
 
+_FILLERS = vocabulary("uh um erm hmm ok okay pls plz thx thanks")
+_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _SKIPPED = vocabulary(
-    "a an the my your our their its this that these those some any each all given provided specified new"
+    "uh um erm hmm ok okay pls plz thx thanks"
+    " a an the my your our their its this that these those some any each all given provided specified new"
     " simple small basic quick little nice good short custom it them one please just very me us i you we another"
     " other"
     " python javascript typescript js ts node sql bash shell go golang html css react jsx tsx rust java ruby php"
@@ -125,7 +144,21 @@ _PREDICATE = re.compile(
     re.I,
 )
 _HOW = re.compile(r"\bhow (?:do|can|could|should|would|to)(?: (?:i|you|we|one))? (.+)", re.I)
-_EXPLICIT = re.compile(r"\b(?:called|named)\s+`?([A-Za-z_][A-Za-z0-9_]*)`?")
+# A name the request gives: `called parse_date`, `named "parse-date"`, `named 'my func'`, `called «total»`.
+_EXPLICIT = re.compile(
+    r"\b(?:called|named)\s+(?:[`'\"«“‘]([A-Za-z_][A-Za-z0-9_ -]{0,40}?)[`'\"»”’]|`?([A-Za-z_][A-Za-z0-9_]*)`?)"
+)
+# What must not reach code from the request's own words: any character but letters, digits, spaces and plain
+# punctuation, and runs that end or open a comment in some language ("--", "//"). A docstring or comment that
+# repeats the request is made of what is left ("write function «" → "Write function.").
+_ODD = re.compile(r"[^\w\s,.;:'%()/+-]+|-{2,}|/{2,}|_{2,}")
+
+
+def plain(text: str) -> str:
+    """`text` with odd punctuation taken out (see `_ODD`), its spaces made single."""
+    return " ".join(_ODD.sub(" ", text).split())
+
+
 _PLAIN = re.compile(r"[a-z][a-z0-9]*")
 
 
@@ -207,8 +240,10 @@ def names(request: str) -> tuple[list[str], list[str]]:
     and a type's (its nouns). Empty lists when the request gives no words (the template's defaults then)."""
     explicit = _EXPLICIT.search(request)
     if explicit:
-        parts = [p.lower() for p in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", explicit.group(1))]
-        return parts, parts
+        given = explicit.group(1) or explicit.group(2)
+        parts = [p.lower() for p in _PARTS.findall(given)]
+        if parts and not parts[0][0].isdigit():
+            return parts, parts
     words = words_of(request.replace("'", ""))
     noun_at = next((i for i, w in enumerate(words) if w in _NOUNS), -1)
     after = words[noun_at + 1 :] if noun_at >= 0 else []
@@ -220,6 +255,8 @@ def names(request: str) -> tuple[list[str], list[str]]:
         after, verb_first = words_of(how.group(1).replace("'", "")), True
     elif after and after[0] in ("that", "which", "who"):
         after, verb_first = after[1:], True
+        while after[:1] and after[0] in _FILLERS:  # "a function that -- uh -- sorts a list"
+            after = after[1:]
     elif after and after[0] in ("to", "for", "of", "with"):
         verb_first = after[0] == "to"
         after = after[1:]

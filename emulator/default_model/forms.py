@@ -7,6 +7,7 @@ translation. The question's reading (`question.read`) decides greetings, steps, 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import Literal
@@ -20,14 +21,16 @@ from emulator.default_model.question import read as read_question
 Form = Literal[
     "greeting", "short", "definition", "why", "compare", "proscons", "steps", "ideas", "haiku", "limerick",
     "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code", "followup",
+    "advice",
 ]  # fmt: skip
 
 
 @frozen
 class Ask:
-    """A request read for its form: `subject` (in the answer's person), `other` (a comparison's second side),
-    `task` (a how-to's clause), `source` (the user's own text an edit works on), `language` (a translation's
-    target), `recipient` and `register` (a letter's)."""
+    """A request read for its form: `subject` (in the answer's person), `other` (a comparison's second side, or
+    advice's sort: see `_advice`), `task` (a how-to's or advice's clause), `source` (the user's own text an edit
+    works on), `language` (a translation's target), `recipient` and `register` (a letter's); `context`, the
+    question's salient words in lower case, tells which sense of a word it means (see `Lexicon.thing`)."""
 
     form: Form
     subject: str
@@ -38,6 +41,7 @@ class Ask:
     recipient: str = ""
     register: str = "formal"
     count: int = 0
+    context: frozenset[str] = frozenset()
 
 
 _I = re.I
@@ -111,6 +115,10 @@ _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", 
 def read(q: Question) -> Ask:
     """The form `q` asks for and what it is about (see `Ask`); cached, since the answer and its reasoning both
     read it, and an agent loop asks the same question again."""
+    return dataclasses.replace(_read(q), context=frozenset(w.lower() for w in q.words))
+
+
+def _read(q: Question) -> Ask:
     text = q.text.strip()
     low = text.lower()
     if q.kind == "greeting" or _SAY_HELLO.match(text):
@@ -134,6 +142,9 @@ def read(q: Question) -> Ask:
     m = _LETTER.match(text)
     if m:
         return _letter(m["rest"], low, q)
+    said = _advice(text)
+    if said is not None:
+        return said
     for pattern in _COMPARE:
         m = pattern.match(text)
         if m and len(m["a"].split()) <= 6 and len(m["b"].split()) <= 6:
@@ -173,9 +184,65 @@ def read(q: Question) -> Ask:
         subject = _np(m["s"])
         how = _HOW_IT.match(subject) or _DOES_WHAT.match(subject)
         return Ask("explain", _np(how["s"]) if how else subject)
+    m = _WHAT_DOES.match(text)
+    if m and (said := _what_does(m["s"])):
+        return said
     if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
         return Ask("followup", "")
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
+
+
+# Advice asked on a task of the user's, by its sort ("" whether to, "how" how long or much, "safe", "choose"):
+# the clause after "should I", "is it safe to"…; "recommend a book" asks to choose one.
+_ADVICE = (
+    ("", re.compile(r"(?:so,? )?should (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
+    (
+        "",
+        re.compile(
+            r"what (?:should|shall) (?:i|we) (?P<t>(?:pack|bring|wear|buy|cook|say|do|get|take)\b.+?)[.?!]*$", _I
+        ),
+    ),
+    ("safe", re.compile(r"is it (?:safe|dangerous|healthy|bad for you) (?:for me )?to (?P<t>.+?)[.?!]*$", _I)),
+    (
+        "",
+        re.compile(
+            r"is it (?:ok|okay|bad|good|worth it|normal|wise|smart|rude|a good idea) (?:for me )?to (?P<t>.+?)[.?!]*$",
+            _I,
+        ),
+    ),
+    ("choose", re.compile(r"(?:can|could) you (?:please )?(?:recommend|suggest) (?P<c>.+?)[.?!]*$", _I)),
+    ("how", re.compile(r"how (?P<h>long|much|often|many \w+) (?:should|do|can|must) (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
+)
+
+
+def _advice(text: str) -> Ask | None:
+    """Advice on the task the question names, or None; "Should I use Python or Go?" is left to the comparison
+    (two things named), "Should I buy or rent an apartment?" is advice (two ways to act)."""
+    for sort, pattern in _ADVICE:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        task = _np(flip(groups["t"]) if groups.get("t") else f"choose {flip(groups['c'])}")
+        if " or " in f" {task} " and task.split()[1:2] != ["or"]:
+            return None
+        other = f"how:{groups['h'].lower()}" if groups.get("h") else sort
+        return Ask("advice", task, task=task, other=other)
+    return None
+
+
+_WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)
+
+
+def _what_does(clause: str) -> Ask | None:
+    """ "What does the zip code 10001 cover?": an explanation of what its subject does ("the zip code 10001"), or
+    for "What does X mean?" a definition; the verb is the last word before a preposition ("do in a network")."""
+    words = clause.split()
+    cut = next((i for i, w in enumerate(words) if i > 1 and w.lower() in _PREPOSITIONS), len(words))
+    if cut < 2 or words[cut - 1].lower() not in LEXICON.verbs:
+        return None
+    subject = _np(" ".join(words[: cut - 1]))
+    return Ask("definition" if words[cut - 1].lower() == "mean" else "explain", subject)
 
 
 def _list(phrase: str, q: Question) -> Ask:
@@ -257,6 +324,10 @@ def _why(text: str, q: Question) -> Ask:
     aux = m["aux"].lower() if m else ""
     rest = flip(m["rest"] if m else text[3:].strip(" ,"))
     words = rest.split()
+    doing = next((i for i, w in enumerate(words[1:7], 1) if len(w) > 4 and w.lower().endswith("ing")), 0)
+    if aux in _BE and doing:  # "Why is my phone battery dying so fast?": "your phone battery is dying so fast"
+        subject = " ".join(words[:doing])
+        return Ask("why", subject, task=f"{subject} {aux} {' '.join(words[doing:])}")
     if aux in _BE:
         subject = _being_subject(words, q)
         after = rest[len(subject) :].strip() if rest.lower().startswith(subject.lower()) else ""

@@ -94,14 +94,16 @@ class Lexicon:
     verbs: frozenset[str]  # verbs in their base form (lexicon/verbs.txt)
     howto: Mapping[str, tuple[frozenset[str], Steps]]  # steps by the kind of task: its verbs, its steps
     things: Mapping[str, Thing]  # common things by each of their names, lower case (lexicon/things.txt)
+    senses: Mapping[str, frozenset[str]]  # a word → the words that give it another sense (things.txt [senses])
 
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
         return next(((kind, steps) for kind, (verbs, steps) in self.howto.items() if verb in verbs), None)
 
-    def thing(self, subject: str) -> Thing | None:
+    def thing(self, subject: str, context: frozenset[str] = frozenset()) -> Thing | None:
         """The common thing `subject` names (lexicon/things.txt), if it is one: "a refrigerator", "solar panels",
-        "your fridge", "an old kettle"; not "a supply chain" for a chain, nor "Python" for anything."""
+        "your fridge", "an old kettle"; not "a supply chain" for a chain, nor "Python" for anything, nor "fans"
+        for electric fans when the question's words (`context`, lower case) say "football"."""
         words = [w.strip("?.,!'\"") for w in subject.split()]
         while words and words[0].lower() in _LEADING:
             words = words[1:]
@@ -112,19 +114,26 @@ class Lexicon:
         while found is None and len(words) > 1 and words[0] in _PLAIN_ADJECTIVES:
             words = words[1:]
             found = self.things.get(" ".join(words))
+        if found is not None and self.senses.get(words[-1], _NONE) & context.difference(words):
+            return None  # the question's other words mean another sense of the word (its name's own do not)
         return found
 
     def domain(self, words: Iterable[str]) -> Domain:
         """The domain whose cues `words` (lower case, singular) use most (the first listed of equals); the last
         (everyday life) if none."""
         hits = [0] * len(self.domains)
+        words = tuple(words)
+        present = frozenset(words)
         for word in words:
+            if self.senses.get(word, _NONE) & present:
+                continue  # "bank" said with "river": not money's
             for i in self.cued.get(word, ()):
                 hits[i] += 1
         most = max(hits)
         return self.domains[hits.index(most)] if most else self.domains[-1]
 
 
+_NONE: frozenset[str] = frozenset()
 _LEADING = frozenset(
     ["a", "an", "the", "your", "my", "our", "their", "his", "her", "this", "that", "these", "those", "what", "how"]
 )
@@ -171,8 +180,11 @@ def load() -> Lexicon:
     for kind, lines in sections("howto").items():
         task = _domain(kind, lines)
         howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
-    things = dict(pair for line in sections("things")["things"] for pair in _things(line))
-    return Lexicon(sections("frames"), domains, sections("verse"), sections("letters"), cues, verbs, howto, things)
+    read = sections("things")
+    things = dict(pair for line in read["things"] for pair in _things(line))
+    senses = {word: frozenset(cues.split()) for word, _, cues in (line.partition(": ") for line in read["senses"])}
+    frames, verse, letters = sections("frames"), sections("verse"), sections("letters")
+    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, things, senses)
 
 
 LEXICON = load()

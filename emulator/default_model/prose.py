@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
 from emulator.default_model import code, forms, tales, writer
+from emulator.default_model.code_request import plain
 from emulator.default_model.lexicon import LEXICON, Domain
 from emulator.default_model.question import Question, stem
 
@@ -38,8 +39,9 @@ def _pick(dice: Dice, options: Sequence[str]) -> str:
 @functools.lru_cache(maxsize=1024)
 def domain(q: Question) -> Domain:
     """The domain the question's words pick (lexicon/domains.txt)."""
-    if q.language[0]:  # a programming language named: "Why is my Go map iteration order random?"
-        return LEXICON.domains[0]
+    said = q.language[0]
+    if said and not LEXICON.senses.get(said, frozenset()).intersection(w.lower() for w in q.words):
+        return LEXICON.domains[0]  # a programming language named: "Why is my Go map iteration order random?"
     return LEXICON.domain(stem(w) for w in q.words)
 
 
@@ -164,7 +166,7 @@ def code_answer(q: Question, slots: Slots, dice: Dice, where: Domain) -> str:
     spelling, template = CODE[fence]
     parts = [w.lower() for w in q.words if w.lower() not in _NOT_NAMES and w.isalnum()][:3] or ["solve"]
     name = _identifier(parts, spelling)
-    doc = _capital(q.clause.split(" ", 1)[1] if " " in q.clause else slots["t"]).rstrip(".") + "."
+    doc = _capital(plain(q.clause.split(" ", 1)[1] if " " in q.clause else slots["t"])).rstrip(".") + "."
     code = template.replace("NAME", name).replace("DOC", doc)
     intro = _pick(dice, CODE_INTROS).format_map(slots)
     closing = _pick(dice, CODE_CLOSINGS).format(name=name)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from emulator.conversation import Prompt, frozen
+from emulator.default_model.code_request import other_code
 
 Kind = Literal["greeting", "short", "list", "steps", "code", "prose"]
 
@@ -263,6 +264,9 @@ def _kind(text: str, first: str) -> tuple[Kind, str, str]:
     if first in _GREETS and len(text) < 32 and _GREETING.fullmatch(text):
         return "greeting", "", ""
     noun = _CODE_NOUN.search(text) if first in _ASKS and _CODE_ASK.match(text) else None
+    if noun and noun.group(1).lower() == "code":  # a zip code, a code of conduct: no program
+        before, after = text[: noun.start()].split()[-1:], text[noun.end() :].split()[:1]
+        noun = None if other_code("".join(before).lower(), "".join(after).lower().strip(".,?!")) else noun
     if noun:
         return "code", flip(noun.group(2) or ""), noun.group(1).lower()
     pattern = _STEPS if first in ("how", "so") else _LIST if first in _LISTS else None

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import edits, grammar, tales, verse
+from emulator.default_model import advice, edits, grammar, tales, verse
 from emulator.default_model.forms import Ask
 from emulator.default_model.grammar import Slots, capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
+from emulator.default_model.names import name, of_trade
 from emulator.default_model.page import FRAMES, Dice, Page
 
 
@@ -77,7 +78,7 @@ def _definition(page: Page, places: Sequence[str]) -> str:
 
 def _known(page: Page) -> Thing | None:
     """The common thing the subject names (lexicon/things.txt), its facts then in the page's slots."""
-    thing = LEXICON.thing(page.slots["subject"])
+    thing = LEXICON.thing(page.slots["subject"], page.ask.context)
     if thing is not None:
         facts = {"named": thing.named, "sort": grammar.article(thing.kind)}
         facts |= {"parts": thing.parts, "does": thing.does, "how": thing.how, "care": thing.care}
@@ -97,7 +98,7 @@ def _named(page: Page) -> bool:
     """Whether the subject's own words say what kind of thing it is ("solar panels": panels, of the solar kind);
     if so, its slots {base} and {modifier} say them."""
     words = [w for w in page.slots["subject"].split() if w.lower() not in ("a", "an", "the", "your", "my")]
-    if not 2 <= len(words) <= 3 or not all(w.isalpha() and w.islower() for w in words):
+    if not 2 <= len(words) <= 3 or not all(w.isalpha() and w.islower() and w not in _ENDS for w in words):
         return False
     page.slots = Slots(
         {**page.slots, "base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])},
@@ -148,7 +149,10 @@ def _why_clause(page: Page) -> str:
     clause = FRAMES["why-clause"] if acting else FRAMES["why-state"]
     act = FRAMES["why-act"] if acting else ()
     thing = _known(page)
-    if thing is not None:
+    kind = _why_kind(page.slots["actor"], page.slots.get("act", "")) if acting and thing is None else ""
+    if kind:  # an everyday event of a kind the lexicon knows: its own cause, mechanism and consequence
+        cause, mechanism, consequence = (_in_order(page, f"why-{kind}-{part}") for part in _WHY_PARTS)
+    elif thing is not None:
         cause = [page.say("why-event"), page.say("why-thing-is"), page.say("why-thing-how")]
         mechanism = [*_parts(page, thing), page.say("why-thing-where"), _fill(page, act[0] if act else clause[2])]
         consequence = [page.say("thing-care"), _fill(page, clause[4]), page.say("why-thing-close")]
@@ -161,6 +165,33 @@ def _why_clause(page: Page) -> str:
         consequence = [_fill(page, clause[4]), last, _fill(page, clause[5])]
     parts = (" ".join(cause), " ".join(mechanism), " ".join(consequence))
     return "**The cause**\n\n{}\n\n**How it works**\n\n{}\n\n**What follows**\n\n{}".format(*parts)
+
+
+_WHY_PARTS = ("cause", "how", "then")
+_WHY_KINDS = {kind: frozenset(words.split()) for kind, _, words in (k.partition(": ") for k in FRAMES["why-kinds"])}
+_PERSON = _WHY_KINDS.pop("mind")
+_BODY = _WHY_KINDS["body"]
+
+
+def _why_kind(actor: str, act: str) -> str:
+    """The kind of everyday event a why-clause names (`why-kinds`): the first kind a word of its subject belongs
+    to; for people, the body's when what they do is a bodily word ("people yawn"), else the mind's ("kids love
+    cartoons"); else the first kind a word of what it does belongs to ("popcorn pops"); "" when none fits."""
+    doer = {w.strip(".,!?'\"").lower() for w in actor.split()}
+    done = {w.strip(".,!?'\"").lower() for w in act.split()}
+    found = next((kind for kind, cues in _WHY_KINDS.items() if doer & cues), "")
+    if found:
+        return found
+    if doer & _PERSON:
+        return "body" if done & _BODY else "mind"
+    return next((kind for kind, cues in _WHY_KINDS.items() if done & cues), "")
+
+
+def _in_order(page: Page, section: str) -> list[str]:
+    """Three frames of `section`, filled, in their order: its first and last kept, one between left out."""
+    frames = FRAMES[section]
+    skip = 1 + page.roll(len(frames) - 2) if len(frames) > 3 else len(frames)
+    return [_fill(page, f) for i, f in enumerate(frames) if i != skip][:3]
 
 
 def _fill(page: Page, frame: str) -> str:
@@ -287,9 +318,9 @@ def _list(page: Page, places: Sequence[str]) -> str:
 def _ideas(page: Page, places: Sequence[str]) -> str:
     count = min(page.ask.count or 4 + page.roll(2), 8)
     names = page.ask.task == "names"
-    items = [_name(page) if names else _idea(page) for _ in range(count)]
+    items = [name(page) if names else _idea(page) for _ in range(count)]
     opening, closing = ("names-open", "names-close") if names else ("ideas-open", "ideas-close")
-    if names and _name_for(page.ask.subject) in VENTURES | PLACES | SHOWS:  # a trade's name: is it free?
+    if names and of_trade(page.ask.subject):  # a trade's name: is it free?
         closing = "names-close-trade"
     return f"{page.say(opening)}\n\n" + "\n".join(f"- {i}" for i in items) + f"\n\n{page.say(closing)}"
 
@@ -299,62 +330,8 @@ def _idea(page: Page) -> str:
     return f"**{label}**: {fill(sentence, page.slots)}"
 
 
-def _name(page: Page) -> str:
-    """One name for what the user names: a pet's name, a person's (a baby, a character), or a trade's, a
-    product's or a show's, built from words of its trade where the subject has one (`name-trade`)."""
-    head = _name_for(page.ask.subject)
-    if head in PETS:
-        return f"**{page.pick(FRAMES['name-pet'])}**: {fill(page.pick(FRAMES['name-note-pet']), page.slots)}"
-    if head in PERSONS and page.people:
-        name = page.pick(page.people)
-        return f"**{name}**: {fill(page.pick(FRAMES['name-note-person']), page.slots)}"
-    words = _trade_words(page.ask.subject) or FRAMES["name-noun"]
-    modifier, word = page.pick(FRAMES["name-modifier"]), page.pick(words)
-    pattern = page.roll(4)
-    if pattern == 0:
-        name = f"The {modifier} {word}"
-    elif pattern == 1:
-        name = f"{page.pick(FRAMES['name-noun'])} & {word}"
-    elif pattern == 2 and head in PLACES and "name:street" not in page.used:  # "Mill Lane Bakery", once a list
-        page.used.add("name:street")
-        said = page.ask.subject.lower().split()
-        before = said[said.index(head) - 1] if head in said and said.index(head) > 0 else ""
-        trade = before if head in ("shop", "store", "bar", "house") and before.isalpha() else head
-        name = f"{page.pick(FRAMES['name-street'])} {capital(trade)}"
-    elif head in SHOWS:
-        name = f"The {word} Hour" if page.roll(2) else f"Notes from the {word}"
-    else:
-        name = f"{modifier}{word.lower()}" if head in VENTURES else f"{modifier} {word}"
-    return f"**{name}**: {fill(page.pick(FRAMES['name-note']), page.slots)}"
-
-
-def _name_for(subject: str) -> str:
-    """The noun a name is for: the head of the subject's first phrase ("a small bakery in the old town": bakery)."""
-    words = subject.lower().split()
-    cut = next((i for i, w in enumerate(words) if w in _PREPOSITIONS and i > 0), len(words))
-    return words[cut - 1].strip(".,!?") if cut else ""
-
-
-_PREPOSITIONS = frozenset(FRAMES["name-kinds-end"][0].split())
-
-
-def _trade_words(subject: str) -> tuple[str, ...]:
-    """The names `name-trade` lends to a subject by its words ("a coffee shop": Bean, Roast, …), or none."""
-    words = set(subject.lower().replace("-", " ").split())
-    for line in FRAMES["name-trade"]:
-        cues, _, names = line.partition(": ")
-        if words & set(cues.split()):
-            return tuple(names.split())
-    return ()
-
-
 def _code(page: Page, places: Sequence[str]) -> str:
     return ""  # answered by `prose.code_answer`, which knows the question's language
-
-
-# What a name is for, by the head noun of the subject (`name-kinds`): each kind is named in its own way (`_name`).
-_KINDS = {kind: frozenset(words.split()) for kind, _, words in (line.partition(": ") for line in FRAMES["name-kinds"])}
-PETS, PERSONS, PLACES, SHOWS, VENTURES = (_KINDS[k] for k in ("pet", "person", "place", "show", "venture"))
 
 
 WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
@@ -379,6 +356,7 @@ WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "formal": edits.formal,
     "translate": edits.translate,
     "code": _code,
+    "advice": advice.advice,
 }
 
 
@@ -444,6 +422,7 @@ _ASKED = {
     "formal": "The user wants their message about {subject} made formal.",
     "translate": 'The user wants "{subject}" in {language}.',
     "code": "The user wants code for {subject}.",
+    "advice": "The user asks for advice on whether or how to {task}.",
 }
 _PLANS = {
     "short": "I will keep the answer to one or two sentences.",
@@ -465,4 +444,5 @@ _PLANS = {
     "formal": "I will expand the contractions, drop the slang and fix the casing.",
     "translate": "I cannot translate offline, so I will say so plainly instead of guessing.",
     "code": "I will write a small, runnable piece of code and say how to use it.",
+    "advice": "I will name the few points that usually decide it, then suggest a next step.",
 }

@@ -1,0 +1,249 @@
+"""The classes of weakness issue 26's third round left in the default's answers, each tried with prompts of our own
+in several domains and read for its form: a why-answer gives a cause, a mechanism and a consequence naming its
+subject; a word with two senses takes the one the question's other words mean; "code" that is not a program's
+(a QR code, a dress code) gets an explanation, not a code block; the request's punctuation never reaches the
+code written for it; advice questions get advice, their clause said as a verb phrase.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from typing import Any
+
+import pytest
+
+from emulator.default_model import code, forms, prose
+from emulator.default_model.lexicon import LEXICON
+from emulator.default_model.question import read
+from tests.test_writing import answer, names_its_subject, nlp, problems, sentences, words
+
+__all__ = ["nlp"]  # the parser fixture, shared with test_writing
+
+_HEADERS = ("**The cause**", "**How it works**", "**What follows**")
+_CAUSAL = re.compile(r"\b(?:because|since|so that|which is why|as a result|comes down to|drive[s]? it)\b")
+# The frames that fit any event and so say nothing (what a why-answer of an everyday event said before).
+_VAGUE = ("something starts it, something carries it along", "It starts with a trigger", "a chain of steps")
+
+
+def _body(text: str) -> list[str]:
+    return [s for s in sentences(text, "why") if len(s.split()) > 4 and not s.startswith(_HEADERS)]
+
+
+def _grammar(nlp: Any, text: str, question: str, kind: str) -> list[str]:
+    return [f"{s!r}: {p}" for s in sentences(text, kind) for p in problems(nlp, s, question)]
+
+
+# --- why: cause, mechanism, consequence, naming the subject --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "actor"),
+    [
+        ("Why do people sneeze?", "people"),  # the body
+        ("Why do we get goosebumps?", "you"),
+        ("Why does my knee ache when it rains?", "knee"),
+        ("Why do dogs howl at night?", "dogs"),  # an animal
+        ("Why do horses sleep standing up?", "horses"),
+        ("Why do sunflowers follow the sun?", "sunflowers"),  # a plant
+        ("Why does milk go sour?", "milk"),  # a material
+        ("Why do bananas turn brown?", "bananas"),
+        ("Why do toddlers throw tantrums?", "toddlers"),  # a mind
+        ("Why do fans paint their faces at football games?", "fans"),
+    ],
+)
+def test_a_why_answer_about_an_everyday_event_gives_cause_mechanism_and_consequence(
+    nlp: Any, question: str, actor: str
+) -> None:
+    text, reasoning = answer(question)
+    assert all(h in text for h in _HEADERS), text
+    assert not any(v in text for v in _VAGUE), text
+    body = _body(text)
+    named = [s for s in body if actor in s.lower()]
+    assert len(named) >= 2 * len(body) // 3, f"{question}: {body}"
+    assert len(_CAUSAL.findall(text)) >= 2, text
+    assert 150 <= len(words(text)) <= 400
+    assert len(_grammar(nlp, text, question, "why")) <= 1  # the parser mis-tags a rare good one
+
+
+def test_why_answers_of_one_kind_share_frames_but_differ_in_what_they_name() -> None:
+    first, second = answer("Why do cats purr?")[0], answer("Why do bees dance?")[0]
+    assert "cats purr" in first and "bees dance" in second
+    assert not set(_body(first)) & set(_body(second))
+
+
+# --- word sense ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "unwanted"),
+    [
+        ("Why do football fans sing?", ("blades", "motor", "air conditioner")),
+        ("Why do fans cheer for a losing team?", ("blades", "motor")),
+        ("What is a python library?", ("lends books", "catalog")),
+        ("Why does a stock for soup need bones?", ("company", "dividend")),
+        ("What does a server in a restaurant do?", ("processor", "network connections")),
+    ],
+)
+def test_a_word_with_two_senses_does_not_take_the_one_the_question_rules_out(
+    question: str, unwanted: tuple[str, ...]
+) -> None:
+    text = answer(question)[0].lower()
+    assert not [u for u in unwanted if u in text], text
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("What is a ceiling fan?", "blades"),
+        ("What is a library?", "books"),
+        ("What is a bank?", "loans"),
+        ("What does a server do?", "network"),
+    ],
+)
+def test_the_lexicons_own_sense_still_answers_when_nothing_rules_it_out(question: str, wanted: str) -> None:
+    assert wanted in answer(question)[0].lower()
+
+
+@pytest.mark.parametrize(
+    ("question", "not_in"),
+    [
+        ("What is a river bank?", "money"),
+        ("How do I get a library card?", "software"),
+        ("Why do cats knock things off tables?", "data"),
+        ("How do I make chocolate chip cookies?", "web"),
+        ("Why does rust form on an iron gate?", "software"),
+    ],
+)
+def test_a_word_said_in_its_other_sense_does_not_pick_the_domain(question: str, not_in: str) -> None:
+    assert prose.domain(read(question)).name != not_in
+
+
+def test_each_sense_entry_names_a_word_and_words_that_are_not_itself() -> None:
+    assert LEXICON.senses["fan"] and all(word not in cues for word, cues in LEXICON.senses.items())
+
+
+# --- "code" that is not a program's ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is a QR code?",
+        "What does the zip code 10001 cover?",
+        "Explain the dress code for a wedding",
+        "What is Morse code?",
+        "What does error code 404 mean?",
+        "Can you explain the building code for decks?",
+        "Give me the area code for Boston",
+        "Write a code of conduct for my team",
+    ],
+)
+def test_code_in_another_sense_gets_an_explanation_not_a_code_block(question: str) -> None:
+    text, reasoning = answer(question)
+    assert "```" not in text and "def " not in text, text
+    assert names_its_subject(text, question), text
+    assert "code for" not in reasoning.lower() or "wants code" not in reasoning.lower()
+    assert code.write(question, itertools.cycle([0])) is None
+    assert forms.read(read(question)).form != "code"
+
+
+@pytest.mark.parametrize(
+    ("question", "fence"),
+    [
+        ("write code to reverse a list", "python"),
+        ("Python code that counts words in a file", "python"),
+        ("Write JavaScript code to shuffle an array", "javascript"),
+        ("Code a function that checks if a number is prime", "python"),
+        ("Write Python code to validate a zip code", "python"),
+        ("I need bash code that backs up my photos folder", "bash"),
+    ],
+)
+def test_a_request_for_program_code_still_gets_code(question: str, fence: str) -> None:
+    text = answer(question)[0]
+    block = re.search(rf"```{fence}\n(.*?)\n```", text, re.S)
+    assert block, text
+    if fence == "python":
+        ast.parse(block.group(1))
+
+
+# --- the request's punctuation never reaches the code -----------------------------------------------------------
+
+_ODD = re.compile(r"[«»“”‘’\"`$*\\<>{}\[\]|]|-{2,}")
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "write function «",
+        "write function: «hello»",
+        "write a function that “cleans” the data",
+        "Write a JS function that strips */ from comments",
+        'write a function that returns """ triple quotes',
+        "write an html page that says hi --> there",
+        "write a go function that prints a backslash \\ twice",
+        "write a function that handles $PATH {fast}",
+        "Write a TypeScript function that <escapes> [html] | pipes",
+        "write a bash script that greets `whoami`",
+    ],
+)
+def test_the_requests_odd_punctuation_never_reaches_the_code(request_: str) -> None:
+    """The code written for a request is the code written for it without its odd punctuation, and its name is
+    an identifier."""
+    written = code.write(request_, itertools.cycle([0, 1]))
+    plain = code.write(_ODD.sub(" ", request_), itertools.cycle([0, 1]))
+    assert written is not None and plain is not None
+    assert written.source == plain.source, written.source
+    name = written.name.replace("-", "_")
+    assert name.isidentifier() and name.isascii(), name
+    if written.language == "python":
+        ast.parse(written.source)
+
+
+@pytest.mark.parametrize(
+    ("request_", "name"),
+    [
+        ('Write a Python function called "parse-date" that parses a date', "parse_date"),
+        ("write a function named 'my func' that adds two numbers", "my_func"),
+        ("write a python function called «total_price»", "total_price"),
+        ("Write a JS function that checks if a string is a palindrome!!! (pls)", "isPalindrome"),
+        ("write a function that -- uh -- sorts a list", "sort_list"),
+        ("write a function to fetch https://example.com/a?b=1 as text", "fetch_as_text"),
+    ],
+)
+def test_a_name_is_a_clean_identifier_from_the_questions_words(request_: str, name: str) -> None:
+    written = code.write(request_, itertools.cycle([0]))
+    assert written is not None and written.name == name
+
+
+# --- advice ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "clause"),
+    [
+        ("Should I learn to drive at 40?", "learn to drive at 40"),
+        ("Should I buy or lease a car?", "buy or lease a car"),
+        ("Is it safe to swim after eating?", "swim after eating"),
+        ("How often should I water a cactus?", "water a cactus"),
+        ("How much should I tip a taxi driver?", "tip a taxi driver"),
+        ("Can you suggest a board game for four players?", "choose a board game for four players"),
+        ("Is it worth it to repair an old laptop?", "repair an old laptop"),
+        ("What should I wear to a job interview?", "wear to a job interview"),
+    ],
+)
+def test_an_advice_question_gets_points_that_decide_it_its_clause_said_as_a_verb_phrase(
+    nlp: Any, question: str, clause: str
+) -> None:
+    text, reasoning = answer(question)
+    assert forms.read(read(question)).form == "advice"
+    assert clause in text and clause in reasoning, text
+    assert len(re.findall(r"^- \*\*[^*]+\*\*: ", text, re.M)) == 3, text
+    assert f"{clause[:1].upper()}{clause[1:]} is " not in text  # the clause is never made a noun
+    assert 50 <= len(words(text)) <= 200
+    assert not _grammar(nlp, text, question, "advice")
+
+
+def test_a_choice_between_two_things_stays_a_comparison() -> None:
+    assert forms.read(read("Should I use Python or Go for a web server?")).form == "compare"
