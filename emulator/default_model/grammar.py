@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -139,6 +140,11 @@ class Slots(Mapping[str, str]):
         fresh = [o for o in options if o not in said] or options
         return fresh[next(self._dice) % len(fresh)]
 
+    def known(self) -> dict[str, str]:
+        """What the slots say so far (a copy): `{**slots}` without a call of `__getitem__` a key, to build a `Slots`
+        that says more."""
+        return dict(self._fixed)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._fixed)
 
@@ -148,15 +154,23 @@ class Slots(Mapping[str, str]):
 
 def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
     """`frame` with its slots filled; a `sentence` opening on a slot opens with a capital. The frame is made a
-    format string once (its "{v:needs}" read as the key "v·needs"), then filled by `str.format_map` in C."""
-    filled = _format(frame).format_map(slots)
+    format string once (its "{v:needs}" read as the key "v·needs"), then filled by `str.format_map` in C: from
+    the slots' plain dict when it already says every key the frame names (no Python call a slot), else through
+    `Slots.__getitem__`, which draws, agrees or capitalizes what is not said yet."""
+    form, keys = _format(frame)
+    known = slots._fixed if type(slots) is Slots else None
+    filled = form.format_map(known if known is not None and known.keys() >= keys else slots)
     return capital(filled) if sentence else filled
 
 
 _VERB_SLOT = re.compile(r"\{v:([^{}]+)\}")
+_FORMATTER = string.Formatter()
 
 
 @functools.lru_cache(maxsize=4096)
-def _format(frame: str) -> str:
-    """`frame` as a format string: "{It} {v:works}." → "{It} {v·works}." (a colon would open a format spec)."""
-    return _VERB_SLOT.sub(r"{v·\1}", frame) if "{v:" in frame else frame
+def _format(frame: str) -> tuple[str, frozenset[str]]:
+    """`frame` as a format string, and the keys it looks up: "{It} {v:works}." → "{It} {v·works}." (a colon
+    would open a format spec), {"It", "v·works"}."""
+    form = _VERB_SLOT.sub(r"{v·\1}", frame) if "{v:" in frame else frame
+    fields = (field for _, field, _, _ in _FORMATTER.parse(form) if field)
+    return form, frozenset(re.split(r"[.\[]", field, maxsplit=1)[0] for field in fields)

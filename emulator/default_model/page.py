@@ -48,7 +48,7 @@ class Page:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
         options = self.domain.lists[name]
         value = self.pick([o for o in options if o not in self.used] or options)
-        kept = {k: v for k, v in self.slots.items() if k.lower() != name}  # "{Aspect}" too: it names the old one
+        kept = {k: v for k, v in self.slots.known().items() if k.lower() != name}  # "{Aspect}" names the old one too
         self.slots = Slots({**kept, name: value}, self.domain.lists, self.dice)
         return value
 

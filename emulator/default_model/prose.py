@@ -46,7 +46,8 @@ def domain(q: Question) -> Domain:
 def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
     """The answer to `q` in the form it asks for (see `forms`)."""
     ask = forms.read(q)
-    if ask.form in CODE_FORMS and (written := code.write(q.text, dice)) is not None:
+    coded = ask.form == "code" or ask.form in CODE_FORMS and _asks_code(q.text[: code.READ]) is not None
+    if coded and (written := code.write(q.text, dice)) is not None:
         return fenced(written, dice)
     if ask.form == "code":  # a language or a task the templates do not know: a skeleton
         return code_answer(q, slots, dice, domain(q))
@@ -62,7 +63,7 @@ def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str
     """`count` sentences of reasoning about `q` (at most four): what it asks, what the answer covers and in
     what order; or, when tools answered, what they show (`after_tools` names them)."""
     ask = forms.read(q)
-    if ask.form in CODE_FORMS and ask.form != "code" and (written := code.write(q.text, _STILL)) is not None:
+    if ask.form in CODE_FORMS and ask.form != "code" and (written := _asks_code(q.text[: code.READ])) is not None:
         ask = dataclasses.replace(ask, form="code", subject=f"`{written.name}`")  # reasoned as what is written
     return writer.reasoning(ask, domain(q), dice, count, after_tools)
 
@@ -140,6 +141,16 @@ def _capital(text: str) -> str:
 # component…" for an explanation): `code.write` says whether code is asked for, at no cost to the dice when not.
 CODE_FORMS = frozenset(("code", "explain", "steps", "short", "definition", "list"))
 _STILL = itertools.repeat(0)  # dice for asking `code.write` only whether code is asked for, and what it names
+
+
+@functools.lru_cache(maxsize=256)
+def _asks_code(request: str) -> code.Code | None:
+    """`code.write` with `_STILL` dice: whether `request` asks for code the templates write, and what it names.
+    The reasoning and the answer of one request both ask (about 57,000 instructions a time when it does not); the
+    dice only pick a variant, past that point, so the answer's own call is made only where this says yes."""
+    return code.write(request, _STILL)
+
+
 WRITTEN_INTROS = ("Here's one way to do it in {lang}:", "Here is a {lang} version:", "Sure! Here it is in {lang}:")
 
 
