@@ -22,7 +22,8 @@ class Page:
 
     def __init__(self, ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = ()) -> None:
         subject = ask.subject or "this"
-        head = subject.split()[-1] if subject.split() else subject
+        words = subject.split()
+        head = words[-1] if words else subject
         fixed = {"subject": subject, "other": ask.other, "task": ask.task or f"work on {subject}", "head": head}
         fixed["recipient"] = ask.recipient or "the reader"
         fixed["heads"] = grammar.plural(head) if head.isalpha() and not grammar.is_plural(head) else head
@@ -35,7 +36,8 @@ class Page:
 
     def pick(self, options: Sequence[str]) -> str:
         """One of `options` not used yet in this answer (the first of them again if all were)."""
-        fresh = [o for o in options if o not in self.used] or list(options)
+        used = self.used
+        fresh = options if used.isdisjoint(options) else [o for o in options if o not in used] or list(options)
         chosen = fresh[self.roll(len(fresh))]
         self.used.add(chosen)
         return chosen
