@@ -145,9 +145,15 @@ def _needles() -> re.Pattern[str] | None:
 
 
 def texts(prompt: Prompt) -> tuple[str, ...]:
-    """Where markers are looked for: the system (and developer) prompts, then the last user message."""
-    system = [m.text for m in prompt.messages if m.role in ("system", "developer") and m.text]
-    return (*system, prompt.last_user_text)
+    """Where markers are looked for: the system (and developer) prompts, then the last user message (as
+    `Prompt.last_user_text`, found in the same pass)."""
+    system, user = [], ""
+    for m in prompt.messages:
+        if m.role == "user":
+            user = m.text
+        elif m.role in ("system", "developer") and m.text:
+            system.append(m.text)
+    return (*system, user)
 
 
 def recognise(prompt: Prompt) -> tuple[Entry, tuple[re.Match[str], ...]] | None:
@@ -172,6 +178,7 @@ def _search(pattern: re.Pattern[str], said: Iterable[str], where: Entry | None =
     """`pattern`'s first match in the first of `said` that has one; where `where` says matches can only be (its
     `line` or `start`), searched only there, for the match a search of the whole text finds."""
     for text in said:
+        at: Iterator[re.Match[str] | None]
         if where is not None and where.start is not None:
             at = (pattern.match(text, s.start()) for s in where.start.finditer(text))
         elif where is not None and where.line:
