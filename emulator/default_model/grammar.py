@@ -142,13 +142,21 @@ class Slots(Mapping[str, str]):
     def _draw(self, name: str) -> str:
         options = self._lists[name]
         said = self._said
-        fresh = [o for o in options if o not in said] or options
+        fresh = options if said.isdisjoint(options) else [o for o in options if o not in said] or options
         return fresh[next(self._dice) % len(fresh)]
 
     def known(self) -> dict[str, str]:
         """What the slots say so far (a copy): `{**slots}` without a call of `__getitem__` a key, to build a `Slots`
         that says more."""
         return dict(self._fixed)
+
+    def without(self, name: str) -> dict[str, str]:
+        """What the slots say so far but `name` in any case ("{Aspect}" names the same thing as "{aspect}"): a
+        `Slots` that says something new for it is made from this."""
+        if name.isascii():  # a key that lowers to an ASCII name is as long as it (only "İ" lowers to two)
+            n = len(name)
+            return {k: v for k, v in self._fixed.items() if len(k) != n or k.lower() != name}
+        return {k: v for k, v in self._fixed.items() if k.lower() != name}
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._fixed)

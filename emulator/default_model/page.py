@@ -21,14 +21,8 @@ class Page:
     """One answer being written: its slots, its dice, and the frames it has used (never used twice)."""
 
     def __init__(self, ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = ()) -> None:
-        subject = ask.subject or "this"
-        words = subject.split()
-        head = words[-1] if words else subject
-        fixed = {"subject": subject, "other": ask.other, "task": ask.task or f"work on {subject}", "head": head}
-        fixed["recipient"] = ask.recipient or "the reader"
-        fixed["heads"] = grammar.plural(head) if head.isalpha() and not grammar.is_plural(head) else head
         self.ask, self.domain, self.dice, self.people = ask, domain, dice, people
-        self.slots = Slots(fixed, domain.lists, dice)
+        self.slots = Slots(_fixed(ask), domain.lists, dice)
         self.used: set[str] = set()
 
     def roll(self, n: int) -> int:
@@ -50,8 +44,9 @@ class Page:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
         options = self.domain.lists[name]
         value = self.pick([o for o in options if o not in self.used] or options)
-        kept = {k: v for k, v in self.slots.known().items() if k.lower() != name}  # "{Aspect}" names the old one too
-        self.slots = Slots({**kept, name: value}, self.domain.lists, self.dice)
+        kept = self.slots.without(name)  # "{Aspect}" named the old one too
+        kept[name] = value
+        self.slots = Slots(kept, self.domain.lists, self.dice)
         return value
 
     def of_subject(self, sentence: str) -> str:
@@ -60,3 +55,21 @@ class Page:
             verb, _, rest = sentence[3:].partition(" ")
             return f"They {grammar.agree(verb, True)} {rest}"
         return sentence
+
+
+def _fixed(ask: Ask) -> dict[str, str]:
+    """What a page's slots say of `ask` before anything is drawn; the same dict for the same `Ask` as the last (the
+    reasoning and the answer of a request write from one, and `Slots` only reads it)."""
+    last = _LAST[0]
+    if last is None or last[0] is not ask:
+        subject = ask.subject or "this"
+        words = subject.split()
+        head = words[-1] if words else subject
+        fixed = {"subject": subject, "other": ask.other, "task": ask.task or f"work on {subject}", "head": head}
+        fixed["recipient"] = ask.recipient or "the reader"
+        fixed["heads"] = grammar.plural(head) if head.isalpha() and not grammar.is_plural(head) else head
+        last = _LAST[0] = (ask, fixed)
+    return last[1]
+
+
+_LAST: list[tuple[Ask, dict[str, str]] | None] = [None]
