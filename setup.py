@@ -45,6 +45,7 @@ HERE = Path(__file__).parent
 #   worth compiling once they settle.
 COMPILED = [
     "emulator/answer.py",
+    "emulator/answering.py",
     "emulator/catalog/__init__.py",
     "emulator/conversation.py",
     "emulator/error_answer.py",
