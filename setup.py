@@ -54,6 +54,7 @@ COMPILED = [
     "emulator/identity.py",
     "emulator/ids.py",
     "emulator/journal.py",
+    "emulator/delivery.py",
     "emulator/limits.py",
     "emulator/logprobs.py",
     "emulator/memory.py",
