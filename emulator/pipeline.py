@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from emulator import faults, identity, ids, journal, limits, profiles, recordings, report
@@ -55,7 +55,7 @@ class Asked:
 NOTHING_ASKED = Asked()
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native, as conversation.py's values
 class Shaped:
     """Stage 4's answer: the turn with its fault and pacing decided, its headers, and the status line it
     will send (None: none at all, a fault that answers nothing well-formed)."""
@@ -64,6 +64,12 @@ class Shaped:
     headers: dict[str, str]
     status: int | None
     rates: Pairs = ()  # the rate-limit headers, raw: their names and limits were encoded once, at start
+
+    def __init__(self, turn: Turn, headers: dict[str, str], status: int | None, rates: Pairs = ()) -> None:
+        self.turn = turn
+        self.headers = headers
+        self.status = status
+        self.rates = rates
 
 
 async def refused(
