@@ -83,6 +83,8 @@ def _fields(system: str, heading: str) -> dict[str, str]:
 def _sections(text: str) -> dict[str, str]:
     """The `[[ ## name ## ]]` sections of a message, name → text."""
     marks = list(_SECTION.finditer(text))
+    if not marks:  # a message with no markers (a user who typed the question plainly): no sections
+        return {}
     ends = [m.start() for m in marks[1:]] + [len(text)]
     said = {m.group(1): text[m.end() : end].strip() for m, end in zip(marks, ends, strict=True)}
     if marks:  # the last section runs on into DSPy's reminder of the output format

@@ -268,6 +268,13 @@ def test_dspy_chat_fields_in_order_typed_and_completed() -> None:
     assert got["reasoning"] and "[[" not in got["reasoning"]
 
 
+def test_dspy_fields_are_written_when_the_user_message_has_no_markers() -> None:
+    """A DSPy system prompt with a user message typed plainly, no `[[ ## … ## ]]` in it, raised ValueError in
+    the field reader (a 500 from the server); the output fields are written all the same, from the message."""
+    text = said(DSPY, ("user", "My invoice was charged twice this month, please help."))
+    assert "[[ ## completed ## ]]" in text, text
+
+
 def test_dspy_json_mode_has_exactly_the_listed_keys_typed() -> None:
     system = DSPY.replace("All interactions will", "Outputs will be a JSON object.\nAll interactions will")
     user = DSPY_USER.split("\n\nRespond")[0] + (
