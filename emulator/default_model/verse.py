@@ -29,14 +29,15 @@ def syllables(phrase: str) -> int:
 def haiku(page: Page, places: Sequence[str]) -> str:
     subject = page.slots["subject"]
     count = syllables(subject)
-    if count <= 4:
-        first = f"{capital(subject)} {page.pick(VERSE[f'haiku-tail-{5 - count}'])}" if count < 5 else capital(subject)
-    else:
+    if 1 <= count <= 4:
+        first = f"{capital(subject)} {page.pick(VERSE[f'haiku-tail-{5 - count}'])}"
+    else:  # too long for a line of five, or no word to say (a subject of symbols only): a line of its own
         first = capital(page.pick(VERSE["haiku-5"]))
     said = set(first.lower().split())
     middle = _unlike(page, VERSE["haiku-7"], said)
     last = _unlike(page, VERSE["haiku-5"] + VERSE["haiku-end"], said | set(middle.split()))
-    return f"**{capital(subject)}**\n\n{first}\n{middle}\n{last}"
+    title = f"**{capital(subject)}**\n\n" if count else ""
+    return f"{title}{first}\n{middle}\n{last}"
 
 
 _SMALL = frozenset(("a", "the", "and", "of", "on", "in", "i", "is", "at"))
