@@ -108,6 +108,17 @@ _LISTY = frozenset(
 _DETERMINERS = frozenset(
     ["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "these", "those"]
 )
+# A lookup of one fact about a named thing ("Give me the area code for Boston"): a short answer, never a list.
+_LOOKUP = re.compile(
+    r"(?:please |can you |could you )?(?:give me|tell me|find|look up|name|get me|do you know|what(?:'s| is| was))\s+"
+    r"(?P<s>the (?:[\w-]+ ){0,2}(?P<h>[\w-]+) (?:for|of|in|at|on) .+?)[.?!]*$",
+    _I,
+)
+_FACTS = frozenset(
+    """code number address population capital height price cost rate date time zone hours score result weather
+    forecast distance email website postcode zipcode age birthday temperature speed length size weight currency
+    mayor president owner author director founder ceo record elevation area depth timezone""".split()
+)
 _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
 
 
@@ -142,6 +153,9 @@ def _read(q: Question) -> Ask:
     m = _LETTER.match(text)
     if m:
         return _letter(m["rest"], low, q)
+    m = _LOOKUP.match(text)
+    if m and m["h"].lower() in _FACTS:
+        return Ask("short", _np(m["s"]), other="lookup")
     said = _advice(text)
     if said is not None:
         return said

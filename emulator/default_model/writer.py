@@ -59,7 +59,7 @@ def _followup(page: Page, places: Sequence[str]) -> str:
 
 
 def _short(page: Page, places: Sequence[str]) -> str:
-    said = page.say("short")
+    said = page.say("short-lookup" if page.ask.other == "lookup" else "short")
     return f"{said} {page.say('short-more')}" if page.roll(2) else said
 
 
@@ -394,12 +394,25 @@ _GREETED = (
 )
 _FOLLOWED = ("The user wants more without naming a subject.", "I should ask which part to expand on.")
 _CREATIVE = frozenset(("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate"))
-_YOUR = re.compile(r"\byour\b|\byours\b|\byourself\b")
+_YOUR = re.compile(r"\b(?:(\w+) )?(your|yours|yourself|you're|you)\b")
+_THEIR = {"your": "their", "yours": "theirs", "yourself": "themselves", "you're": "they're"}
+# Before "you" as the subject of a clause ("when you squat"); after any other word "you" is an object ("for you").
+_SUBJECT = frozenset(
+    "when if as because that and or so while before after until once since where whether how what why which who "
+    "do can should could would will must might unless than though".split()
+)
 
 
 def _theirs(text: str) -> str:
-    """The reasoning speaks of the user in the third person: "improve your sleep" → "improve their sleep"."""
-    return _YOUR.sub(lambda m: {"your": "their", "yours": "theirs", "yourself": "themselves"}[m.group()], text)
+    """The reasoning speaks of the user in the third person, every pronoun of them: "improve your sleep" →
+    "improve their sleep", "when you squat" → "when they squat", "suits you" → "suits them"."""
+
+    def third(m: re.Match[str]) -> str:
+        before, word = m.group(1), m.group(2)
+        said = _THEIR.get(word) or ("they" if not before or before.lower() in _SUBJECT else "them")
+        return f"{before} {said}" if before else said
+
+    return _YOUR.sub(third, text)
 
 
 _ASKED = {
