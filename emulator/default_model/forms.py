@@ -285,15 +285,31 @@ def _named(q: Question) -> str:
     return found.group()
 
 
+# A letter asking someone to do something: "asking them to fix the heating", "to ask if they could move the date".
+_ASKING_TO = re.compile(
+    r"\b(?:asking|to ask|ask)(?: (?:him|her|them|you|everyone|everybody|the \w+|my \w+|our \w+))?"
+    r"(?: (?:if|whether) (?:they|he|she|you|it) (?:could|can|would|will|might)| to) (?P<t>(?!for\b)[a-z]+\b.*)",
+    _I,
+)
+
+
 def _letter(rest: str, low: str, q: Question) -> Ask:
     recipient = _MINE.search(rest) or _RECIPIENT.search(rest)
-    about = _LETTER_ABOUT.search(rest)
     who = recipient["r"].split()[0] if recipient else ""
     who = "" if who in ("ask", "request", "invite", "say", "tell") else who
+    register = _register(low)
+    asking = _ASKING_TO.search(rest)
+    if asking:  # its purpose is a thing to do: "a request to fix the heating", the clause its task
+        task = _np(asking["t"])
+        return Ask("email", f"a request to {task}", task=task, recipient=who, register=register)
+    about = _LETTER_ABOUT.search(rest)
     subject = _np(about["s"]) if about else _topic(q)
-    friendly = any(w in low for w in ("friendly", "casual", "informal", "team", "friend", "colleagues"))
-    register = "friendly" if friendly and "formal letter" not in low else "formal"
     return Ask("email", subject, recipient=who, register=register)
+
+
+def _register(low: str) -> str:
+    friendly = any(w in low for w in ("friendly", "casual", "informal", "team", "friend", "colleagues"))
+    return "friendly" if friendly and "formal letter" not in low else "formal"
 
 
 def _np(phrase: str) -> str:
