@@ -115,10 +115,14 @@ _LOOKUP = re.compile(
     _I,
 )
 _FACTS = frozenset(
-    """code number address population capital height price cost rate date time zone hours score result weather
-    forecast distance email website postcode zipcode age birthday temperature speed length size weight currency
-    mayor president owner author director founder ceo record elevation area depth timezone""".split()
-)
+    [
+        "code", "number", "address", "population", "capital", "height", "price", "cost", "rate", "date", "time",
+        "zone", "hours", "score", "result", "weather", "forecast", "distance", "email", "website", "postcode",
+        "zipcode", "age", "birthday", "temperature", "speed", "length", "size", "weight", "currency", "mayor",
+        "president", "owner", "author", "director", "founder", "ceo", "record", "elevation", "area", "depth",
+        "timezone"
+    ]
+)  # fmt: skip
 _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
 
 

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
-from emulator.default_model import code, forms, tales, writer
+from emulator.default_model import code, forms, reasons, tales, writer
 from emulator.default_model.code_request import plain
 from emulator.default_model.lexicon import LEXICON, Domain
 from emulator.default_model.question import Question, stem
@@ -66,7 +66,7 @@ def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str
     ask = forms.read(q)
     if ask.form in CODE_FORMS and ask.form != "code" and (written := code.write(q.text, _STILL)) is not None:
         ask = dataclasses.replace(ask, form="code", subject=f"`{written.name}`")  # reasoned as what is written
-    return writer.reasoning(ask, domain(q), dice, count, after_tools)
+    return reasons.reasoning(ask, domain(q), dice, count, after_tools)
 
 
 def passage(q: Question, dice: Dice, kind: str, count: int | None) -> str:
