@@ -15,7 +15,7 @@ from typing import Literal
 from emulator.conversation import frozen
 from emulator.default_model import grammar
 from emulator.default_model.lexicon import LEXICON
-from emulator.default_model.question import Question, flip
+from emulator.default_model.question import VERBS, Question, flip
 from emulator.default_model.question import read as read_question
 
 Form = Literal[
@@ -81,7 +81,7 @@ _COMPARE = (
     re.compile(r"(?:compare\s+)?(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+?)(?:\s+(?:for|as|in)\s+.+)?[.?!]*$", _I),
     re.compile(r".*?\bdifferences? between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[.?!]*$", _I),
     re.compile(r"compare\s+(?P<a>.+?)\s+(?:and|with|to)\s+(?P<b>.+?)[.?!]*$", _I),
-    re.compile(r"(?:should i|is it better to)\s+(?P<a>.+?)\s+or\s+(?P<b>.+?)[.?!]*$", _I),
+    _CHOICE := re.compile(r"(?:should (?:i|we)|is it better to)\s+(?P<a>.+?)\s+or\s+(?:to\s+)?(?P<b>.+?)[.?!]*$", _I),
 )
 _PROSCONS = re.compile(
     r".*?\b(?:pros and cons|advantages and disadvantages|benefits and drawbacks)\b(?:\s+of)?\s+(?P<s>.+?)[.?!]*$", _I
@@ -166,6 +166,8 @@ def _read(q: Question) -> Ask:
     for pattern in _COMPARE:
         m = pattern.match(text)
         if m and len(m["a"].split()) <= 6 and len(m["b"].split()) <= 6:
+            if pattern is _CHOICE and (choice := _choice(m["a"], m["b"])):
+                return choice
             first, second = _np(m["a"]), _np(m["b"])
             if first.istitle() and " " not in first and second[:1].islower():  # "Tea vs coffee": "tea"
                 first = first.lower()
@@ -231,6 +233,48 @@ _ADVICE = (
     ("choose", re.compile(r"(?:can|could) you (?:please )?(?:recommend|suggest) (?P<c>.+?)[.?!]*$", _I)),
     ("how", re.compile(r"how (?P<h>long|much|often|many \w+) (?:should|do|can|must) (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
 )
+
+
+# Words that end a choice's option and start what both options share: "guitar | first", "Go | for a web server".
+_TAIL = frozenset(
+    [
+        "first", "now", "later", "today", "tonight", "next", "this", "at", "in", "on", "for", "to", "with", "as",
+        "when", "after", "before", "while",
+    ]
+)  # fmt: skip
+
+
+def _choice(a: str, b: str) -> Ask | None:
+    """A choice whose options share a verb, said once ("learn piano or guitar first": piano and guitar), or whose
+    options are acts ("walk or cycle to work": walking and cycling; "buy a car or lease one"); the whole clause
+    is its task. None when the options are not read so."""
+    first, second = a.split(), b.split()
+    cut = next((i for i, w in enumerate(second) if i and w.lower() in _TAIL), len(second))
+    verb = first[0].lower()  # after "should I" a verb, whether or not the lexicon knows it
+    if not verb.isalpha() or verb in _DETERMINERS or cut > 3:
+        return None
+    task, option = _np(f"{a} or {b}"), second[:cut]
+    acting = option[0].islower() and option[0].isalpha() and option[0] not in _DETERMINERS
+    if len(first) == 1 or acting and (_acts(option[0]) or option[1:2] and option[1] in _OBJECTS):
+        if not acting:
+            return None
+        said = (
+            f"{grammar.participle(verb)} {' '.join(first[1:])}",
+            f"{grammar.participle(option[0])} {' '.join(option[1:])}",
+        )
+        return Ask("compare", _np(said[0]), other=_np(said[1]), task=task)
+    if first[1].lower() in _DETERMINERS and option[0].lower() not in _DETERMINERS:  # "paint the kitchen white or grey"
+        if len(first) == len(option) + 2:  # "use the bus or train": the bus and the train
+            option = [first[1].lower(), *option]
+        return Ask("compare", _np(" ".join(first[-len(option) :])), other=_np(" ".join(option)), task=task)
+    return Ask("compare", _np(" ".join(first[1:])), other=_np(" ".join(option)), task=task)
+
+
+_OBJECTS = _DETERMINERS | {"one", "it", "them"}
+
+
+def _acts(word: str) -> bool:
+    return word.islower() and (word in LEXICON.verbs or word in VERBS)
 
 
 def _advice(text: str) -> Ask | None:

@@ -30,6 +30,8 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
             subject=subject, other=ask.other, task=task, language=ask.language, recipient=recipient
         )
         what = what.replace(" to the reader", "").replace("why work on ", "why ")
+        if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
+            what = f"The user wants to know whether to {task}, and so how {subject} and {ask.other} compare."
         said = [_theirs(what), _PLANS[ask.form]]
         if ask.form not in _CREATIVE:
             said.append(

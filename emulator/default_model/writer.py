@@ -247,7 +247,7 @@ def _compare(page: Page, places: Sequence[str]) -> str:
         label, _, point = page.say("compare-point").partition(": ")
         points.append(f"- **{label}**: {capital(point)}")
     close = page.say("compare-close")
-    opening = f"{page.say('compare-open')} {page.say('compare-then')}"
+    opening = f"{page.say('compare-open-task' if page.ask.task else 'compare-open')} {page.say('compare-then')}"
     return f"{opening}\n\n" + "\n".join(points) + f"\n\n{close}"
 
 
