@@ -128,3 +128,46 @@ def test_a_lookup_of_one_fact_is_a_short_answer_that_names_it_and_says_it_cannot
 def test_the_reasoning_speaks_of_the_user_in_the_third_person_only(question: str) -> None:
     reasoning = answer(question)[1]
     assert not re.search(r"\b(?:you|your|yours|yourself|I'm|my|me)\b", reasoning.replace("I will", "")), reasoning
+
+
+# --- a how-to's steps follow its verb -------------------------------------------------------------------------
+
+_RECIPE = re.compile(r"\b(?:recipe|ingredients|mixture|batch|dough)\b", re.I)
+_REPAIR = re.compile(r"\b(?:spare part|old part|new part)\b", re.I)
+
+
+@pytest.mark.parametrize(
+    ("question", "cleaned"),
+    [
+        ("How do I get red wine out of a carpet?", "the carpet"),
+        ("How do I get coffee stains out of a white shirt?", "the white shirt"),
+        ("How can I take chewing gum off my shoes?", "your shoes"),
+        ("How do I wash ink off my hands?", "your hands"),
+    ],
+)
+def test_taking_a_stain_out_gets_cleaning_steps_for_what_is_cleaned(nlp: Any, question: str, cleaned: str) -> None:
+    text = answer(question)[0]
+    assert not _RECIPE.search(text), text
+    assert cleaned in text and "cleaner" in text, text
+    assert len(re.findall(r"^\d\. \*\*", text, re.M)) >= 5
+    assert not _grammar(nlp, text, question, "steps")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I get rid of fruit flies?",
+        "How do I open a bottle of wine without a corkscrew?",
+        "How do I choose a good wine for dinner?",
+        "How do I get my toddler to eat vegetables?",
+        "How do I find a broken bike part online?",
+    ],
+)
+def test_a_how_to_naming_a_domains_noun_does_not_get_that_domains_steps(question: str) -> None:
+    text = answer(question)[0]
+    assert not _RECIPE.search(text) and not _REPAIR.search(text), text
+
+
+def test_a_domains_own_task_still_gets_its_own_steps() -> None:
+    assert _RECIPE.search(answer("How do I make sourdough bread?")[0])
+    assert _RECIPE.search(answer("How do I bake a lemon cake?")[0])

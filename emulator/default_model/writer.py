@@ -8,6 +8,7 @@ answer, so the same conversation gets the same words and one answer never repeat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from emulator.default_model import advice, edits, grammar, tales, verse
@@ -261,6 +262,9 @@ def _proscons(page: Page, places: Sequence[str]) -> str:
 _TECHNICAL = frozenset(("software", "data", "web", "operations"))
 _OWN_STEPS = frozenset(("software", "data", "web", "operations", "health", "food", "money", "language"))
 _TRAVELLING = frozenset(("plan", "travel", "visit", "pack", "tour", "explore", "prepare", "book"))
+# Taking something out or off ("get red wine out of a carpet"): a kind of cleaning ("get rid of" is not).
+_TAKING_OUT = re.compile(r"(?:get|take|lift|wash|rub) (?!rid of\b).{1,40}? (?:out of|off|out)\b", re.I)
+_TAKEN_FROM = re.compile(r"\b(?:out of|off|from) (.+)", re.I)
 _PARTICLES = frozenset(("up", "out", "off", "down", "on", "over", "away", "back"))
 _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
 
@@ -268,12 +272,15 @@ _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by
 def steps_of(domain: Domain, task: str) -> Steps:
     """A how-to's steps: those of the kind of task its verb names (lexicon/howto.txt), else its domain's where
     they fit any task of the domain, else steps that fit any task."""
-    verb = task.split(" ", 1)[0].lower()
+    verb = "remove" if _TAKING_OUT.match(task) else task.split(" ", 1)[0].lower()
     found = LEXICON.steps_for(verb)
     if domain.name == "travel" and verb in _TRAVELLING:
         return domain.steps
     if found and (found[0] != "setup" or domain.name in _TECHNICAL):
         return found[1]
+    doing = domain.lists.get("doing")
+    if doing and verb not in doing:  # "get a stain out of a carpet" is no recipe, though it names wine
+        return LEXICON.howto["any"][1]
     if domain.name in _OWN_STEPS or domain.name == "repair" and found is None:
         return domain.steps
     return LEXICON.howto["any"][1]
@@ -282,6 +289,9 @@ def steps_of(domain: Domain, task: str) -> Steps:
 def thing(task: str) -> str:
     """What a how-to's task is done to: "descale a kettle" → "the kettle", "back up your photos" → "your
     photos", "install Docker on Ubuntu" → "Docker"; "it" when it names nothing."""
+    taken = _TAKEN_FROM.search(task) if _TAKING_OUT.match(task) else None
+    if taken:  # "get red wine out of a carpet": what is cleaned is the carpet
+        return thing(f"clean {taken.group(1)}")
     words = task.split()[1:]
     if words and words[0].lower() in _PARTICLES:
         words = words[1:]
