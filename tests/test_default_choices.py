@@ -171,3 +171,62 @@ def test_a_how_to_naming_a_domains_noun_does_not_get_that_domains_steps(question
 def test_a_domains_own_task_still_gets_its_own_steps() -> None:
     assert _RECIPE.search(answer("How do I make sourdough bread?")[0])
     assert _RECIPE.search(answer("How do I bake a lemon cake?")[0])
+
+
+# --- jokes, riddles, puns and fun facts ---------------------------------------------------------------------------
+
+_DECLINED = re.compile(r"matter of record|reliable reference|look(?:ing)? (?:facts )?up", re.I)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "fits"),
+    [
+        ("Tell me a joke", "joke", ""),
+        ("Make me laugh", "joke", ""),
+        ("Tell me a pun about cats", "pun", "cat"),
+        ("Give me a riddle", "riddle", ""),
+        ("Can you tell me a riddle about rivers?", "riddle", "river"),
+        ("Tell me a fun fact about space", "fact", "moon"),
+        ("Tell me a dad joke about coffee", "joke", "coffee"),
+        ("Do you know any jokes about programmers?", "joke", "develop"),
+        ("Share a fun fact about dogs", "fact", "dog"),
+    ],
+)
+def test_a_joke_riddle_pun_or_fact_is_written_short_and_clean_fitting_its_subject(
+    nlp: Any, question: str, kind: str, fits: str
+) -> None:
+    ask = forms.read(read(question))
+    assert (ask.form, ask.other) == ("joke", kind)
+    text, reasoning = answer(question)
+    assert not _DECLINED.search(text), text
+    assert fits in text.lower(), text
+    assert ("**Answer:**" in text) == (kind == "riddle"), text
+    assert 6 <= len(words(text)) <= 60
+    assert answer(question) == (text, reasoning)  # the same conversation, the same words
+    assert not _grammar(nlp, text.partition("**Answer:**")[0], question, "short")  # the answer: a noun phrase
+
+
+def test_a_joke_on_a_subject_it_has_none_for_says_so_and_tells_another() -> None:
+    text = answer("Tell me a joke about dentists")[0]
+    assert text.startswith("I have no joke about dentists") and len(text.splitlines()) == 3, text
+
+
+def test_every_joke_entry_has_cues_and_a_riddle_an_answer() -> None:
+    from emulator.default_model.jokes import JOKES
+
+    assert set(JOKES) == {"joke", "pun", "riddle", "fact"}
+    assert all(cues for entries in JOKES.values() for cues, _ in entries)
+    assert all(" | " in text for _, text in JOKES["riddle"])
+
+
+def test_every_joke_entry_reads_as_english(nlp: Any) -> None:
+    from emulator.default_model.jokes import JOKES
+
+    said = [
+        part
+        for kind, entries in JOKES.items()
+        for _, text in entries
+        for part in text.split(" | ")[: 1 if kind == "riddle" else 2]
+    ]
+    found = [f"{s!r}: {p}" for text in said for s in sentences(text, "short") for p in problems(nlp, s, "")]
+    assert not found

@@ -10,39 +10,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Literal
 
-from emulator.conversation import frozen
-from emulator.default_model import grammar
+from emulator.default_model import choices, grammar
+from emulator.default_model.ask import DETERMINERS as _DETERMINERS
+from emulator.default_model.ask import Ask
+from emulator.default_model.ask import np as _np
 from emulator.default_model.lexicon import LEXICON
-from emulator.default_model.question import VERBS, Question, flip
+from emulator.default_model.question import Question, flip
 from emulator.default_model.question import read as read_question
-
-Form = Literal[
-    "greeting", "short", "definition", "why", "compare", "proscons", "steps", "ideas", "haiku", "limerick",
-    "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code", "followup",
-    "advice",
-]  # fmt: skip
-
-
-@frozen
-class Ask:
-    """A request read for its form: `subject` (in the answer's person), `other` (a comparison's second side, or
-    advice's sort: see `_advice`), `task` (a how-to's or advice's clause), `source` (the user's own text an edit
-    works on), `language` (a translation's target), `recipient` and `register` (a letter's); `context`, the
-    question's salient words in lower case, tells which sense of a word it means (see `Lexicon.thing`)."""
-
-    form: Form
-    subject: str
-    other: str = ""
-    task: str = ""
-    source: str = ""
-    language: str = ""
-    recipient: str = ""
-    register: str = "formal"
-    count: int = 0
-    context: frozenset[str] = frozenset()
-
 
 _I = re.I
 _SAY_HELLO = re.compile(
@@ -68,6 +43,13 @@ _VERSE = (
     ("limerick", re.compile(rf".*?\blimericks?\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
     ("poem", re.compile(rf".*?\b(?:poem|verse|sonnet|ode)s?\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
     ("story", re.compile(rf".*?\b(?:story|tale|fable)\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
+)
+_JOKE = re.compile(
+    r"(?:please |can you |could you |do you )?(?:tell|give|share|write|make up|know|have)(?: me| us)?\s+"
+    r"(?:a |an |another |one |any |some |your )?(?:good |funny |short |quick |silly |clean |best )?"
+    r"(?P<k>(?:dad |knock-knock )?joke|riddle|fun fact|pun)s?(?:\s+(?:about|on|with|involving)\s+(?P<s>.+?))?[.?!]*$"
+    r"|(?:please |can you )?make me laugh[.?!]*$",
+    _I,
 )
 _LETTER = re.compile(
     r"(?:please )?(?:write|draft|compose|send)\b.*?\b(?:e-?mail|letter|note|message)\b(?P<rest>.*)", _I
@@ -104,9 +86,6 @@ _HOW_IT = re.compile(r"how\s+(?P<s>.+?)\s+(?:works?|(?:is|are) \w+ed|happens?)$"
 _DOES_WHAT = re.compile(r"(?:what\s+)?(?P<s>.+?)\s+(?:works?|does|do|is for|are for|is used for)$", _I)
 _LISTY = frozenset(
     ["benefits", "uses", "advantages", "types", "examples", "ways", "tips", "reasons", "kinds", "signs", "causes"]
-)
-_DETERMINERS = frozenset(
-    ["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "these", "those"]
 )
 # A lookup of one fact about a named thing ("Give me the area code for Boston"): a short answer, never a list.
 _LOOKUP = re.compile(
@@ -150,6 +129,10 @@ def _read(q: Question) -> Ask:
             return Ask(form, read_question(source).topic or _topic(q), source=source)  # type: ignore[arg-type]
     if q.kind == "code":
         return Ask("code", _topic(q))
+    m = _JOKE.match(text)
+    if m:  # "Tell me a joke about cats": the kind ("joke", "pun", "riddle", "fact") and its subject, if any
+        kind = (m["k"] or "joke").lower().split()[-1]
+        return Ask("joke", _np(m["s"]) if m["s"] else "", other=kind)
     for form, pattern in _VERSE:
         m = pattern.match(text)
         if m:
@@ -160,13 +143,13 @@ def _read(q: Question) -> Ask:
     m = _LOOKUP.match(text)
     if m and m["h"].lower() in _FACTS:
         return Ask("short", _np(m["s"]), other="lookup")
-    said = _advice(text)
+    said = choices.advice(text)
     if said is not None:
         return said
     for pattern in _COMPARE:
         m = pattern.match(text)
         if m and len(m["a"].split()) <= 6 and len(m["b"].split()) <= 6:
-            if pattern is _CHOICE and (choice := _choice(m["a"], m["b"])):
+            if pattern is _CHOICE and (choice := choices.choice(m["a"], m["b"])):
                 return choice
             first, second = _np(m["a"]), _np(m["b"])
             if first.istitle() and " " not in first and second[:1].islower():  # "Tea vs coffee": "tea"
@@ -210,87 +193,6 @@ def _read(q: Question) -> Ask:
     if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
         return Ask("followup", "")
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
-
-
-# Advice asked on a task of the user's, by its sort ("" whether to, "how" how long or much, "safe", "choose"):
-# the clause after "should I", "is it safe to"…; "recommend a book" asks to choose one.
-_ADVICE = (
-    ("", re.compile(r"(?:so,? )?should (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
-    (
-        "",
-        re.compile(
-            r"what (?:should|shall) (?:i|we) (?P<t>(?:pack|bring|wear|buy|cook|say|do|get|take)\b.+?)[.?!]*$", _I
-        ),
-    ),
-    ("safe", re.compile(r"is it (?:safe|dangerous|healthy|bad for you) (?:for me )?to (?P<t>.+?)[.?!]*$", _I)),
-    (
-        "",
-        re.compile(
-            r"is it (?:ok|okay|bad|good|worth it|normal|wise|smart|rude|a good idea) (?:for me )?to (?P<t>.+?)[.?!]*$",
-            _I,
-        ),
-    ),
-    ("choose", re.compile(r"(?:can|could) you (?:please )?(?:recommend|suggest) (?P<c>.+?)[.?!]*$", _I)),
-    ("how", re.compile(r"how (?P<h>long|much|often|many \w+) (?:should|do|can|must) (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
-)
-
-
-# Words that end a choice's option and start what both options share: "guitar | first", "Go | for a web server".
-_TAIL = frozenset(
-    [
-        "first", "now", "later", "today", "tonight", "next", "this", "at", "in", "on", "for", "to", "with", "as",
-        "when", "after", "before", "while",
-    ]
-)  # fmt: skip
-
-
-def _choice(a: str, b: str) -> Ask | None:
-    """A choice whose options share a verb, said once ("learn piano or guitar first": piano and guitar), or whose
-    options are acts ("walk or cycle to work": walking and cycling; "buy a car or lease one"); the whole clause
-    is its task. None when the options are not read so."""
-    first, second = a.split(), b.split()
-    cut = next((i for i, w in enumerate(second) if i and w.lower() in _TAIL), len(second))
-    verb = first[0].lower()  # after "should I" a verb, whether or not the lexicon knows it
-    if not verb.isalpha() or verb in _DETERMINERS or cut > 3:
-        return None
-    task, option = _np(f"{a} or {b}"), second[:cut]
-    acting = option[0].islower() and option[0].isalpha() and option[0] not in _DETERMINERS
-    if len(first) == 1 or acting and (_acts(option[0]) or option[1:2] and option[1] in _OBJECTS):
-        if not acting:
-            return None
-        said = (
-            f"{grammar.participle(verb)} {' '.join(first[1:])}",
-            f"{grammar.participle(option[0])} {' '.join(option[1:])}",
-        )
-        return Ask("compare", _np(said[0]), other=_np(said[1]), task=task)
-    if first[1].lower() in _DETERMINERS and option[0].lower() not in _DETERMINERS:  # "paint the kitchen white or grey"
-        if len(first) == len(option) + 2:  # "use the bus or train": the bus and the train
-            option = [first[1].lower(), *option]
-        return Ask("compare", _np(" ".join(first[-len(option) :])), other=_np(" ".join(option)), task=task)
-    return Ask("compare", _np(" ".join(first[1:])), other=_np(" ".join(option)), task=task)
-
-
-_OBJECTS = _DETERMINERS | {"one", "it", "them"}
-
-
-def _acts(word: str) -> bool:
-    return word.islower() and (word in LEXICON.verbs or word in VERBS)
-
-
-def _advice(text: str) -> Ask | None:
-    """Advice on the task the question names, or None; "Should I use Python or Go?" is left to the comparison
-    (two things named), "Should I buy or rent an apartment?" is advice (two ways to act)."""
-    for sort, pattern in _ADVICE:
-        m = pattern.match(text)
-        if m is None:
-            continue
-        groups = m.groupdict()
-        task = _np(flip(groups["t"]) if groups.get("t") else f"choose {flip(groups['c'])}")
-        if " or " in f" {task} " and task.split()[1:2] != ["or"]:
-            return None
-        other = f"how:{groups['h'].lower()}" if groups.get("h") else sort
-        return Ask("advice", task, task=task, other=other)
-    return None
 
 
 _WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)
@@ -358,17 +260,6 @@ def _letter(rest: str, low: str, q: Question) -> Ask:
 def _register(low: str) -> str:
     friendly = any(w in low for w in ("friendly", "casual", "informal", "team", "friend", "colleagues"))
     return "friendly" if friendly and "formal letter" not in low else "formal"
-
-
-def _np(phrase: str) -> str:
-    """A noun phrase as the user wrote it, in the answer's person, without closing punctuation or politeness."""
-    phrase = flip(phrase.strip().strip("\"“”'"))
-    phrase = re.sub(r"\s+(?:please|for me|in \w+ sentences?|in detail|briefly)$", "", phrase, flags=_I)
-    return (
-        phrase[:1].lower() + phrase[1:]
-        if phrase[:2].istitle() and phrase.split()[0].lower() in _DETERMINERS
-        else phrase
-    )
 
 
 def _topic(q: Question, whole: bool = False) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from emulator.default_model.forms import Ask
+from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import fill
 from emulator.default_model.lexicon import Domain
 from emulator.default_model.page import Dice, Page
@@ -27,7 +27,13 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
         task = page.slots["task"]
         recipient = f"their {ask.recipient}" if ask.recipient else "the reader"
         what = _ASKED[ask.form].format(
-            subject=subject, other=ask.other, task=task, language=ask.language, recipient=recipient
+            subject=subject,
+            other=ask.other,
+            task=task,
+            language=ask.language,
+            recipient=recipient,
+            kind={"fact": "a fun fact"}.get(ask.other) or f"a {ask.other}",
+            about=f" about {subject}" * bool(ask.subject),
         )
         what = what.replace(" to the reader", "").replace("why work on ", "why ")
         if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
@@ -37,7 +43,8 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
             said.append(
                 fill("It is a question from {field}, so plain words and one idea at a time serve best.", page.slots)
             )
-        said.append(_theirs(f"Before answering, I will check that every part stays about {subject}."))
+        if ask.subject:
+            said.append(_theirs(f"Before answering, I will check that every part stays about {subject}."))
     return " ".join(said[: max(1, min(count, 4))])
 
 
@@ -47,7 +54,9 @@ _GREETED = (
     "I will greet them back and ask what they need.",
 )
 _FOLLOWED = ("The user wants more without naming a subject.", "I should ask which part to expand on.")
-_CREATIVE = frozenset(("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate"))
+_CREATIVE = frozenset(
+    ("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "joke")
+)
 _YOUR = re.compile(r"\b(?:(\w+) )?(your|yours|yourself|you're|you)\b")
 _THEIR = {"your": "their", "yours": "theirs", "yourself": "themselves", "you're": "they're"}
 # Before "you" as the subject of a clause ("when you squat"); after any other word "you" is an object ("for you").
@@ -93,6 +102,7 @@ _ASKED = {
     "translate": 'The user wants "{subject}" in {language}.',
     "code": "The user wants code for {subject}.",
     "advice": "The user asks for advice on whether or how to {task}.",
+    "joke": "The user wants {kind}{about}.",
 }
 _PLANS = {
     "short": "I will keep the answer to one or two sentences.",
@@ -115,4 +125,5 @@ _PLANS = {
     "translate": "I cannot translate offline, so I will say so plainly instead of guessing.",
     "code": "I will write a small, runnable piece of code and say how to use it.",
     "advice": "I will name the few points that usually decide it, then suggest a next step.",
+    "joke": "A short, clean one fits best, with the point saved for the end.",
 }

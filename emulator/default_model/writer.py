@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import advice, edits, grammar, tales, verse
-from emulator.default_model.forms import Ask
+from emulator.default_model import advice, edits, grammar, jokes, tales, verse
+from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import Slots, capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
 from emulator.default_model.names import name, of_trade
@@ -366,4 +366,5 @@ WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "translate": edits.translate,
     "code": _code,
     "advice": advice.advice,
+    "joke": jokes.joke,
 }
