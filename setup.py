@@ -41,10 +41,13 @@ HERE = Path(__file__).parent
 #   the pattern.
 # - the shell (server, app, admin, models, player, cli, ...): its time is in uvicorn, httptools and Starlette, and
 #   its classes subclass theirs; shared_redis and the recordings' formats: I/O and vcrpy, off the plain path.
-# - emulator/state.py, emulator/shared_redis.py: split and rewritten in parallel (issue 32's Redis half); state is
-#   worth compiling once they settle.
+# - emulator/state.py: `SharedState` (emulator/shared_redis/) subclasses `State`, and a native class takes a Python
+#   subclass only under `@mypyc_attr(allow_interpreted_subclasses=True)`, imported at run time from mypy_extensions,
+#   which the wheel does not depend on. `State.before_shape` reads its stores directly, so that the plain path awaits
+#   one of its coroutines before the shape, not four.
 COMPILED = [
     "emulator/answer.py",
+    "emulator/answering.py",
     "emulator/catalog/__init__.py",
     "emulator/conversation.py",
     "emulator/error_answer.py",
@@ -53,6 +56,7 @@ COMPILED = [
     "emulator/identity.py",
     "emulator/ids.py",
     "emulator/journal.py",
+    "emulator/delivery.py",
     "emulator/limits.py",
     "emulator/logprobs.py",
     "emulator/memory.py",

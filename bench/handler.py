@@ -1,6 +1,7 @@
 """The handler's own cost per request, in process: the ASGI app called directly, no server, no socket.
 
-What it measures, for the `haiku` scenario and the default generator, each non-streamed and streamed:
+What it measures, for the `haiku` scenario and the default generator, each non-streamed and streamed, and the
+default's `default mix` (instructions.py's ten prompts of different kinds, in turn):
 microseconds per request from the ASGI call to the last `send`, the median of `--rounds` rounds of
 `--requests` requests each. It is the figure issue work quotes as "the handler per request"; what the
 server and the socket add is `throughput.py`'s to measure.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ctypes
+import json
 import os
 import re
 import statistics
@@ -34,18 +36,25 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from instructions import MIX  # bench/ is the script's folder, first on the path
+
 import emulator
 from emulator.app import Settings, create_app
 
 ROOT = Path(emulator.__file__).resolve().parent.parent
 # A checkout's scenarios/, or, for an installed wheel (compiled or not), the ones bundled in the package.
 SCENARIOS = ROOT / "scenarios" if (ROOT / "scenarios").is_dir() else ROOT / "emulator" / "bundled" / "scenarios"
-CASES = {
+Body = bytes | tuple[bytes, ...]  # a case's body, or its bodies in turn
+CASES: dict[str, Body] = {
     "haiku": b'{"model": "haiku", "messages": [{"role": "user", "content": "hi"}]}',
     "default": b'{"model": "m", "messages": [{"role": "user", "content": "Tell me about rate limits."}]}',
     "haiku stream": b'{"model": "haiku", "stream": true, "messages": [{"role": "user", "content": "hi"}]}',
     "default stream": b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "Tell me more."}]}',
 }
+# instructions.py's `default mix`: the default model's forms, one request each in turn.
+CASES["default mix"] = tuple(
+    json.dumps({"model": "m", "messages": [{"role": "user", "content": q}]}).encode() for q in MIX
+)
 
 
 def scope(body: bytes) -> dict[str, Any]:
@@ -67,19 +76,25 @@ def scope(body: bytes) -> dict[str, Any]:
     }
 
 
-async def measure(app: Callable[..., Awaitable[None]], body: bytes, requests: int) -> float:
-    """Microseconds per request over `requests` requests of `body`."""
-    request = scope(body)
+async def measure(app: Callable[..., Awaitable[None]], body: Body, requests: int) -> float:
+    """Microseconds per request over `requests` requests of `body` (of each body in turn, for several)."""
+    bodies = body if isinstance(body, tuple) else (body,)
+    scopes = [scope(b) for b in bodies]
 
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
+    def receiver(sent: bytes) -> Callable[[], Awaitable[dict[str, Any]]]:
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": sent, "more_body": False}
+
+        return receive
+
+    receives = [receiver(b) for b in bodies]
 
     async def send(message: dict[str, Any]) -> None:
         return None
 
     started = time.perf_counter()
-    for _ in range(requests):
-        await app(dict(request), receive, send)
+    for i in range(requests):
+        await app(dict(scopes[i % len(bodies)]), receives[i % len(bodies)], send)
     return (time.perf_counter() - started) / requests * 1e6
 
 
@@ -100,7 +115,7 @@ def callgrind() -> ctypes.CDLL:
     return ctypes.CDLL(str(library))
 
 
-async def count(app: Callable[..., Awaitable[None]], cases: dict[str, bytes], requests: int) -> None:
+async def count(app: Callable[..., Awaitable[None]], cases: dict[str, Body], requests: int) -> None:
     """Each case's instructions per request, from callgrind's dump of its `requests` requests (callgrind.out.PID.N
     in the working folder, callgrind's default name)."""
     helper = callgrind()

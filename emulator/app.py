@@ -1,8 +1,8 @@
 """The Starlette app: wires each route to its handler, and nothing else.
 
 The answering endpoints (chat completions, responses, messages and count_tokens, under every profile's
-prefix) run the pipeline (`pipeline.py`) and deliver what it answers (`player.py`); the model lists, the
-admin routes and error rendering live in modules of their own.
+prefix) run the pipeline (`answering.py`, through the stages of `pipeline.py`) and deliver what it answers
+(`player.py`); the model lists, the admin routes and error rendering live in modules of their own.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from emulator import admin, counting, memory, models, pipeline, player, profiles
+from emulator import admin, answering, counting, memory, models, player, profiles
 from emulator.answer import TEST_ID
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.error_answer import dialect_for, error_answer
@@ -87,7 +87,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     return app
 
 
-def _answering(path: str, state: State, endpoint: Endpoint, run: Run = pipeline.answer) -> Route:
+def _answering(path: str, state: State, endpoint: Endpoint, run: Run = answering.answer) -> Route:
     """A POST route that runs `run` (the pipeline) for `endpoint`, in raw ASGI: no Request object is made."""
 
     labels = (endpoint.name, endpoint.profile.name)

@@ -1,14 +1,21 @@
 """The canonical request (`Prompt`) and answer (`Turn`) that every dialect parses into and renders from.
 
-Plain frozen data (`frozen`, emulator/frozen.py), no behaviour: a dialect turns wire JSON into a `Prompt`, a
-source (scenario, recording, default) turns a `Prompt` into a `Reply`, `answer.finish` applies the request's limits to
-make the `Turn`, and the dialect renders that `Turn` back to wire JSON or SSE.
+Plain values, no behaviour: a dialect turns wire JSON into a `Prompt`, a source (scenario, recording, default) turns a
+`Prompt` into a `Reply`, `answer.finish` applies the request's limits to make the `Turn`, and the dialect renders that
+`Turn` back to wire JSON or SSE. Nothing assigns to their fields once built; `dataclasses.replace` makes a changed copy.
+
+The values built on every request (`Prompt`, `Message`, `ToolCall`, `Reply`, `Turn`, `Usage`) are native: slotted
+dataclasses with an `__init__` written out, which mypyc compiles into the class (issue 32: a dataclass's generated
+`__init__` stays interpreted in a compiled module, and a class under another decorator, `frozen`, is no native class
+at all; building a `Prompt` was a third of the compiled Chat parse). The rest are `frozen` (emulator/frozen.py), the
+decorator that tells the type checker they are frozen; of the native ones, tests/test_values.py checks that nothing
+assigns to a field and that each `__init__` takes every field, in order, with its default.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from emulator.frozen import frozen as frozen  # re-exported: the values' decorator, where they are
@@ -22,7 +29,7 @@ FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "tool_calls", "con
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native: see the module's docstring
 class ToolCall:
     """One call the model makes: JSON `arguments` for a function tool, freeform text for a custom tool."""
 
@@ -31,8 +38,14 @@ class ToolCall:
     arguments: str
     kind: ToolKind = "function"
 
+    def __init__(self, id: str, name: str, arguments: str, kind: ToolKind = "function") -> None:
+        self.id = id
+        self.name = name
+        self.arguments = arguments
+        self.kind = kind
 
-@frozen
+
+@dataclass(slots=True, unsafe_hash=True)  # native: see the module's docstring
 class Message:
     """One conversation entry; `tool_call_id` ties a tool result to the call it answers."""
 
@@ -42,6 +55,22 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     images: int = 0
+
+    def __init__(
+        self,
+        role: Role,
+        text: str = "",
+        reasoning: str = "",
+        tool_calls: tuple[ToolCall, ...] = (),
+        tool_call_id: str | None = None,
+        images: int = 0,
+    ) -> None:
+        self.role = role
+        self.text = text
+        self.reasoning = reasoning
+        self.tool_calls = tool_calls
+        self.tool_call_id = tool_call_id
+        self.images = images
 
 
 @frozen
@@ -70,7 +99,10 @@ class ResponseFormat:
     schema: Mapping[str, Any] | None = None
 
 
-@frozen
+AUTO, TEXT = ToolChoice(), ResponseFormat()  # a prompt's defaults: built once, as a dataclass's defaults were
+
+
+@dataclass(slots=True, unsafe_hash=True)  # native: see the module's docstring
 class Prompt:
     """The one canonical request, whatever dialect it arrived in."""
 
@@ -78,7 +110,7 @@ class Prompt:
     model: str
     messages: tuple[Message, ...]
     tools: tuple[Tool, ...] = ()
-    tool_choice: ToolChoice = ToolChoice()
+    tool_choice: ToolChoice = AUTO
     parallel_tool_calls: bool = True
     max_tokens: int | None = None
     effort: str | None = None  # one of EFFORTS, or None for the model's default
@@ -86,7 +118,7 @@ class Prompt:
     stop: tuple[str, ...] = ()
     stream: bool = False
     include_usage: bool = False
-    response_format: ResponseFormat = ResponseFormat()
+    response_format: ResponseFormat = TEXT
     temperature: float | None = None
     top_p: float | None = None
     seed: int | None = None
@@ -99,6 +131,60 @@ class Prompt:
     profile: str = "inferam"  # the upstream it was sent to (`profiles.PROFILES`), whose shapes the answer takes
     choices: int = 1  # Chat Completions' `n`, where the profile honours it
     logprobs: int | None = None  # where the profile honours them: how many `top_logprobs` (None: no logprobs)
+
+    def __init__(
+        self,
+        dialect: str,
+        model: str,
+        messages: tuple[Message, ...],
+        tools: tuple[Tool, ...] = (),
+        tool_choice: ToolChoice = AUTO,
+        parallel_tool_calls: bool = True,
+        max_tokens: int | None = None,
+        effort: str | None = None,
+        reasoning_budget: int | None = None,
+        stop: tuple[str, ...] = (),
+        stream: bool = False,
+        include_usage: bool = False,
+        response_format: ResponseFormat = TEXT,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        seed: int | None = None,
+        cache_key: str | None = None,
+        api_key: str = "",
+        headers: Mapping[str, str] | None = None,
+        fingerprint: str = "",
+        conversation: str = "",
+        echo: Mapping[str, Any] | None = None,
+        profile: str = "inferam",
+        choices: int = 1,
+        logprobs: int | None = None,
+    ) -> None:
+        self.dialect = dialect
+        self.model = model
+        self.messages = messages
+        self.tools = tools
+        self.tool_choice = tool_choice
+        self.parallel_tool_calls = parallel_tool_calls
+        self.max_tokens = max_tokens
+        self.effort = effort
+        self.reasoning_budget = reasoning_budget
+        self.stop = stop
+        self.stream = stream
+        self.include_usage = include_usage
+        self.response_format = response_format
+        self.temperature = temperature
+        self.top_p = top_p
+        self.seed = seed
+        self.cache_key = cache_key
+        self.api_key = api_key
+        self.headers = {} if headers is None else headers
+        self.fingerprint = fingerprint
+        self.conversation = conversation
+        self.echo = {} if echo is None else echo
+        self.profile = profile
+        self.choices = choices
+        self.logprobs = logprobs
 
     @property
     def thinking(self) -> bool:
@@ -119,7 +205,7 @@ class Prompt:
         return sum(1 for m in self.messages if m.role == "assistant")
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native: see the module's docstring
 class Usage:
     """Token counts; `input_tokens` includes `cached_tokens`, `output_tokens` includes `reasoning_tokens`."""
 
@@ -127,6 +213,14 @@ class Usage:
     output_tokens: int = 0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+
+    def __init__(
+        self, input_tokens: int = 0, output_tokens: int = 0, cached_tokens: int = 0, reasoning_tokens: int = 0
+    ) -> None:
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.cached_tokens = cached_tokens
+        self.reasoning_tokens = reasoning_tokens
 
     @property
     def total_tokens(self) -> int:
@@ -186,7 +280,7 @@ class Timing:
     jitter_ms: int = 0
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native: see the module's docstring
 class Reply:
     """What a source (scenario, recording, default) wants to say, before the request's limits apply.
 
@@ -202,8 +296,26 @@ class Reply:
     fault: Fault | None = None
     timing: Timing | None = None
 
+    def __init__(
+        self,
+        reasoning: str = "",
+        text: str = "",
+        tool_calls: tuple[ToolCall, ...] = (),
+        finish_reason: FinishReason | None = None,
+        usage: Mapping[str, int] | None = None,
+        fault: Fault | None = None,
+        timing: Timing | None = None,
+    ) -> None:
+        self.reasoning = reasoning
+        self.text = text
+        self.tool_calls = tool_calls
+        self.finish_reason = finish_reason
+        self.usage = usage
+        self.fault = fault
+        self.timing = timing
 
-@frozen
+
+@dataclass(slots=True, unsafe_hash=True)  # native: see the module's docstring
 class Turn:
     """The one canonical answer that every dialect renders."""
 
@@ -221,3 +333,35 @@ class Turn:
     timing: Timing | None = None
     alternatives: tuple[Turn, ...] = ()  # Chat Completions' `n`: the other choices, where they differ from this one
     match: str | None = None  # for a recording: how it matched the request ("conversation", …)
+
+    def __init__(
+        self,
+        id: str,
+        model: str,
+        created: int,
+        reasoning: str,
+        text: str,
+        tool_calls: tuple[ToolCall, ...],
+        finish_reason: FinishReason,
+        usage: Usage,
+        source: str = "default",
+        stop_sequence: str | None = None,
+        fault: Fault | None = None,
+        timing: Timing | None = None,
+        alternatives: tuple[Turn, ...] = (),
+        match: str | None = None,
+    ) -> None:
+        self.id = id
+        self.model = model
+        self.created = created
+        self.reasoning = reasoning
+        self.text = text
+        self.tool_calls = tool_calls
+        self.finish_reason = finish_reason
+        self.usage = usage
+        self.source = source
+        self.stop_sequence = stop_sequence
+        self.fault = fault
+        self.timing = timing
+        self.alternatives = alternatives
+        self.match = match

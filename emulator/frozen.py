@@ -1,4 +1,5 @@
-"""`frozen`: the decorator of the plain values every request builds (its `Prompt`, the `Reply`, the `Turn`...).
+"""`frozen`: the decorator of plain values (a `Fault`, a `Timing`, a scenario's parts...). The values built on every
+request (`Prompt`, `Turn`...) are native classes instead (conversation.py says why).
 
 A module of its own, kept Python in the compiled wheel (setup.py): `dataclass_transform` marks the function it
 decorates with an attribute, which a function compiled by mypyc cannot take, so compiled, the import failed.
@@ -16,8 +17,7 @@ T = TypeVar("T")
 def frozen(cls: type[T]) -> type[T]:
     """A frozen dataclass to the type checker, a slotted dataclass with the frozen one's hash at run time.
 
-    These are built for every request (its `Prompt` and messages, the `Reply`, the `Turn` and its `Usage`),
-    and a frozen dataclass's `__init__` sets each field through `object.__setattr__`: a `Prompt` took
+    A frozen dataclass's `__init__` sets each field through `object.__setattr__`: a `Prompt` (then `frozen`) took
     1.9 µs to build, 0.4 µs this way, and a whole haiku request a sixth fewer instructions. Nothing
     assigns to a field, and mypy --strict refuses code that would, as it does for `frozen=True`;
     `dataclasses.replace` makes a changed copy.

@@ -140,13 +140,17 @@ class Limiter:
             level -= tokens if per_token else 1
             read[i] = level if level > 0 else 0.0
         found: Headers = []
+        openai = flavor == "openai"  # the default's flavor: its resets called directly, not through `_RESETS`
         reset_of = _RESETS[flavor]
         for (limit, remaining, reset), choices in self._slots[flavor]:
             i, size, encoded, rate = choices[0]
             if len(choices) > 1 and int(read[choices[1][0]]) < int(read[i]):  # the tighter of two request buckets
                 i, size, encoded, rate = choices[1]
             level = read[i]
-            found += ((limit, encoded), (remaining, b"%d" % level), (reset, reset_of(now, (size - level) / rate)))
+            wait = (size - level) / rate
+            found.append((limit, encoded))
+            found.append((remaining, str(int(level)).encode()))  # as b"%d" % level, without the formatting
+            found.append((reset, _go_reset(now, wait) if openai else reset_of(now, wait)))
         return found
 
     def _slots_of(self, flavor: str) -> list[tuple[tuple[bytes, bytes, bytes], list[tuple[int, int, bytes, float]]]]:
@@ -217,12 +221,9 @@ def rfc3339(at: int) -> str:
 
 
 def _go_reset(now: float, seconds: float) -> bytes:
-    return _go_duration_bytes(math.ceil(seconds * 1000))
-
-
-@functools.lru_cache(maxsize=4096)
-def _go_duration_bytes(ms: int) -> bytes:
-    return _go_duration(ms).encode()
+    """Through one cache, not two: a bucket's reset moves with every request, and a second cache of the bytes
+    missed as often as the first, for a call and a key more."""
+    return _go_duration(math.ceil(seconds * 1000)).encode()
 
 
 def _clock_reset(now: float, seconds: float) -> bytes:

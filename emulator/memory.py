@@ -1,7 +1,7 @@
 """What the public APIs keep between calls: OpenAI's stored responses and Anthropic's message threads, under the
 profiles that promise them (`Profile.stored_responses`, `Profile.threads`); the seeds' upstreams keep nothing.
 
-Two steps of the answering path (`pipeline.answer`), around its pure stages:
+Two steps of the answering path (`answering.answer`), around its pure stages:
 - `recall`, before the body is parsed: a request that goes on from kept state (`previous_response_id`,
   `item_reference`, a thread's `continue`) becomes the body it stands for, the kept conversation in it, so that
   a scenario's `steps` and the default answer see the whole conversation;

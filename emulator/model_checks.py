@@ -1,6 +1,6 @@
 """A public profile's model checks (`--profile openai`, `anthropic`, ...): the provider's 404 for a model nothing
 makes known, and what a known model refuses, by its catalog entry or the one its scenario says it is `like`. Run
-once the answer's source is known (`pipeline.answer`), and by the token counts (`counting.count`)."""
+once the answer's source is known (`answering.answer`), and by the token counts (`counting.count`)."""
 
 from __future__ import annotations
 

@@ -9,12 +9,12 @@
 6. `render` what to send: a `Whole`, or a `Script` with its pacing and faults, which the shell delivers
    (`player.deliver`), completing the journal entry when a hang-up ends it.
 
-`answer` runs them top to bottom and is the one place where a failure at any stage becomes the dialect's
-error. Stages 2 to 6 are pure functions over plain values: no web framework, server or event loop. Between
-them `answer` awaits the state's store, for what requests share: call counts, chaos attempts, prompt
-caches, rate limits and the journal; and, where the profile keeps them (`memory.py`), stored responses and
-threads: recalled into the body before 2, kept once 4 has shaped the answer. The token-counting endpoints take
-stages 1 and 5 only (`counting.py`).
+`answering.answer` runs them top to bottom (and round again when a test's directions turn up on the way) and is
+the one place where a failure at any stage becomes the dialect's error (`refused`, here). Stages 2 to 6 are pure
+functions over plain values: no web framework, server or event loop. Between them `answering` awaits the state's
+store, for what requests share: call counts, chaos attempts, prompt caches, rate limits and the journal; and, where
+the profile keeps them (`memory.py`), stored responses and threads: recalled into the body before 2, kept once 4 has
+shaped the answer. The token-counting endpoints take stages 1 and 5 only (`counting.py`).
 """
 
 from __future__ import annotations
@@ -24,28 +24,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from emulator import faults, identity, ids, journal, limits, memory, pairing, profiles, recordings, report, validation
-from emulator.answer import TEST_ID, Source, calls_key, compose
+from emulator import faults, identity, ids, journal, limits, profiles, recordings, report
+from emulator.answer import TEST_ID, Source
 from emulator.conversation import Fault, Prompt, Timing, Turn, frozen
 from emulator.dialects import Dialect
 from emulator.error_answer import error_answer, retry_headers
-from emulator.errors import (
-    EmulatorError,
-    InternalError,
-    InvalidRequest,
-    StateUnavailable,
-    UpstreamError,
-    model_output_message,
-)
+from emulator.errors import EmulatorError, InternalError, InvalidRequest, UpstreamError, model_output_message
 from emulator.faults import FAULT_HEADER, TIMING_HEADER
 from emulator.journal import Note, key_hint
-from emulator.model_checks import checked
 from emulator.profiles import Profile
-from emulator.reading import Endpoint, Receive, Request, json_body, read
+from emulator.reading import Endpoint, Request
 from emulator.recordings import Library
 from emulator.scenarios import Book
 from emulator.sse import encode
-from emulator.state import LAST, Settings, State
+from emulator.state import Settings, State
 from emulator.wire import JSON, Pairs, Script, Whole, raw, silent, text, whole
 
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
@@ -63,7 +55,7 @@ class Asked:
 NOTHING_ASKED = Asked()
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native, as conversation.py's values
 class Shaped:
     """Stage 4's answer: the turn with its fault and pacing decided, its headers, and the status line it
     will send (None: none at all, a fault that answers nothing well-formed)."""
@@ -73,126 +65,11 @@ class Shaped:
     status: int | None
     rates: Pairs = ()  # the rate-limit headers, raw: their names and limits were encoded once, at start
 
-
-async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
-    """A request through the stages, top to bottom; a failure at any of them is the dialect's error, here.
-
-    What a test set for its own requests (a fault, pacing, a scenario: `state.directed`) is looked up with the first
-    thing the request takes from the store, `before_shape` on the common path: a shared store then makes one round
-    trip for both. Where the test has directions (or a shared store's posted scenarios changed), nothing was taken,
-    and the stages run again from 2 with the headers they add, looking no more."""
-    try:
-        request = await read(endpoint, scope, receive, state.settings)  # 1
-    except Exception as error:
-        return await refused(state, endpoint, scope, None, None, error)
-    going = _Going(request, state.directed)
-    while True:
-        try:
-            return await _stages(state, endpoint, going)
-        except _Again:
-            continue
-        except Exception as error:
-            if going.look and not isinstance(error, StateUnavailable):  # refused before its directions were known
-                going.look = False
-                try:
-                    added = await state.look_up(*_look(going.request))
-                except Exception as failed:
-                    error = failed
-                else:
-                    if added is not None:
-                        going.request = _directed(going.request, added)
-                        continue
-            return await refused(state, endpoint, scope, going.request, going.prompt, error)
-
-
-@dataclass(slots=True)
-class _Going:
-    """A request on its way through the stages: as read (with the headers its test's directions add, once known),
-    whether those are still to be looked up, and its prompt once parsed."""
-
-    request: Request
-    look: bool
-    prompt: Prompt | None = None
-
-
-class _Again(Exception):
-    """The request's directions were found on the way: the stages run again from 2, with them."""
-
-
-def _look(request: Request) -> tuple[str, Mapping[str, str]]:
-    return request.headers.get(TEST_ID, ""), request.headers
-
-
-def _directed(request: Request, added: dict[str, str]) -> Request:
-    return replace(request, headers=request.headers | added) if added else request
-
-
-async def _settle(state: State, going: _Going) -> None:
-    """Before the request takes anything else from the store: its directions looked up, if still to be; `_Again`
-    when it must go round again with them."""
-    if going.look:
-        added = await state.look_up(*_look(going.request))
-        going.look = False
-        if added is not None:
-            going.request = _directed(going.request, added)
-            raise _Again
-
-
-async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Script:
-    """Stages 2 to 6 of a request read (`answer`)."""
-    settings, profile = state.settings, endpoint.profile
-    going.prompt = None
-    request = going.request
-    if profile.stored_responses or profile.threads:  # a public API that keeps answers: a fresh id each time
-        await _settle(state, going)
-        request = await _sequenced(state, request)
-    body = json_body(request.raw)
-    held, lenient = endpoint.catalog, False  # a public profile's checks, and whether it is lenient
-    let_by: tuple[str, ...] = ()  # what leniency let by
-    if held is not None:
-        lenient = settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
-        let_by = validation.body(held, endpoint.name, body, request.headers, lenient)
-    recalled = None  # what the public API kept for this request (a stored response, a thread): see memory.py
-    if memory.asks(endpoint.dialect, profile, body):
-        recalled = await memory.recall(state, endpoint.dialect, profile, request.headers, request.fingerprint, body)
-        body = recalled.body
-    prompt, asked = parse(endpoint, request, body)  # 2
-    going.prompt = prompt
-    if held is not None:  # calls answered by their results, as the public APIs insist
-        pairing.check(endpoint.name, body)
-    matching = _matching(endpoint, request, prompt, state.library)
-    book = state.book_for(prompt.headers.get(TEST_ID, ""))
-    replayed = recalled.source if recalled else None  # a retry, given the answer kept for it
-    source = replayed or pick(book, state.library, request, matching, settings.strict)  # 3
-    if source.recording:  # played as recorded, with nothing of ours added
-        await _settle(state, going)
-        played = source.recording
-        recorded = note(endpoint, request, prompt, None, played.status, source=f"recording {played.source}")
-        return recordings.script(source.recording, settings.replay_speed, await state.open(recorded))
-    if held is not None and not (asked.fault or settings.fault):  # a fault asked for answers before the model
-        let_by += checked(held, endpoint, prompt, body, source, book, state, lenient)
-    counted = calls_key(source.scenario, prompt)
-    if counted:
-        await _settle(state, going)
-    calls = await state.next_call(counted) if counted else 0
-    turn = compose(prompt, source, state.writer, calls, state.created(), settings.replay_speed)
-    fault, pace = decide(asked, turn, settings)  # 4
-    identity = _identity(prompt)
-    look = _look(request) if going.look else None
-    before = await state.before_shape(profile, prompt, identity, turn.usage.total_tokens, _flavor(endpoint), look)
-    going.look = False
-    if before.again is not None:
-        going.request = _directed(request, before.again)
-        raise _Again
-    cached, attempt, verdict, rates = before.cached, before.attempt, before.verdict, before.rates
-    shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
-    if recalled:
-        await memory.keep(state, endpoint.dialect, recalled, prompt, shaped.turn, shaped.status)
-    if prompt.echo.get("background") and not prompt.stream:  # queued at once: the pacing plays out as it is polled
-        shaped = replace(shaped, turn=replace(shaped.turn, timing=None))
-    noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest, let_by=let_by)  # 5
-    entry = await state.open(noted)
-    return render(endpoint, prompt, shaped, entry)  # 6
+    def __init__(self, turn: Turn, headers: dict[str, str], status: int | None, rates: Pairs = ()) -> None:
+        self.turn = turn
+        self.headers = headers
+        self.status = status
+        self.rates = rates
 
 
 async def refused(
@@ -211,24 +88,6 @@ async def refused(
     asked = request or Request(scope["method"], scope["path"], {}, b"", "")
     entry = await state.open(note(endpoint, asked, prompt, None, error.status))
     return replace(error_answer(endpoint.dialect, error, profile=profile), entry=entry)
-
-
-# --- 1. read (reading.py), with the public APIs' own ids ----------------------------------------------------
-
-
-async def _sequenced(state: State, request: Request) -> Request:
-    """The request with its own root for ids: the public APIs mint a new response id per request, where the seeds'
-    upstreams (and the first of a body here) derive it from the body. A repeat of a body by the same test id and key
-    takes the next number of its sequence, kept in the state store (so workers agree, and a run is reproducible);
-    a retry keeps the number it had (the same `idempotency-key`, or the SDK's `x-stainless-retry-count` above 0),
-    so that a retried thread continues with the same answer."""
-    headers = request.headers
-    idempotency = headers.get("idempotency-key")
-    retried = headers.get(RETRY_COUNT, "")
-    retry = f"key\0{idempotency}" if idempotency else LAST if retried.isdigit() and int(retried) > 0 else None
-    test_id, key = memory.scope(headers)
-    number = await state.issue((test_id, key, request.fingerprint), retry)
-    return replace(request, fingerprint=ids.digest(request.fingerprint, "repeat", number)) if number else request
 
 
 # --- 2. parse ---------------------------------------------------------------------------------------------
@@ -259,17 +118,6 @@ def _asked(headers: Mapping[str, str]) -> Asked:
 
 
 # --- 3. pick ----------------------------------------------------------------------------------------------
-
-
-def _matching(endpoint: Endpoint, request: Request, prompt: Prompt, library: Library | None) -> Prompt:
-    """The prompt recordings are matched by: the request's own, or, where the library's scrubbers change its
-    body (a tool's chunk id, say), the prompt of the scrubbed body, as the recordings were scrubbed."""
-    if library is None:
-        return prompt
-    if not library.scrubber.touches(request.raw.decode("utf-8", "replace")):
-        return prompt
-    scrubbed = json_body(library.scrubber.body(request.raw))
-    return endpoint.dialect.parse_request(scrubbed, request.headers, request.fingerprint, endpoint.profile.name)
 
 
 def pick(book: Book, library: Library | None, request: Request, prompt: Prompt, strict: bool) -> Source:
@@ -354,11 +202,6 @@ def shape(
     return Shaped(turn, headers, status, rates)
 
 
-def _flavor(endpoint: Endpoint) -> str:
-    """How the endpoint reports rate limits: Messages as Anthropic does, else as its profile says."""
-    return "anthropic" if endpoint.dialect.NAME == profiles.MESSAGES else endpoint.profile.rate_headers
-
-
 def _by_chance(
     fault: Fault, pace: Timing | None, profile: Profile, seed: int, request: str, attempt: int
 ) -> tuple[Fault | None, Timing | None]:
@@ -391,11 +234,6 @@ def _fails(fault: Fault, prompt: Prompt, dialect: Dialect) -> bool:
     )
 
 
-def _identity(prompt: Prompt) -> tuple[str, str, str]:
-    """(test id, API key, conversation): whose rate limits a request takes from, and what a retry repeats."""
-    return prompt.headers.get(TEST_ID, ""), prompt.api_key, prompt.conversation
-
-
 # --- 5. note ----------------------------------------------------------------------------------------------
 
 
@@ -420,32 +258,38 @@ def note(
     if fault and fault.kind == "status":  # what the client is told to wait: retry-after-ms, else retry-after
         retry_after = fault.retry_after_ms / 1000 if fault.retry_after_ms is not None else fault.retry_after
         retryable = report.retryable(fault.status, fault.should_retry)
-    return Note(
-        request.method,
-        request.path,
-        prompt.model if prompt else None,
-        key_hint(prompt.api_key) if prompt else "",
-        bool(prompt and prompt.stream),
-        turn.source if turn else source,
-        faults.describe(fault) if fault else None,
-        status,
-        int(attempt) if attempt.isdigit() else None,
-        headers.get(TEST_ID, ""),
-        prompt.conversation[:16] if prompt else "",  # a retry is the same conversation again
-        fault.kind if fault else None,
-        retry_after,
-        retryable,
-        headers.get("idempotency-key"),
-        turn.match if turn else "exact" if source and source.startswith("recording ") else None,
-        nearest,
-        endpoint.name,
-        endpoint.profile.name,
-        faults.describe(turn.timing) if turn and turn.timing else None,
-        headers,
-        request.raw,
-        journal.tokens(turn.usage) if turn else None,
-        let_by,
+    return _tuple(  # every field given: `Note(…)`, a Python-level `__new__`, was half of this function, compiled
+        Note,
+        (
+            request.method,
+            request.path,
+            prompt.model if prompt else None,
+            key_hint(prompt.api_key) if prompt else "",
+            bool(prompt and prompt.stream),
+            turn.source if turn else source,
+            faults.describe(fault) if fault else None,
+            status,
+            int(attempt) if attempt.isdigit() else None,
+            headers.get(TEST_ID, ""),
+            prompt.conversation[:16] if prompt else "",  # a retry is the same conversation again
+            fault.kind if fault else None,
+            retry_after,
+            retryable,
+            headers.get("idempotency-key"),
+            turn.match if turn else "exact" if source and source.startswith("recording ") else None,
+            nearest,
+            endpoint.name,
+            endpoint.profile.name,
+            faults.describe(turn.timing) if turn and turn.timing else None,
+            headers,
+            request.raw,
+            journal.tokens(turn.usage) if turn else None,
+            let_by,
+        ),
     )
+
+
+_tuple = tuple.__new__
 
 
 # --- 6. render ---------------------------------------------------------------------------------------------

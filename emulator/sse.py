@@ -132,7 +132,7 @@ def decode(chunks: Iterable[bytes]) -> Iterator[Event]:
 
 
 def parsed(body: bytes) -> list[dict[str, Any]]:
-    """A recorded event stream as the journal shows one (`journal.events`): `{event, data}` with `data` parsed
+    """A recorded event stream as the journal shows one (`delivery.events`): `{event, data}` with `data` parsed
     when it is JSON, else the text it is (`[DONE]`, or an event the reader passes over)."""
     return [{"event": e.event, "data": _json_or_text(e.data)} for e in decode([body])]
 

@@ -217,15 +217,18 @@ class State:
         directions, as `look_up` does: if it finds any, nothing is taken (`Before.again`)."""
         if look is not None and (added := await self.look_up(*look)) is not None:
             return Before(0, 0, again=added)
+        # This process's own stores, read directly: awaiting `cached_tokens`, `next_attempt` and `report` made a
+        # coroutine of each, on every request. A store that keeps them elsewhere overrides this method too.
         now = time.time() if profile.cache or self.limited else 0.0
-        cached = await self.cached_tokens(profile, prompt, now) if profile.cache else 0
-        attempt = await self.next_attempt(identity)
+        cache = self._caches.get(profile.name) if profile.cache else None
+        cached = cache.cached_tokens(prompt, now) if cache else 0
+        attempt = self._attempts.count(identity)
         if not self.limited:
             return Before(cached, attempt)
         if self.settings.limits.enforce:
-            verdict = await self.take(identity[:2], tokens, now)
+            verdict = self._limiter.take(identity[:2], tokens, now)
             return Before(cached, attempt, verdict, limits.headers(flavor, verdict, now))
-        return Before(cached, attempt, None, await self.report(identity[:2], tokens, now, flavor))
+        return Before(cached, attempt, None, self._limiter.report(identity[:2], tokens, now, flavor))
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
         """Tokens of `prompt` the profile's prompt cache serves (0 for a profile without one)."""

@@ -1,6 +1,6 @@
 """What the public APIs refuse, in their own words: the `openai` and `anthropic` profiles' checks.
 
-Three stages, in the order the pipeline runs them (see `pipeline.answer`):
+Three stages, in the order the pipeline runs them (see `answering.answer`):
 
 1. `body`: what any model refuses. Fields the endpoint does not know (Anthropic's beta fields known only with
    their `anthropic-beta` value), Anthropic's required fields, and ranges that do not depend on the model.

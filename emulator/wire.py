@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from emulator.conversation import frozen
 from emulator.faults import GARBAGE, Hangup, Raw, Step, Steps
 
 JSON = b"application/json"
@@ -44,7 +44,7 @@ def text(headers: Pairs) -> dict[str, str]:
     return {k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native, as conversation.py's values
 class Whole:
     """An answer sent at once: status line, headers, body. An ASGI app, so any route can return one. `entry`
     is the journal entry its delivery completes."""
@@ -53,6 +53,12 @@ class Whole:
     headers: Headers
     body: bytes
     entry: int | None = None
+
+    def __init__(self, status: int, headers: Headers, body: bytes, entry: int | None = None) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.entry = entry
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
@@ -74,7 +80,7 @@ def whole(
     return Whole(status, sent, body, entry)
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native, as conversation.py's values
 class Script:
     """An answer played step by step: `latency` seconds, the status line (unless not `started`: a fault that
     answers nothing well-formed), then `steps`. `entry` is the journal entry told who ended a hang-up."""
@@ -85,6 +91,22 @@ class Script:
     latency: float = 0.0
     started: bool = True
     entry: int | None = None
+
+    def __init__(
+        self,
+        steps: Steps,
+        status: int,
+        headers: Headers,
+        latency: float = 0.0,
+        started: bool = True,
+        entry: int | None = None,
+    ) -> None:
+        self.steps = steps
+        self.status = status
+        self.headers = headers
+        self.latency = latency
+        self.started = started
+        self.entry = entry
 
 
 def silent(kind: str, entry: int | None = None) -> Script:

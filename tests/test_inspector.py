@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from emulator import assembly, journal
+from emulator import assembly, delivery
 from emulator.app import Settings
 from tests.conftest import SCENARIOS, Server, call, launch, read_until
 
@@ -396,7 +396,7 @@ def test_copy_as_curl_reproduces_the_answer(page: Any, server: Server, dialect: 
     )
     assert ran.returncode == 0, ran.stderr
     if dialect != "messages":
-        got = assembly.assemble({"events": list(journal.events([(0.0, ran.stdout)]))})
+        got = assembly.assemble({"events": list(delivery.events([(0.0, ran.stdout)]))})
     else:
         got = assembly.assemble({"body": json.loads(ran.stdout)})
     assert got is not None and got["text"] == text and got["finish_reason"] == finish

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from emulator import journal
+from emulator import delivery, journal
 from emulator.app import Settings
 from emulator.journal import Journal, Note
 
@@ -202,7 +202,7 @@ def test_the_journal_is_bounded_in_bytes_the_oldest_going_first_and_counted() ->
 
 def test_sse_chunks_are_read_back_as_events_whatever_their_split() -> None:
     chunks = [(0.001, b'event: a\ndata: {"x"'), (0.002, b": 1}\n\n: ping\n\ndata: [DON"), (0.003, b"E]\n\ndata: {")]
-    assert list(journal.events(chunks)) == [
+    assert list(delivery.events(chunks)) == [
         {"t": 2.0, "event": "a", "data": {"x": 1}},
         {"t": 2.0, "comment": "ping"},
         {"t": 3.0, "data": "[DONE]"},

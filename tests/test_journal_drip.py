@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import journal
+from emulator import delivery, journal
 from emulator.app import Settings
 from emulator.journal import Delivered, Note
 from tests.conftest import FROZEN, Server
@@ -59,8 +59,8 @@ def test_a_merged_answer_reads_back_as_written(delivered: Delivered, cap: int) -
     entry = journal.noted(1, note(), 0.0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(journal, "BODY_CAP", cap)
-        patch.setattr(journal, "MERGED_FROM", 0)
-        merged = journal.compact(delivered)
+        patch.setattr(delivery, "MERGED_FROM", 0)
+        merged = delivery.compact(delivered)
         assert journal.view(entry, merged) == journal.view(entry, delivered)
     assert merged.size == delivered.size
 
@@ -70,7 +70,7 @@ def test_an_answer_written_an_event_at_a_time_is_kept_as_written() -> None:
     steps = tuple(b"data: " + json.dumps({"i": i, "pad": "x" * 100}).encode() + b"\n\n" for i in range(200))
     size = sum(map(len, steps))
     delivered = Delivered(200, SSE, steps, len(steps), size, 0.01, 1.0, (1.0,), 0.0, (0,))
-    assert journal.compact(delivered) is delivered
+    assert delivery.compact(delivered) is delivered
 
 
 @pytest.fixture
@@ -144,5 +144,5 @@ def test_carriage_returns_written_apart_read_back_as_written() -> None:
     entry = journal.noted(1, note(), 0.0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(journal, "BODY_CAP", 4)
-        patch.setattr(journal, "MERGED_FROM", 0)
-        assert journal.view(entry, journal.compact(delivered)) == journal.view(entry, delivered)
+        patch.setattr(delivery, "MERGED_FROM", 0)
+        assert journal.view(entry, delivery.compact(delivered)) == journal.view(entry, delivered)

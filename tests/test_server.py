@@ -88,13 +88,19 @@ def test_a_request_that_arrives_in_time_is_answered_however_long_its_answer(stri
     conn.close()
 
 
-def test_past_the_connection_cap_a_new_connection_is_closed_at_once(strict: Server) -> None:
+def test_past_the_connection_cap_a_new_connection_is_closed_at_once(
+    strict: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Closed, and logged: a client sees only a reset, so the log says why (once a second at most)."""
     held = [socket.create_connection((strict.host, strict.port)) for _ in range(RULES.max_connections)]
     try:
         time.sleep(0.2)
-        with socket.create_connection((strict.host, strict.port)) as extra:
-            closed, sent = closed_within(extra, 2)
-        assert closed and sent == b""
+        with caplog.at_level(logging.WARNING, logger="emulator.server"):
+            with socket.create_connection((strict.host, strict.port)) as extra:
+                closed, sent = closed_within(extra, 2)
+            assert closed and sent == b""
+        said = [r.getMessage() for r in caplog.records if r.name == "emulator.server"]
+        assert said == [f"closed 1 new connection: {RULES.max_connections} open, at --max-connections 4"], said
         held.pop().close()
         time.sleep(0.2)
         conn = http.client.HTTPConnection(strict.host, strict.port, timeout=5)

@@ -16,7 +16,7 @@ import redis.asyncio.connection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import journal, limits, pipeline, profiles, shared_redis
+from emulator import answering, journal, limits, pipeline, profiles, shared_redis
 from emulator import state as state_module
 from emulator.conversation import Message, Prompt
 from emulator.dialects import openai_chat
@@ -434,7 +434,7 @@ def count_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def ask(state: State, content: str, *headers: tuple[bytes, bytes], stream: bool = False) -> Any:
-    """A Chat Completions request through the answering path (`pipeline.answer`), delivered at once; its answer."""
+    """A Chat Completions request through the answering path (`answering.answer`), delivered at once; its answer."""
     endpoint = pipeline.Endpoint(openai_chat, profiles.PROFILES[profiles.DEFAULT])
     body = encode({"model": "m", "messages": [{"role": "user", "content": content}], "stream": stream})
     sent = [(b"content-type", b"application/json"), (b"authorization", b"Bearer sk-trips"), *headers]
@@ -444,7 +444,7 @@ def ask(state: State, content: str, *headers: tuple[bytes, bytes], stream: bool 
         return {"type": "http.request", "body": body, "more_body": False}
 
     async def answered() -> Any:
-        answer = await pipeline.answer(state, endpoint, scope, receive)
+        answer = await answering.answer(state, endpoint, scope, receive)
         delivered = at_once(answer.status, answer.headers, getattr(answer, "body", b""), 0.001)
         await state.done(answer.entry, delivered, endpoint.name, endpoint.profile.name)
         return answer

@@ -39,10 +39,13 @@ class Ask:
 DETERMINERS = frozenset(["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "these", "those"])
 
 
+_POLITE = re.compile(r"\s+(?:please|for me|in \w+ sentences?|in detail|briefly)$", re.I)
+
+
 def np(phrase: str) -> str:
     """A noun phrase as the user wrote it, in the answer's person, without closing punctuation or politeness."""
     phrase = flip(phrase.strip().strip("\"“”'"))
-    phrase = re.sub(r"\s+(?:please|for me|in \w+ sentences?|in detail|briefly)$", "", phrase, flags=re.I)
+    phrase = _POLITE.sub("", phrase)
     return (
         phrase[:1].lower() + phrase[1:] if phrase[:2].istitle() and phrase.split()[0].lower() in DETERMINERS else phrase
     )

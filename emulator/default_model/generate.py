@@ -201,7 +201,7 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     after = final is not None and loop.observation(final)
     last = "tool" if after else final.role if final else "user"
     root = prompt.root
-    asked = question.read(mentions.own_words(final.text if last == "user" and final else _asked_text(prompt)))
+    asked = _read(mentions.own_words(final.text if last == "user" and final else _asked_text(prompt)))
     said, (dice, thought) = prose.slots(asked), writer.dice(root)
     reasoning = ""
     if prompt.thinking:
@@ -212,6 +212,21 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     if calls:
         return Reply(reasoning=reasoning, tool_calls=calls)
     return Reply(reasoning=reasoning, text=_text(prompt, writer, asked, last, said, dice))
+
+
+SHORT = 2000  # characters of a question `_read` keeps; a longer one (a pasted file) is read anew each time
+
+
+def _read(text: str) -> Question:
+    """`question.read`, kept for a question asked again (a demo's, a test suite's, an agent's retry): 30,000 to
+    95,000 instructions a question, read once. A bounded cache of short texts; `read` is pure, so what it keeps is
+    what it would read."""
+    return _read_short(text) if len(text) <= SHORT else question.read(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_short(text: str) -> Question:
+    return question.read(text)
 
 
 def _asked_text(prompt: Prompt) -> str:

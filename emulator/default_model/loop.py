@@ -43,7 +43,10 @@ _SCRATCH_OBSERVATION = re.compile(r"^Observation:\s*(.*?)(?=^Thought:|\Z)", re.M
 def final(prompt: Prompt) -> Message | None:
     """The conversation's last turn, past the system messages a harness appends after it (Claude Code ends its
     messages with a `system` one listing its agent types)."""
-    return next((m for m in reversed(prompt.messages) if m.role not in ("system", "developer")), None)
+    for m in reversed(prompt.messages):  # a loop, not a generator: on every default answer's path
+        if m.role != "system" and m.role != "developer":
+            return m
+    return None
 
 
 def observation(message: Message) -> bool:

@@ -21,13 +21,8 @@ class Page:
     """One answer being written: its slots, its dice, and the frames it has used (never used twice)."""
 
     def __init__(self, ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = ()) -> None:
-        subject = ask.subject or "this"
-        head = subject.split()[-1] if subject.split() else subject
-        fixed = {"subject": subject, "other": ask.other, "task": ask.task or f"work on {subject}", "head": head}
-        fixed["recipient"] = ask.recipient or "the reader"
-        fixed["heads"] = grammar.plural(head) if head.isalpha() and not grammar.is_plural(head) else head
         self.ask, self.domain, self.dice, self.people = ask, domain, dice, people
-        self.slots = Slots(fixed, domain.lists, dice)
+        self.slots = Slots(_fixed(ask), domain.lists, dice)
         self.used: set[str] = set()
 
     def roll(self, n: int) -> int:
@@ -35,7 +30,8 @@ class Page:
 
     def pick(self, options: Sequence[str]) -> str:
         """One of `options` not used yet in this answer (the first of them again if all were)."""
-        fresh = [o for o in options if o not in self.used] or list(options)
+        used = self.used
+        fresh = options if used.isdisjoint(options) else [o for o in options if o not in used] or list(options)
         chosen = fresh[self.roll(len(fresh))]
         self.used.add(chosen)
         return chosen
@@ -48,8 +44,9 @@ class Page:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
         options = self.domain.lists[name]
         value = self.pick([o for o in options if o not in self.used] or options)
-        kept = {k: v for k, v in self.slots.items() if k.lower() != name}  # "{Aspect}" too: it names the old one
-        self.slots = Slots({**kept, name: value}, self.domain.lists, self.dice)
+        kept = self.slots.without(name)  # "{Aspect}" named the old one too
+        kept[name] = value
+        self.slots = Slots(kept, self.domain.lists, self.dice)
         return value
 
     def of_subject(self, sentence: str) -> str:
@@ -58,3 +55,21 @@ class Page:
             verb, _, rest = sentence[3:].partition(" ")
             return f"They {grammar.agree(verb, True)} {rest}"
         return sentence
+
+
+def _fixed(ask: Ask) -> dict[str, str]:
+    """What a page's slots say of `ask` before anything is drawn; the same dict for the same `Ask` as the last (the
+    reasoning and the answer of a request write from one, and `Slots` only reads it)."""
+    last = _LAST[0]
+    if last is None or last[0] is not ask:
+        subject = ask.subject or "this"
+        words = subject.split()
+        head = words[-1] if words else subject
+        fixed = {"subject": subject, "other": ask.other, "task": ask.task or f"work on {subject}", "head": head}
+        fixed["recipient"] = ask.recipient or "the reader"
+        fixed["heads"] = grammar.plural(head) if head.isalpha() and not grammar.is_plural(head) else head
+        last = _LAST[0] = (ask, fixed)
+    return last[1]
+
+
+_LAST: list[tuple[Ask, dict[str, str]] | None] = [None]

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
 from emulator.default_model import code, forms, reasons, tales, writer
+from emulator.default_model.ask import Ask
 from emulator.default_model.code_request import plain
 from emulator.default_model.lexicon import LEXICON, Domain
 from emulator.default_model.question import Question, stem
@@ -45,28 +46,44 @@ def domain(q: Question) -> Domain:
     return LEXICON.domain(stem(w) for w in q.words)
 
 
+def _read(q: Question) -> tuple[Ask, Domain]:
+    """`forms.read(q)` and `domain(q)`, kept for the last question read: the reasoning and the answer of a request
+    read the same `Question`, and each lookup in those caches hashed its eleven fields (and compared them on a hit),
+    about 4,000 instructions a time."""
+    last = _LAST[0]
+    if last is not None and last[0] is q:
+        return last[1], last[2]
+    ask, where = forms.read(q), domain(q)
+    _LAST[0] = (q, ask, where)
+    return ask, where
+
+
+_LAST: list[tuple[Question, Ask, Domain] | None] = [None]
+
+
 def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
     """The answer to `q` in the form it asks for (see `forms`)."""
-    ask = forms.read(q)
-    if ask.form in CODE_FORMS and (written := code.write(q.text, dice)) is not None:
+    ask, where = _read(q)
+    coded = ask.form == "code" or ask.form in CODE_FORMS and _asks_code(q.text[: code.READ]) is not None
+    if coded and (written := code.write(q.text, dice)) is not None:
         return fenced(written, dice)
     if ask.form == "code":  # a language or a task the templates do not know: a skeleton
-        return code_answer(q, slots, dice, domain(q))
+        return code_answer(q, slots, dice, where)
     pools = filler.pools
     people = pools.get(
         "name" if ask.form == "email" else tales.names(ask.subject) if ask.form in ("story", "ideas") else "first_name"
     )
     people = people or pools.get("first_name", ())
-    return writer.write(ask, domain(q), dice, people, pools.get("city", ()))
+    return writer.write(ask, where, dice, people, pools.get("city", ()))
 
 
 def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str = "") -> str:
     """`count` sentences of reasoning about `q` (at most four): what it asks, what the answer covers and in
     what order; or, when tools answered, what they show (`after_tools` names them)."""
-    ask = forms.read(q)
-    if ask.form in CODE_FORMS and ask.form != "code" and (written := code.write(q.text, _STILL)) is not None:
+    ask, where = _read(q)
+    if ask.form in CODE_FORMS and ask.form != "code" and (written := _asks_code(q.text[: code.READ])) is not None:
         ask = dataclasses.replace(ask, form="code", subject=f"`{written.name}`")  # reasoned as what is written
-    return reasons.reasoning(ask, domain(q), dice, count, after_tools)
+    return reasons.reasoning(ask, where, dice, count, after_tools)
 
 
 def passage(q: Question, dice: Dice, kind: str, count: int | None) -> str:
@@ -112,7 +129,18 @@ def _quote(result: str) -> str:
 
 def slots(q: Question) -> Slots:
     """What the templates name, from `q`: {t} its topic and {u} another, {c} its clause, {lang} and {noun} the
-    code asked for; capitalized as {T}, {U}, {C}."""
+    code asked for; capitalized as {T}, {U}, {C}. A copy of those of the last question, for the same `Question`
+    (`generate._read` keeps a question asked again)."""
+    last = _SLOTS[0]
+    if last is None or last[0] is not q:
+        last = _SLOTS[0] = (q, _slots(q))
+    return dict(last[1])
+
+
+_SLOTS: list[tuple[Question, Slots] | None] = [None]
+
+
+def _slots(q: Question) -> Slots:
     topic = q.topic or (q.words[0] if q.words else "this")
     second = ""
     for other in q.topics:
@@ -142,6 +170,16 @@ def _capital(text: str) -> str:
 # component…" for an explanation): `code.write` says whether code is asked for, at no cost to the dice when not.
 CODE_FORMS = frozenset(("code", "explain", "steps", "short", "definition", "list"))
 _STILL = itertools.repeat(0)  # dice for asking `code.write` only whether code is asked for, and what it names
+
+
+@functools.lru_cache(maxsize=256)
+def _asks_code(request: str) -> code.Code | None:
+    """`code.write` with `_STILL` dice: whether `request` asks for code the templates write, and what it names.
+    The reasoning and the answer of one request both ask (about 57,000 instructions a time when it does not); the
+    dice only pick a variant, past that point, so the answer's own call is made only where this says yes."""
+    return code.write(request, _STILL)
+
+
 WRITTEN_INTROS = ("Here's one way to do it in {lang}:", "Here is a {lang} version:", "Sure! Here it is in {lang}:")
 
 

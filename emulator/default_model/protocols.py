@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Protocol
@@ -97,13 +97,16 @@ class Asked:
 
 @frozen
 class Entry:
-    """One protocol of the table: its name, needles (any), expressions (all, none), and data for its writer."""
+    """One protocol of the table: its name, needles (any), expressions (all, none), and data for its writer;
+    `line` and `start` (one may be given) say where its `all` expressions can match (see protocols.txt)."""
 
     name: str
     needles: tuple[str, ...]
     required: tuple[re.Pattern[str], ...]
     refused: tuple[re.Pattern[str], ...]
     data: Mapping[str, tuple[str, ...]]
+    line: str = ""
+    start: re.Pattern[str] | None = None
 
 
 def _load(text: str) -> tuple[Entry, ...]:
@@ -118,7 +121,10 @@ def _load(text: str) -> tuple[Entry, ...]:
         needles = tuple(values.pop("needle", ()))
         required = tuple(re.compile(v, re.M) for v in values.pop("all", ()))
         refused = tuple(re.compile(v, re.M) for v in values.pop("none", ()))
-        entries.append(Entry(name.strip(), needles, required, refused, {k: tuple(v) for k, v in values.items()}))
+        line, start = "".join(values.pop("line", ())), "".join(values.pop("start", ()))
+        starts = re.compile(f"(?={re.escape(start)})", re.I) if start else None  # each place, overlapping too
+        data = {k: tuple(v) for k, v in values.items()}
+        entries.append(Entry(name.strip(), needles, required, refused, data, line, starts))
     return tuple(entries)
 
 
@@ -139,9 +145,15 @@ def _needles() -> re.Pattern[str] | None:
 
 
 def texts(prompt: Prompt) -> tuple[str, ...]:
-    """Where markers are looked for: the system (and developer) prompts, then the last user message."""
-    system = [m.text for m in prompt.messages if m.role in ("system", "developer") and m.text]
-    return (*system, prompt.last_user_text)
+    """Where markers are looked for: the system (and developer) prompts, then the last user message (as
+    `Prompt.last_user_text`, found in the same pass)."""
+    system, user = [], ""
+    for m in prompt.messages:
+        if m.role == "user":
+            user = m.text
+        elif m.role in ("system", "developer") and m.text:
+            system.append(m.text)
+    return (*system, user)
 
 
 def recognise(prompt: Prompt) -> tuple[Entry, tuple[re.Match[str], ...]] | None:
@@ -156,14 +168,37 @@ def recognise(prompt: Prompt) -> tuple[Entry, tuple[re.Match[str], ...]] | None:
             continue
         if entry.needles and not any(n in whole for n in entry.needles):
             continue
-        found = [_search(p, said) for p in entry.required]
+        found = [_search(p, said, entry) for p in entry.required]
         if all(found) and not any(_search(p, said) for p in entry.refused):
             return entry, tuple(m for m in found if m is not None)
     return None
 
 
-def _search(pattern: re.Pattern[str], said: Iterable[str]) -> re.Match[str] | None:
-    return next((m for text in said if (m := pattern.search(text))), None)
+def _search(pattern: re.Pattern[str], said: Iterable[str], where: Entry | None = None) -> re.Match[str] | None:
+    """`pattern`'s first match in the first of `said` that has one; where `where` says matches can only be (its
+    `line` or `start`), searched only there, for the match a search of the whole text finds."""
+    for text in said:
+        at: Iterator[re.Match[str] | None]
+        if where is not None and where.start is not None:
+            at = (pattern.match(text, s.start()) for s in where.start.finditer(text))
+        elif where is not None and where.line:
+            at = (pattern.search(text, lo, hi) for lo, hi in _lines(text, where.line))
+        else:
+            at = iter((pattern.search(text),))
+        if (m := next((m for m in at if m is not None), None)) is not None:
+            return m
+    return None
+
+
+def _lines(text: str, needle: str) -> Iterator[tuple[int, int]]:
+    """Where each line of `text` that holds `needle` starts and ends, in order. A search from a line's start to its
+    end sees the characters around it as a search of the whole text does (`^`, `$` and `\\b` alike)."""
+    at = text.find(needle)
+    while at >= 0:
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        yield text.rfind("\n", 0, at) + 1, end
+        at = text.find(needle, end)
 
 
 def answer(prompt: Prompt, writer: Writer, dice: Dice, call: Call) -> str | None:

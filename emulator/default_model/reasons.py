@@ -73,6 +73,9 @@ def _theirs(text: str) -> str:
     """The reasoning speaks of the user in the third person, every pronoun of them: "improve your sleep" →
     "improve their sleep", "when you squat" → "when they squat", "suits you" → "suits them"."""
 
+    if "you" not in text:  # most reasoning says no "you" or "your": no search (one costs about 10,000 instructions)
+        return text
+
     def third(m: re.Match[str]) -> str:
         before, word = m.group(1), m.group(2)
         said = _THEIR.get(word) or ("they" if not before or before.lower() in _SUBJECT else "them")

@@ -19,7 +19,7 @@ def story(page: Page, places: Sequence[str]) -> str:
     friend = next((p for p in people[page.roll(len(people)) :] + people if p != hero), "Sam")
     town = places[page.roll(len(places))] if places else "Port Ellis"
     who, _, company = page.slots["subject"].partition(" and ")
-    slots = Slots({**page.slots, "subject": who, "hero": hero, "friend": friend, "town": town}, {}, page.dice)
+    slots = Slots({**page.slots.known(), "subject": who, "hero": hero, "friend": friend, "town": town}, {}, page.dice)
     arcs = len(LETTERS["story-trouble"])
     low = who.lower()
     arc = next((i for i, cue in _ARCS if cue.search(low)), page.roll(arcs)) % arcs
@@ -141,7 +141,8 @@ def email(page: Page, places: Sequence[str]) -> str:
         greeting = f"Hi {people[page.roll(len(people))].split()[0]},"
     else:
         greeting = f"Dear {ask.recipient.capitalize() or 'Sir or Madam'},"
-    body = "\n\n".join(fill(line, {**page.slots, "about": about}) for line in LETTERS[f"letter-{purpose}"])
+    slots = {**page.slots.known(), "about": about}
+    body = "\n\n".join(fill(line, slots) for line in LETTERS[f"letter-{purpose}"])
     sign = "Best wishes," if ask.register == "friendly" else "Kind regards,"
     title = f"Request to {about}" if ask.task else capital(about)
     return f"Subject: {title}\n\n{greeting}\n\n{body}\n\n{sign}\n{sender}"

@@ -83,7 +83,7 @@ def _known(page: Page) -> Thing | None:
         facts = {"named": thing.named, "sort": grammar.article(thing.kind)}
         facts |= {"parts": thing.parts, "does": thing.does, "how": thing.how, "care": thing.care}
         facts["name"] = thing.named.split(" ", 1)[1] if thing.named.startswith(("a ", "an ", "the ")) else thing.named
-        page.slots = Slots({**page.slots, **facts, "contrast": thing.contrast}, page.domain.lists, page.dice)
+        page.slots = Slots({**page.slots.known(), **facts, "contrast": thing.contrast}, page.domain.lists, page.dice)
     return thing
 
 
@@ -101,7 +101,7 @@ def _named(page: Page) -> bool:
     if not 2 <= len(words) <= 3 or not all(w.isalpha() and w.islower() and w not in _ENDS for w in words):
         return False
     page.slots = Slots(
-        {**page.slots, "base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])},
+        {**page.slots.known(), "base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])},
         page.domain.lists,
         page.dice,
     )
@@ -227,7 +227,7 @@ def _acting(page: Page) -> bool:
     """Whether the why-question's clause has a plain verb after its subject ("batteries lose their charge"); if so,
     the page's slots say {actor}, {act} ("lose their charge") and {not_act} ("do not always lose their charge")."""
     actor, task = page.ask.subject, page.ask.task
-    page.slots = Slots({**page.slots, "actor": actor}, page.domain.lists, page.dice)
+    page.slots = Slots({**page.slots.known(), "actor": actor}, page.domain.lists, page.dice)
     if not actor or not task.startswith(actor + " "):
         return False
     verb, _, rest = task[len(actor) + 1 :].partition(" ")
@@ -237,7 +237,7 @@ def _acting(page: Page) -> bool:
     base = verb if many else _BASE.get(verb) or grammar.agree(verb, True)
     act = f"{base} {rest}".strip()
     facts = {"actor": actor, "act": act, "not_act": f"{'do' if many else 'does'} not always {act}"}
-    page.slots = Slots({**page.slots, **facts}, page.domain.lists, page.dice)
+    page.slots = Slots({**page.slots.known(), **facts}, page.domain.lists, page.dice)
     return True
 
 
@@ -307,7 +307,7 @@ def thing(task: str) -> str:
 def _steps(page: Page, places: Sequence[str]) -> str:
     task = page.slots["task"]
     steps = steps_of(page.domain, task)
-    slots = Slots({**page.slots, "thing": thing(task)}, page.domain.lists, page.dice)
+    slots = Slots({**page.slots.known(), "thing": thing(task)}, page.domain.lists, page.dice)
     skip = page.roll(len(steps))  # five of the kind's six or seven, in order
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
     lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator import journal, metrics
+from emulator.delivery import chunks, compact
 from emulator.errors import StateUnavailable
 from emulator.journal import Delivered, Entry, Note
 from emulator.shared_redis.base import RedisState
@@ -158,9 +159,9 @@ def _kept(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     kept = journal.summary(entry, delivered)
     answer = None
     if delivered is not None:
-        chunks = journal.compact(delivered).chunks()  # one write per event, up to the journal's cap
+        written = chunks(compact(delivered))  # one write per event, up to the journal's cap
         pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in delivered.headers]
-        sent = [(t, data.decode("latin-1")) for t, data in chunks]
+        sent = [(t, data.decode("latin-1")) for t, data in written]
         answer = [delivered.status, pairs, sent, delivered.size, delivered.ttft, delivered.duration]
     headers = {k: journal.mask(k, v) for k, v in entry.headers.items()}  # no credential kept: masking is idempotent
     kept[RAW] = {"headers": headers, "body": entry.body.decode("latin-1"), "answer": answer}

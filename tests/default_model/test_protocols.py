@@ -449,3 +449,75 @@ def test_a_request_with_claude_codes_tools_speaks_no_text_protocol() -> None:
         body = {"model": "m", "max_tokens": 100, "system": system, "tools": tools}
         body |= {"messages": [{"role": "user", "content": "What does this project do?"}]}
         assert protocols.recognise(anthropic_messages.parse_request(body, {})) is None
+
+
+# --- the recogniser's cost on a long system prompt -----------------------------------------------------------
+
+
+def _long_system(tail: str = "") -> str:
+    """A 68,000-character system prompt of an agent without tools: prose, a tag or a word of JSON here and there
+    (each on its own line, as in Claude Code's), none asking for an answer in tags or keys; then `tail`."""
+    lines = []
+    for i in range(1200):
+        if i % 25 == 0:
+            lines.append(f"Wrap notes for step {i} in the <note> element when you keep them.")
+        elif i % 40 == 0:
+            lines.append(f"Settings for step {i} are stored as JSON in the project's configuration.")
+        else:
+            lines.append(f"Step {i}: read the request, keep the change small and explain what you changed and why.")
+    return "\n".join(lines)[:68000] + tail
+
+
+def _best_of(runs: int, work: Any) -> float:
+    """The shortest of `runs` timings of `work()`: the least disturbed by whatever else the machine does."""
+    import time
+
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_the_recogniser_reads_a_long_system_prompt_in_a_fraction_of_a_whole_text_search() -> None:
+    """xml-tags and json-keys are searched only on the lines that hold a tag and where "json" stands
+    (protocols.txt's `line` and `start`): searched over the whole text at every position, as before, they took
+    about seven times as long on 68,000 characters (10 ms). The baseline is that whole-text search, timed here."""
+    system = _long_system()
+    prompt = openai_chat.parse_request(
+        {"model": "m", "messages": [{"role": "system", "content": system}, {"role": "user", "content": "Hi there"}]}, {}
+    )
+    entries = [e for e in protocols.table() if e.name in ("xml-tags", "json-keys")]
+    assert [e.line or e.start for e in entries] and all(e.line or e.start for e in entries)
+    whole = "\n".join(protocols.texts(prompt))
+
+    def searched_whole() -> None:
+        for entry in entries:
+            for pattern in entry.required:
+                pattern.search(whole)
+
+    assert protocols.recognise(prompt) is None
+    baseline = _best_of(5, searched_whole)
+    took = _best_of(5, lambda: protocols.recognise(prompt))
+    assert took < baseline / 3, (took, baseline)
+
+
+@pytest.mark.parametrize(
+    ("tail", "name"),
+    [
+        ("\nPut your final answer in <answer></answer> tags.", "xml-tags"),
+        ("\nRespond in json with the keys:\n- title\n- year", "json-keys"),
+    ],
+)
+def test_a_protocol_asked_for_at_the_end_of_a_long_system_prompt_is_found_as_a_whole_text_search_finds_it(
+    tail: str, name: str
+) -> None:
+    system = _long_system(tail)
+    prompt = openai_chat.parse_request(
+        {"model": "m", "messages": [{"role": "system", "content": system}, {"role": "user", "content": "Hi there"}]}, {}
+    )
+    found = protocols.recognise(prompt)
+    assert found is not None and found[0].name == name
+    entry, matches = found
+    assert [m.span() for m in matches] == [m.span() for p in entry.required if (m := p.search(system))]
