@@ -101,6 +101,8 @@ def test_opencode_asked_to_read_a_file_calls_read_with_its_path_and_answers_with
     path = f"POST {prefix}/v1/chat/completions"
     assert set(run.requests()) == {(path, "200")}, run.report
     turns = [e for e in run.journal() if (e["body"] or {}).get("tools")]  # the agent's, not the title's
+    titled = [e["preview"]["answer"] for e in run.journal() if not (e["body"] or {}).get("tools")]
+    assert titled == ["Read recipes/bread.txt"], run.report  # the title asked for: one short line, what is done
     assert [e["preview"]["tools"] for e in turns] == [["read"], []], run.report
     (sent,) = [m for m in turns[1]["body"]["messages"] if m.get("tool_calls")]  # the call, as opencode sent it back
     (call,) = sent["tool_calls"]

@@ -10,39 +10,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Literal
 
-from emulator.conversation import frozen
-from emulator.default_model import grammar
+from emulator.default_model import choices, grammar
+from emulator.default_model.ask import DETERMINERS as _DETERMINERS
+from emulator.default_model.ask import Ask
+from emulator.default_model.ask import np as _np
 from emulator.default_model.lexicon import LEXICON
 from emulator.default_model.question import Question, flip
 from emulator.default_model.question import read as read_question
-
-Form = Literal[
-    "greeting", "short", "definition", "why", "compare", "proscons", "steps", "ideas", "haiku", "limerick",
-    "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code", "followup",
-    "advice",
-]  # fmt: skip
-
-
-@frozen
-class Ask:
-    """A request read for its form: `subject` (in the answer's person), `other` (a comparison's second side, or
-    advice's sort: see `_advice`), `task` (a how-to's or advice's clause), `source` (the user's own text an edit
-    works on), `language` (a translation's target), `recipient` and `register` (a letter's); `context`, the
-    question's salient words in lower case, tells which sense of a word it means (see `Lexicon.thing`)."""
-
-    form: Form
-    subject: str
-    other: str = ""
-    task: str = ""
-    source: str = ""
-    language: str = ""
-    recipient: str = ""
-    register: str = "formal"
-    count: int = 0
-    context: frozenset[str] = frozenset()
-
 
 _I = re.I
 _SAY_HELLO = re.compile(
@@ -69,6 +44,13 @@ _VERSE = (
     ("poem", re.compile(rf".*?\b(?:poem|verse|sonnet|ode)s?\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
     ("story", re.compile(rf".*?\b(?:story|tale|fable)\b(?:\s+{_ABOUT})?[.!?]*$", _I)),
 )
+_JOKE = re.compile(
+    r"(?:please |can you |could you |do you )?(?:tell|give|share|write|make up|know|have)(?: me| us)?\s+"
+    r"(?:a |an |another |one |any |some |your )?(?:good |funny |short |quick |silly |clean |best )?"
+    r"(?P<k>(?:dad |knock-knock )?joke|riddle|fun fact|pun)s?(?:\s+(?:about|on|with|involving)\s+(?P<s>.+?))?[.?!]*$"
+    r"|(?:please |can you )?make me laugh[.?!]*$",
+    _I,
+)
 _LETTER = re.compile(
     r"(?:please )?(?:write|draft|compose|send)\b.*?\b(?:e-?mail|letter|note|message)\b(?P<rest>.*)", _I
 )
@@ -81,7 +63,7 @@ _COMPARE = (
     re.compile(r"(?:compare\s+)?(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+?)(?:\s+(?:for|as|in)\s+.+)?[.?!]*$", _I),
     re.compile(r".*?\bdifferences? between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[.?!]*$", _I),
     re.compile(r"compare\s+(?P<a>.+?)\s+(?:and|with|to)\s+(?P<b>.+?)[.?!]*$", _I),
-    re.compile(r"(?:should i|is it better to)\s+(?P<a>.+?)\s+or\s+(?P<b>.+?)[.?!]*$", _I),
+    _CHOICE := re.compile(r"(?:should (?:i|we)|is it better to)\s+(?P<a>.+?)\s+or\s+(?:to\s+)?(?P<b>.+?)[.?!]*$", _I),
 )
 _PROSCONS = re.compile(
     r".*?\b(?:pros and cons|advantages and disadvantages|benefits and drawbacks)\b(?:\s+of)?\s+(?P<s>.+?)[.?!]*$", _I
@@ -105,9 +87,21 @@ _DOES_WHAT = re.compile(r"(?:what\s+)?(?P<s>.+?)\s+(?:works?|does|do|is for|are 
 _LISTY = frozenset(
     ["benefits", "uses", "advantages", "types", "examples", "ways", "tips", "reasons", "kinds", "signs", "causes"]
 )
-_DETERMINERS = frozenset(
-    ["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "these", "those"]
+# A lookup of one fact about a named thing ("Give me the area code for Boston"): a short answer, never a list.
+_LOOKUP = re.compile(
+    r"(?:please |can you |could you )?(?:give me|tell me|find|look up|name|get me|do you know|what(?:'s| is| was))\s+"
+    r"(?P<s>the (?:[\w-]+ ){0,2}(?P<h>[\w-]+) (?:for|of|in|at|on) .+?)[.?!]*$",
+    _I,
 )
+_FACTS = frozenset(
+    [
+        "code", "number", "address", "population", "capital", "height", "price", "cost", "rate", "date", "time",
+        "zone", "hours", "score", "result", "weather", "forecast", "distance", "email", "website", "postcode",
+        "zipcode", "age", "birthday", "temperature", "speed", "length", "size", "weight", "currency", "mayor",
+        "president", "owner", "author", "director", "founder", "ceo", "record", "elevation", "area", "depth",
+        "timezone"
+    ]
+)  # fmt: skip
 _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
 
 
@@ -139,6 +133,10 @@ def _read(q: Question) -> Ask:
             return Ask(form, read_question(source).topic or _topic(q), source=source)  # type: ignore[arg-type]
     if q.kind == "code":
         return Ask("code", _topic(q))
+    m = _JOKE.match(text) if _may(plain, _JOKE_WORDS) else None
+    if m:  # "Tell me a joke about cats": the kind ("joke", "pun", "riddle", "fact") and its subject, if any
+        kind = (m["k"] or "joke").lower().split()[-1]
+        return Ask("joke", _np(m["s"]) if m["s"] else "", other=kind)
     for (form, pattern), needed in zip(_VERSE, _VERSE_WORDS, strict=True):
         m = pattern.match(text) if _may(plain, needed) else None
         if m:
@@ -146,12 +144,17 @@ def _read(q: Question) -> Ask:
     m = _LETTER.match(text) if _may(plain, _LETTER_WORDS) else None
     if m:
         return _letter(m["rest"], low, q)
-    said = _advice(text)
+    m = _LOOKUP.match(text) if _may(plain, _LOOKUP_WORDS) else None
+    if m and m["h"].lower() in _FACTS:
+        return Ask("short", _np(m["s"]), other="lookup")
+    said = choices.advice(text)
     if said is not None:
         return said
     for pattern, needed in zip(_COMPARE, _COMPARE_WORDS, strict=True):
         m = pattern.match(text) if _may(plain, needed) else None
         if m and len(m["a"].split()) <= 6 and len(m["b"].split()) <= 6:
+            if pattern is _CHOICE and (choice := choices.choice(m["a"], m["b"])):
+                return choice
             first, second = _np(m["a"]), _np(m["b"])
             if first.istitle() and " " not in first and second[:1].islower():  # "Tea vs coffee": "tea"
                 first = first.lower()
@@ -196,45 +199,6 @@ def _read(q: Question) -> Ask:
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
 
 
-# Advice asked on a task of the user's, by its sort ("" whether to, "how" how long or much, "safe", "choose"):
-# the clause after "should I", "is it safe to"…; "recommend a book" asks to choose one.
-_ADVICE = (
-    ("", re.compile(r"(?:so,? )?should (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
-    (
-        "",
-        re.compile(
-            r"what (?:should|shall) (?:i|we) (?P<t>(?:pack|bring|wear|buy|cook|say|do|get|take)\b.+?)[.?!]*$", _I
-        ),
-    ),
-    ("safe", re.compile(r"is it (?:safe|dangerous|healthy|bad for you) (?:for me )?to (?P<t>.+?)[.?!]*$", _I)),
-    (
-        "",
-        re.compile(
-            r"is it (?:ok|okay|bad|good|worth it|normal|wise|smart|rude|a good idea) (?:for me )?to (?P<t>.+?)[.?!]*$",
-            _I,
-        ),
-    ),
-    ("choose", re.compile(r"(?:can|could) you (?:please )?(?:recommend|suggest) (?P<c>.+?)[.?!]*$", _I)),
-    ("how", re.compile(r"how (?P<h>long|much|often|many \w+) (?:should|do|can|must) (?:i|we) (?P<t>.+?)[.?!]*$", _I)),
-)
-
-
-def _advice(text: str) -> Ask | None:
-    """Advice on the task the question names, or None; "Should I use Python or Go?" is left to the comparison
-    (two things named), "Should I buy or rent an apartment?" is advice (two ways to act)."""
-    for sort, pattern in _ADVICE:
-        m = pattern.match(text)
-        if m is None:
-            continue
-        groups = m.groupdict()
-        task = _np(flip(groups["t"]) if groups.get("t") else f"choose {flip(groups['c'])}")
-        if " or " in f" {task} " and task.split()[1:2] != ["or"]:
-            return None
-        other = f"how:{groups['h'].lower()}" if groups.get("h") else sort
-        return Ask("advice", task, task=task, other=other)
-    return None
-
-
 _WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)
 
 
@@ -270,17 +234,18 @@ _COMPARE_WORDS: tuple[tuple[str, ...], ...] = (
     ("vs", "versus"),
     ("difference",),
     ("compare",),
-    ("should i", "is it better to"),
+    ("should i", "should we", "is it better to"),
 )
 _PROSCONS_WORDS = ("pros and cons", "advantages and disadvantages", "benefits and drawbacks")
 _IDEAS_WORDS = ("idea", "name", "suggestion", "theme", "title")
 _EXPLAIN_WORDS = ("explain", "describe", "tell me about", "teach me about", "walk me through", "how do")
+_JOKE_WORDS = ("joke", "riddle", "fact", "pun", "laugh")
+_LOOKUP_WORDS = ("give me", "tell me", "find", "look up", "name", "get me", "know", "what")
 _NEEDED = frozenset(
     w
     for words in (_HELLO_WORDS, *_TRANSLATE_WORDS, *_VERSE_WORDS, _LETTER_WORDS, *_COMPARE_WORDS, _PROSCONS_WORDS)
     for w in words
-) | {"call", "name", "what", "define", *_IDEAS_WORDS, *_EXPLAIN_WORDS}
-_POLITE = re.compile(r"\s+(?:please|for me|in \w+ sentences?|in detail|briefly)$", _I)
+) | {"call", "name", "what", "define", *_IDEAS_WORDS, *_EXPLAIN_WORDS, *_JOKE_WORDS, *_LOOKUP_WORDS}
 
 
 def _list(phrase: str, q: Question) -> Ask:
@@ -309,26 +274,31 @@ def _named(q: Question) -> str:
     return found.group()
 
 
+# A letter asking someone to do something: "asking them to fix the heating", "to ask if they could move the date".
+_ASKING_TO = re.compile(
+    r"\b(?:asking|to ask|ask)(?: (?:him|her|them|you|everyone|everybody|the \w+|my \w+|our \w+))?"
+    r"(?: (?:if|whether) (?:they|he|she|you|it) (?:could|can|would|will|might)| to) (?P<t>(?!for\b)[a-z]+\b.*)",
+    _I,
+)
+
+
 def _letter(rest: str, low: str, q: Question) -> Ask:
     recipient = _MINE.search(rest) or _RECIPIENT.search(rest)
-    about = _LETTER_ABOUT.search(rest)
     who = recipient["r"].split()[0] if recipient else ""
     who = "" if who in ("ask", "request", "invite", "say", "tell") else who
+    register = _register(low)
+    asking = _ASKING_TO.search(rest)
+    if asking:  # its purpose is a thing to do: "a request to fix the heating", the clause its task
+        task = _np(asking["t"])
+        return Ask("email", f"a request to {task}", task=task, recipient=who, register=register)
+    about = _LETTER_ABOUT.search(rest)
     subject = _np(about["s"]) if about else _topic(q)
-    friendly = any(w in low for w in ("friendly", "casual", "informal", "team", "friend", "colleagues"))
-    register = "friendly" if friendly and "formal letter" not in low else "formal"
     return Ask("email", subject, recipient=who, register=register)
 
 
-def _np(phrase: str) -> str:
-    """A noun phrase as the user wrote it, in the answer's person, without closing punctuation or politeness."""
-    phrase = flip(phrase.strip().strip("\"“”'"))
-    phrase = _POLITE.sub("", phrase)
-    return (
-        phrase[:1].lower() + phrase[1:]
-        if phrase[:2].istitle() and phrase.split()[0].lower() in _DETERMINERS
-        else phrase
-    )
+def _register(low: str) -> str:
+    friendly = any(w in low for w in ("friendly", "casual", "informal", "team", "friend", "colleagues"))
+    return "friendly" if friendly and "formal letter" not in low else "formal"
 
 
 def _topic(q: Question, whole: bool = False) -> str:

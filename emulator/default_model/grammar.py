@@ -94,6 +94,11 @@ _PRESENT = {"be": "is", "have": "has"}
 
 
 @functools.lru_cache(maxsize=1024)
+def participle(verb: str) -> str:
+    """A verb's -ing form, to name an action as a noun: "cycle" → "cycling"."""
+    return str(_ENGINE.present_participle(verb))
+
+
 def present(verb: str) -> str:
     """A base-form verb said of one thing: "float" → "floats", "go" → "goes", "fly" → "flies", "have" → "has"
     (inflect writes the -s form as it writes a plural; "be" and "have" are its exceptions)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from emulator.default_model import grammar
-from emulator.default_model.forms import Ask
+from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import Slots, fill
 from emulator.default_model.lexicon import LEXICON, Domain
 

@@ -14,7 +14,8 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
-from emulator.default_model import code, forms, tales, writer
+from emulator.default_model import code, forms, reasons, tales, writer
+from emulator.default_model.ask import Ask
 from emulator.default_model.code_request import plain
 from emulator.default_model.lexicon import LEXICON, Domain
 from emulator.default_model.question import Question, stem
@@ -45,7 +46,7 @@ def domain(q: Question) -> Domain:
     return LEXICON.domain(stem(w) for w in q.words)
 
 
-def _read(q: Question) -> tuple[forms.Ask, Domain]:
+def _read(q: Question) -> tuple[Ask, Domain]:
     """`forms.read(q)` and `domain(q)`, kept for the last question read: the reasoning and the answer of a request
     read the same `Question`, and each lookup in those caches hashed its eleven fields (and compared them on a hit),
     about 4,000 instructions a time."""
@@ -57,7 +58,7 @@ def _read(q: Question) -> tuple[forms.Ask, Domain]:
     return ask, where
 
 
-_LAST: list[tuple[Question, forms.Ask, Domain] | None] = [None]
+_LAST: list[tuple[Question, Ask, Domain] | None] = [None]
 
 
 def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
@@ -82,7 +83,7 @@ def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str
     ask, where = _read(q)
     if ask.form in CODE_FORMS and ask.form != "code" and (written := _asks_code(q.text[: code.READ])) is not None:
         ask = dataclasses.replace(ask, form="code", subject=f"`{written.name}`")  # reasoned as what is written
-    return writer.reasoning(ask, where, dice, count, after_tools)
+    return reasons.reasoning(ask, where, dice, count, after_tools)
 
 
 def passage(q: Question, dice: Dice, kind: str, count: int | None) -> str:

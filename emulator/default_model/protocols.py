@@ -214,7 +214,7 @@ def answer(prompt: Prompt, writer: Writer, dice: Dice, call: Call) -> str | None
 @functools.cache
 def writers() -> Mapping[str, Callable[[Asked], str | None]]:
     """Each protocol's writer, by the table's names (imported here: the writers import this module)."""
-    from emulator.default_model import aider_edits, code_agent, keyed, marked_fields, react
+    from emulator.default_model import aider_edits, code_agent, keyed, marked_fields, react, titles
 
     return {
         "dspy-json": marked_fields.json_fields,
@@ -227,4 +227,5 @@ def writers() -> Mapping[str, Callable[[Asked], str | None]]:
         "react": react.write,
         "xml-tags": keyed.tagged,
         "json-keys": keyed.json_keys,
+        "title": titles.title,
     }

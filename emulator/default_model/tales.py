@@ -129,6 +129,8 @@ def email(page: Page, places: Sequence[str]) -> str:
     about = page.slots["subject"]
     text = f"{ask.source} {about} {ask.recipient}".lower()
     purpose = next((p for p, cues in _PURPOSES if any(c in text for c in cues)), "other")
+    if ask.task:  # asking them to do something: the clause in the writer's own words ("fix my boiler")
+        purpose, about = "ask", _MINE.sub(lambda m: _OWN[m.group()], ask.task)
     if purpose == "other" and ask.recipient in ("team", "friends", "everyone"):
         purpose = "invitation"
     people = list(page.people) or ["Alex Morgan", "Sam Lee"]
@@ -142,4 +144,9 @@ def email(page: Page, places: Sequence[str]) -> str:
     slots = {**page.slots.known(), "about": about}
     body = "\n\n".join(fill(line, slots) for line in LETTERS[f"letter-{purpose}"])
     sign = "Best wishes," if ask.register == "friendly" else "Kind regards,"
-    return f"Subject: {capital(about)}\n\n{greeting}\n\n{body}\n\n{sign}\n{sender}"
+    title = f"Request to {about}" if ask.task else capital(about)
+    return f"Subject: {title}\n\n{greeting}\n\n{body}\n\n{sign}\n{sender}"
+
+
+_MINE = re.compile(r"\byours?\b|\byourself\b")
+_OWN = {"your": "my", "yours": "mine", "yourself": "myself"}

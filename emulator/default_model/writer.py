@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import advice, edits, grammar, tales, verse
-from emulator.default_model.forms import Ask
+from emulator.default_model import advice, edits, grammar, jokes, tales, verse
+from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import Slots, capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
 from emulator.default_model.names import name, of_trade
@@ -59,7 +59,7 @@ def _followup(page: Page, places: Sequence[str]) -> str:
 
 
 def _short(page: Page, places: Sequence[str]) -> str:
-    said = page.say("short")
+    said = page.say("short-lookup" if page.ask.other == "lookup" else "short")
     return f"{said} {page.say('short-more')}" if page.roll(2) else said
 
 
@@ -248,7 +248,7 @@ def _compare(page: Page, places: Sequence[str]) -> str:
         label, _, point = page.say("compare-point").partition(": ")
         points.append(f"- **{label}**: {capital(point)}")
     close = page.say("compare-close")
-    opening = f"{page.say('compare-open')} {page.say('compare-then')}"
+    opening = f"{page.say('compare-open-task' if page.ask.task else 'compare-open')} {page.say('compare-then')}"
     return f"{opening}\n\n" + "\n".join(points) + f"\n\n{close}"
 
 
@@ -262,6 +262,9 @@ def _proscons(page: Page, places: Sequence[str]) -> str:
 _TECHNICAL = frozenset(("software", "data", "web", "operations"))
 _OWN_STEPS = frozenset(("software", "data", "web", "operations", "health", "food", "money", "language"))
 _TRAVELLING = frozenset(("plan", "travel", "visit", "pack", "tour", "explore", "prepare", "book"))
+# Taking something out or off ("get red wine out of a carpet"): a kind of cleaning ("get rid of" is not).
+_TAKING_OUT = re.compile(r"(?:get|take|lift|wash|rub) (?!rid of\b).{1,40}? (?:out of|off|out)\b", re.I)
+_TAKEN_FROM = re.compile(r"\b(?:out of|off|from) (.+)", re.I)
 _PARTICLES = frozenset(("up", "out", "off", "down", "on", "over", "away", "back"))
 _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
 
@@ -269,12 +272,15 @@ _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by
 def steps_of(domain: Domain, task: str) -> Steps:
     """A how-to's steps: those of the kind of task its verb names (lexicon/howto.txt), else its domain's where
     they fit any task of the domain, else steps that fit any task."""
-    verb = task.split(" ", 1)[0].lower()
+    verb = "remove" if _TAKING_OUT.match(task) else task.split(" ", 1)[0].lower()
     found = LEXICON.steps_for(verb)
     if domain.name == "travel" and verb in _TRAVELLING:
         return domain.steps
     if found and (found[0] != "setup" or domain.name in _TECHNICAL):
         return found[1]
+    doing = domain.lists.get("doing")
+    if doing and verb not in doing:  # "get a stain out of a carpet" is no recipe, though it names wine
+        return LEXICON.howto["any"][1]
     if domain.name in _OWN_STEPS or domain.name == "repair" and found is None:
         return domain.steps
     return LEXICON.howto["any"][1]
@@ -283,6 +289,9 @@ def steps_of(domain: Domain, task: str) -> Steps:
 def thing(task: str) -> str:
     """What a how-to's task is done to: "descale a kettle" → "the kettle", "back up your photos" → "your
     photos", "install Docker on Ubuntu" → "Docker"; "it" when it names nothing."""
+    taken = _TAKEN_FROM.search(task) if _TAKING_OUT.match(task) else None
+    if taken:  # "get red wine out of a carpet": what is cleaned is the carpet
+        return thing(f"clean {taken.group(1)}")
     words = task.split()[1:]
     if words and words[0].lower() in _PARTICLES:
         words = words[1:]
@@ -357,94 +366,5 @@ WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "translate": edits.translate,
     "code": _code,
     "advice": advice.advice,
-}
-
-
-def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str = "") -> str:
-    """`count` sentences (one to four) of thinking about `ask`: what is asked, what the answer covers and in
-    what order; or, `after_tools`, what the tools returned and what that means for the answer."""
-    page = Page(ask, domain, dice)
-    subject = page.slots["subject"]
-    if after_tools:
-        said = [f"The tool results are in: {after_tools}.", f"Now I can answer the question about {subject}."]
-    elif ask.form == "greeting":
-        said = list(_GREETED)
-    elif ask.form == "followup":
-        said = list(_FOLLOWED)
-    else:
-        task = page.slots["task"]
-        recipient = f"their {ask.recipient}" if ask.recipient else "the reader"
-        what = _ASKED[ask.form].format(
-            subject=subject, other=ask.other, task=task, language=ask.language, recipient=recipient
-        )
-        what = what.replace(" to the reader", "").replace("why work on ", "why ")
-        said = [_theirs(what), _PLANS[ask.form]]
-        if ask.form not in _CREATIVE:
-            said.append(
-                fill("It is a question from {field}, so plain words and one idea at a time serve best.", page.slots)
-            )
-        said.append(_theirs(f"Before answering, I will check that every part stays about {subject}."))
-    return " ".join(said[: max(1, min(count, 4))])
-
-
-_GREETED = (
-    "The user is greeting me.",
-    "A short, friendly reply fits.",
-    "I will greet them back and ask what they need.",
-)
-_FOLLOWED = ("The user wants more without naming a subject.", "I should ask which part to expand on.")
-_CREATIVE = frozenset(("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate"))
-_YOUR = re.compile(r"\byour\b|\byours\b|\byourself\b")
-
-
-def _theirs(text: str) -> str:
-    """The reasoning speaks of the user in the third person: "improve your sleep" → "improve their sleep"."""
-    if "your" not in text:  # what every one of them holds: most reasoning says no "your" (a search costs 10,000)
-        return text
-    return _YOUR.sub(lambda m: {"your": "their", "yours": "theirs", "yourself": "themselves"}[m.group()], text)
-
-
-_ASKED = {
-    "short": "The user asks a short factual question about {subject}.",
-    "definition": "The user asks what {subject} is.",
-    "explain": "The user wants an explanation of {subject}.",
-    "why": "The user asks why {task}.",
-    "compare": "The user wants {subject} and {other} compared.",
-    "proscons": "The user wants the pros and cons of {subject}.",
-    "steps": "The user wants to know how to {task}.",
-    "list": "The user asks for a list about {subject}.",
-    "ideas": "The user wants ideas for {subject}.",
-    "haiku": "The user wants a haiku about {subject}.",
-    "limerick": "The user wants a limerick about {subject}.",
-    "poem": "The user wants a short poem about {subject}.",
-    "story": "The user wants a short story about {subject}.",
-    "email": "The user wants a letter to {recipient} about {subject}.",
-    "summarize": "The user wants their text about {subject} summarized.",
-    "rewrite": "The user wants their text about {subject} rewritten more clearly.",
-    "formal": "The user wants their message about {subject} made formal.",
-    "translate": 'The user wants "{subject}" in {language}.',
-    "code": "The user wants code for {subject}.",
-    "advice": "The user asks for advice on whether or how to {task}.",
-}
-_PLANS = {
-    "short": "I will keep the answer to one or two sentences.",
-    "definition": "I will define it first, then say how it works, and close with an example.",
-    "explain": "I will go from what it is to how it works, then give an example and a caution.",
-    "why": "I should give the cause, then the mechanism, then what follows from it.",
-    "compare": "I will compare them point by point and end with a recommendation.",
-    "proscons": "I will list the pros first, then the cons, then give a short verdict.",
-    "steps": "I will give a few ordered steps, each with one clear action.",
-    "list": "I will give a few distinct points, each with a short explanation.",
-    "ideas": "I will offer a handful of distinct ideas built from the request.",
-    "haiku": "The form is three lines of five, seven and five syllables.",
-    "limerick": "The form is five lines that rhyme AABBA.",
-    "poem": "I will write three short stanzas that build to a close.",
-    "story": "I will set up a character and a place, give them a problem and resolve it.",
-    "email": "It needs a greeting, a clear body and a sign-off in the register asked.",
-    "summarize": "I will keep the sentences that carry the facts and drop the rest.",
-    "rewrite": "I will fix the grammar and keep the meaning.",
-    "formal": "I will expand the contractions, drop the slang and fix the casing.",
-    "translate": "I cannot translate offline, so I will say so plainly instead of guessing.",
-    "code": "I will write a small, runnable piece of code and say how to use it.",
-    "advice": "I will name the few points that usually decide it, then suggest a next step.",
+    "joke": jokes.joke,
 }
