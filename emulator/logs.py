@@ -13,6 +13,7 @@ import asyncio
 import logging
 import re
 import sys
+import time
 
 # A query parameter that carries a secret, by its name: the admin token (`?token=`, the documented way to open the
 # inspector beyond loopback), an API key as some clients send it (`?key=`, `?api_key=`), and their kin.
@@ -66,3 +67,22 @@ def _filtered(name: str, kind: type[logging.Filter]) -> None:
     found = logging.getLogger(name)
     if not any(isinstance(f, kind) for f in found.filters):
         found.addFilter(kind())
+
+
+_REFUSALS = {"at": -1.0, "since": 0}  # when a refusal was last logged, and how many since
+
+
+def refused(open_now: int, cap: int) -> None:
+    """Say that a connection was closed over `--max-connections`: a client sees only a reset, so the log must
+    tell why. At most one line a second, counting the refusals since the last."""
+    _REFUSALS["since"] += 1
+    now = time.monotonic()
+    if now - _REFUSALS["at"] >= 1.0:
+        count, _REFUSALS["since"], _REFUSALS["at"] = int(_REFUSALS["since"]), 0, now
+        logging.getLogger("emulator.server").warning(
+            "closed %d new connection%s: %d open, at --max-connections %d",
+            count,
+            "" if count == 1 else "s",
+            open_now,
+            cap,
+        )

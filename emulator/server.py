@@ -99,7 +99,7 @@ class _Faultable:
     def _capped(self, transport: asyncio.Transport) -> None:
         if len(self.connections) > self.rules.max_connections:
             transport.close()  # over the cap: closed before a byte is read
-            _refused(len(self.connections) - 1, self.rules.max_connections)
+            logs.refused(len(self.connections) - 1, self.rules.max_connections)
             return
         self.waiting_since = self.loop.time()
 
@@ -123,25 +123,6 @@ class _Faultable:
             self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
         self.transport.close()
         return True
-
-
-_REFUSALS = {"at": -1.0, "since": 0}  # when a refusal was last logged, and how many since
-
-
-def _refused(open_now: int, cap: int) -> None:
-    """Say that a connection was closed over `--max-connections`: a client sees only a reset, so the log must
-    tell why. At most one line a second, counting the refusals since the last."""
-    _REFUSALS["since"] += 1
-    now = time.monotonic()
-    if now - _REFUSALS["at"] >= 1.0:
-        count, _REFUSALS["since"], _REFUSALS["at"] = int(_REFUSALS["since"]), 0, now
-        _log.warning(
-            "closed %d new connection%s: %d open, at --max-connections %d",
-            count,
-            "" if count == 1 else "s",
-            open_now,
-            cap,
-        )
 
 
 class FaultableH11Protocol(_Faultable, H11Protocol):
