@@ -245,9 +245,13 @@ def test_the_findings_link_to_the_failing_request(page: Any, server: Server) -> 
     page.goto(f"{server.base_url}/_emulator/#/findings")
     page.fill("#f-test_id", "gave-up")
     page.locator("#f-test_id").dispatch_event("change")
+    # The view drawn for this filter (an earlier reading, of every test, may still be on its way: it is dropped),
+    # then its link once the list has brought the request's status (filled in beside the link, not redrawn).
+    page.locator("#findings-view .verdict", has_text="test gave-up").wait_for(timeout=WAIT)
     finding = page.locator(".finding", has_text="gave up on retryable")
     finding.wait_for(timeout=WAIT)
     assert "429 was not retried" in finding.inner_text()
+    finding.locator(".request-ref .status", has_text="429").wait_for(timeout=WAIT)
     finding.locator(f'a[href="#/requests/{failing}"]').click()
     page.locator("#entry h2", has_text=f"#{failing}").wait_for(timeout=WAIT)
     assert page.locator("#entry .error").count() == 1

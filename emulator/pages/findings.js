@@ -3,7 +3,10 @@
 // (`report?test_id=`); the page's other filters keep the findings that name a request they show.
 "use strict";
 
-const Findings = {reread: false};
+// `shown`: the latest reading asked for, the only one drawn; `drawn`: what the view shows, not drawn again (a filter's
+// field that loses focus to a click on a link says "change" again, and a view redrawn between the press and the
+// release of a click loses the click).
+const Findings = {shown: 0, drawn: ""};
 
 async function readReport() {
   const report = await api("report", {test_id: field("test_id")});
@@ -17,23 +20,37 @@ async function readReport() {
 }
 
 function requestLink(id) {
-  const e = List.entries.get(id);
   const a = el("a", {href: link(id), className: "request-link"}, "#" + id);
-  if (!e) { a.dataset.unread = "yes"; return a; }
-  return el("span", {className: "request-ref"}, a, " ", el("span", {className: "status " + (failed(e) ? "bad" : "good")},
-    e.status === null ? "none" : e.status), e.kind ? " " + e.kind : "", " ", el("span", {className: "dim"}, clock(e.time)));
+  const ref = el("span", {className: "request-ref"}, a);
+  if (!described(ref, id)) a.dataset.unread = "yes";
+  return ref;
+}
+
+// A request's status, kind and time after its link, once the list holds it; whether it does.
+function described(ref, id) {
+  const e = List.entries.get(id);
+  if (!e) return false;
+  ref.append(" ", el("span", {className: "status " + (failed(e) ? "bad" : "good")}, e.status === null ? "none" : e.status),
+    e.kind ? " " + e.kind : "", " ", el("span", {className: "dim"}, clock(e.time)));
+  return true;
 }
 
 async function showFindings() {
-  if (!List.entries.size) Findings.reread = false;
   const view = document.getElementById("findings-view");
+  const asked = ++Findings.shown;
   let report;
   try {
     report = await readReport();
   } catch (error) {
+    if (asked !== Findings.shown) return;
+    Findings.drawn = "";
     view.replaceChildren(el("p", {className: "bad"}, "The report could not be read: " + error.message));
     return;
   }
+  if (asked !== Findings.shown) return;  // a later reading (another filter) is on its way: this one is stale
+  const drawn = field("test_id") + "\n" + JSON.stringify(report);  // the scope is drawn too
+  if (drawn === Findings.drawn && view.childElementCount) return;
+  Findings.drawn = drawn;
   const scope = field("test_id") ? "test " + field("test_id") : "every test";
   const verdict = el("p", {className: "verdict " + (report.findings.length ? "bad" : "good")},
     report.findings.length ? report.findings.length + " finding(s)" : "Nothing went wrong that the server could see",
@@ -52,12 +69,12 @@ async function showFindings() {
     report.calls.length ? el("h3", {}, "Calls that met a fault") : "", report.calls.length ? calls : "");
 }
 
-// The list's first poll brings the rows a finding names: show them with their status once it does.
+// The list's polls bring the rows a finding names: each link gets its status once they do, in place, so that a
+// link being clicked is never swapped for another under the pointer (a click whose press and release land on
+// two elements is no click).
 List.listeners.push(() => {
-  const view = document.getElementById("findings-view");
-  if (!view.hidden && view.querySelector("[data-unread]") && !Findings.reread) {
-    Findings.reread = true;  // once: a request the list does not hold (dropped, filtered out) stays unread
-    showFindings();
+  for (const a of document.querySelectorAll("#findings-view [data-unread]")) {
+    if (described(a.parentElement, Number(a.getAttribute("href").split("/").pop()))) delete a.dataset.unread;
   }
 });
 
