@@ -69,20 +69,21 @@ def _filtered(name: str, kind: type[logging.Filter]) -> None:
         found.addFilter(kind())
 
 
-_REFUSALS = {"at": -1.0, "since": 0}  # when a refusal was last logged, and how many since
+class _Refusals:
+    """When a refusal over `--max-connections` was last logged, and how many came since."""
+
+    at = -1.0
+    since = 0
 
 
 def refused(open_now: int, cap: int) -> None:
     """Say that a connection was closed over `--max-connections`: a client sees only a reset, so the log must
     tell why. At most one line a second, counting the refusals since the last."""
-    _REFUSALS["since"] += 1
+    _Refusals.since += 1
     now = time.monotonic()
-    if now - _REFUSALS["at"] >= 1.0:
-        count, _REFUSALS["since"], _REFUSALS["at"] = int(_REFUSALS["since"]), 0, now
-        logging.getLogger("emulator.server").warning(
-            "closed %d new connection%s: %d open, at --max-connections %d",
-            count,
-            "" if count == 1 else "s",
-            open_now,
-            cap,
-        )
+    if now - _Refusals.at < 1.0:
+        return
+    count, _Refusals.since, _Refusals.at = _Refusals.since, 0, now
+    logging.getLogger("emulator.server").warning(
+        "closed %d new connection%s: %d open, at --max-connections %d", count, "" if count == 1 else "s", open_now, cap
+    )
