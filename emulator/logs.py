@@ -69,21 +69,43 @@ def _filtered(name: str, kind: type[logging.Filter]) -> None:
         found.addFilter(kind())
 
 
-class _Refusals:
-    """When a refusal over `--max-connections` was last logged, and how many came since."""
+class _Sparse:
+    """One kind of closed connection, logged at most once a second with how many there were since the last line."""
 
-    at = -1.0
-    since = 0
+    __slots__ = ("at", "since")
+
+    def __init__(self) -> None:
+        self.at, self.since = -1.0, 0
+
+    def due(self) -> int:
+        """Count one more; how many to log now (0 within a second of the last line)."""
+        self.since += 1
+        now = time.monotonic()
+        if now - self.at < 1.0:
+            return 0
+        count, self.since, self.at = self.since, 0, now
+        return count
+
+
+_REFUSED, _OVERDUE = _Sparse(), _Sparse()
 
 
 def refused(open_now: int, cap: int) -> None:
     """Say that a connection was closed over `--max-connections`: a client sees only a reset, so the log must
     tell why. At most one line a second, counting the refusals since the last."""
-    _Refusals.since += 1
-    now = time.monotonic()
-    if now - _Refusals.at < 1.0:
-        return
-    count, _Refusals.since, _Refusals.at = _Refusals.since, 0, now
-    logging.getLogger("emulator.server").warning(
-        "closed %d new connection%s: %d open, at --max-connections %d", count, "" if count == 1 else "s", open_now, cap
-    )
+    if count := _REFUSED.due():
+        logging.getLogger("emulator.server").warning(
+            "closed %d new connection%s: %d open, at --max-connections %d", count, _s(count), open_now, cap
+        )
+
+
+def overdue(timeout: float) -> None:
+    """Say that a connection was closed for sending no whole request within `timeout` seconds, as `refused` does."""
+    if count := _OVERDUE.due():
+        logging.getLogger("emulator.server").info(
+            "closed %d connection%s that sent no whole request within %g s", count, _s(count), timeout
+        )
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"

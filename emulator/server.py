@@ -101,11 +101,11 @@ class _Faultable:
             transport.close()  # over the cap: closed before a byte is read
             logs.refused(len(self.connections) - 1, self.rules.max_connections)
             return
-        self.waiting_since = self.loop.time()
+        self.waiting_since = time.monotonic()  # not the loop's time, which a busy loop's iteration leaves behind
 
     def _answered(self) -> None:
         if not self.transport.is_closing():
-            self.waiting_since = self.loop.time()  # the next request's deadline runs from here
+            self.waiting_since = time.monotonic()  # the next request's deadline runs from here
 
     def receiving(self) -> bool | None:
         """Whether a request is partly in (True), none has begun (False), or one is whole (None)."""
@@ -119,10 +119,24 @@ class _Faultable:
         partly = self.receiving()
         if partly is None:  # its request is in, the answer may be long
             return False
+        if not partly and _waiting(self.transport):
+            return False  # its bytes are here, not read yet: the server is behind, not the client
         if partly:  # begun, never finished
             self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
         self.transport.close()
+        logs.overdue(self.rules.request_timeout)
         return True
+
+
+def _waiting(transport: asyncio.Transport) -> bool:
+    """Whether bytes from the client wait in the socket, unread: a loop too busy to read them yet. Closing a socket
+    with unread bytes sends a reset, which a client sees in place of its answer, and the request was in time."""
+    sock = transport.get_extra_info("socket")
+    try:  # on a copy of its descriptor: uvloop's socket object does not read
+        with socket.socket(fileno=os.dup(sock.fileno())) as peek:
+            return bool(peek.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except (OSError, AttributeError):  # nothing waiting (EAGAIN), or no socket
+        return False
 
 
 class FaultableH11Protocol(_Faultable, H11Protocol):
@@ -270,7 +284,7 @@ class Server(uvicorn.Server):
         # seconds before one collection walked it all at once (66-105 ms, the p99 of a loaded server).
         gc.collect(0)
         if counter % 10 == 0:
-            now = asyncio.get_running_loop().time()
+            now = time.monotonic()
             for connection in list(self.server_state.connections):
                 if isinstance(connection, _Faultable):
                     connection.overdue(now)
