@@ -141,6 +141,11 @@ def addresses(written: Path) -> Iterator[dict[int, str]]:
         Background(create_app(Settings(scenarios=(BUNDLED, written)))) as emulator,
         Background(create_app(Settings(scenarios=(BUNDLED,)))) as upstream,
     ):
+        # A request first, as the pages' earlier examples make: a block that reads `/metrics` finds one counted
+        # on whichever pytest-xdist worker runs it, before or after the blocks that ask.
+        asked = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        said = call(emulator.port, "POST", "/v1/chat/completions", asked, {"authorization": "Bearer sk-docs"})
+        assert said[0] == 200, said
         yield {EMULATOR_PORT: emulator.url, UPSTREAM_PORT: upstream.url}
 
 
