@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from emulator.default_model.grammar import Slots
 from emulator.default_model.page import Page
 
 
@@ -18,7 +17,7 @@ def advice(page: Page, places: Sequence[str]) -> str:
     sections of its sort of advice (`Ask.other`: "", "how:long", "safe" or "choose")."""
     sort, _, how = page.ask.other.partition(":")
     if how:  # "How long should I boil an egg?": {how} is "long"
-        page.slots = Slots({**page.slots, "how": how}, page.domain.lists, page.dice)
+        page.slots = page.slots.adding({"how": how})
     end = f"-{sort}" if sort else ""
     points = []
     for _ in range(3):

@@ -116,39 +116,49 @@ class Slots(Mapping[str, str]):
     __slots__ = ("_dice", "_fixed", "_lists", "_many", "_said")
 
     def __init__(self, fixed: Mapping[str, str], lists: Mapping[str, Sequence[str]], dice: Iterator[int]) -> None:
-        many = is_plural(fixed.get("subject", ""))
-        self._fixed = _FIXED[many].copy()
-        self._fixed.update(fixed)
-        self._lists, self._dice, self._many = lists, dice, many
-        self._said = set(fixed.values())  # what a list has given: the next draw of that list is another
+        last = _MADE[0]
+        if last is None or last[0] is not fixed:  # the reasoning and the answer of a request start from one dict
+            many = is_plural(fixed.get("subject", ""))
+            made = _FIXED[many].copy()
+            made.update(fixed)
+            last = _MADE[0] = (fixed, made, frozenset(fixed.values()), many)
+        self._fixed = last[1].copy()
+        self._said = set(last[2])  # what a list has given: the next draw of that list is another
+        self._lists, self._dice, self._many = lists, dice, last[3]
 
     def __getitem__(self, key: str) -> str:
         value = self._fixed.get(key)
         if value is not None:
             return value
-        low = key[:1].lower() + key[1:]
-        if low != key:
-            value = capital(self[low])
-            self._fixed[key] = value
-            return value
-        if low.startswith(("v·", "v:")):
-            value = agree(low[2:], self._many)
+        kind, name = _KEYS.get(key) or _key(key)
+        if kind is _CAPITAL:
+            value = capital(self[name])
+        elif kind is _VERB:
+            value = agree(name, self._many)
         else:
-            name = low.rstrip("2")
-            if name not in self._lists:
+            options = self._lists.get(name)
+            if options is None:
                 raise KeyError(key)
-            value = self._draw(name)
-            self._said.add(value)
+            said = self._said  # a value a list has given, or the slots say: the next draw of that list is another
+            fresh = options if said.isdisjoint(options) else [o for o in options if o not in said] or options
+            value = fresh[next(self._dice) % len(fresh)]
+            said.add(value)
             if name not in KEPT:
                 return value  # a "{check}" or "{risk}" is said once; the next one is another
-        self._fixed[low] = value  # "{aspect}" names the same thing in every sentence of an answer
+        self._fixed[key] = value  # "{aspect}" names the same thing in every sentence of an answer
         return value
 
-    def _draw(self, name: str) -> str:
-        options = self._lists[name]
-        said = self._said
-        fresh = options if said.isdisjoint(options) else [o for o in options if o not in said] or options
-        return fresh[next(self._dice) % len(fresh)]
+    def adding(self, more: Mapping[str, str], lists: Mapping[str, Sequence[str]] | None = None) -> Slots:
+        """Slots that say what these say so far and `more` (over them), drawing from `lists` (these slots' own by
+        default) with the same dice: `Slots({**self.known(), **more}, lists, dice)`, made without its copies."""
+        made = Slots.__new__(Slots)
+        fixed = made._fixed = self._fixed.copy()
+        fixed.update(more)
+        made._lists = self._lists if lists is None else lists
+        made._dice = self._dice
+        made._many = is_plural(fixed["subject"]) if "subject" in more else self._many
+        made._said = set(fixed.values())
+        return made
 
     def known(self) -> dict[str, str]:
         """What the slots say so far (a copy): `{**slots}` without a call of `__getitem__` a key, to build a `Slots`
@@ -170,6 +180,28 @@ class Slots(Mapping[str, str]):
         return len(self._fixed)
 
 
+# The last `fixed` a `Slots` was made from, and what it made of it: the slots, the values said, whether plural.
+# `fixed` is kept, so another dict never takes its place at its address, and a caller never changes one it gave.
+_MADE: list[tuple[Mapping[str, str], dict[str, str], frozenset[str], bool] | None] = [None]
+_CAPITAL, _VERB, _LIST = "capital", "verb", "list"
+_KEYS: dict[str, tuple[str, str]] = {}  # a slot's key read (`_key`): what it asks of `Slots.__getitem__`
+
+
+def _key(key: str) -> tuple[str, str]:
+    """What the key `key` asks for, kept: "{Aspect}" the capitalized "aspect", "{v·needs}" the verb "needs" in
+    agreement, "{aspect2}" a draw of the list "aspect"."""
+    low = key[:1].lower() + key[1:]
+    if low != key:
+        read = (_CAPITAL, low)
+    elif low.startswith(("v·", "v:")):
+        read = (_VERB, low[2:])
+    else:
+        read = (_LIST, low.rstrip("2"))
+    if len(_KEYS) < 4096:
+        _KEYS[key] = read
+    return read
+
+
 def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
     """`frame` with its slots filled; a `sentence` opening on a slot opens with a capital. The frame is read once
     (`_frame`: its "{v:needs}" read as the key "v·needs"). When the slots' plain dict already says every key it
@@ -177,18 +209,25 @@ def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
     `str.format_map`); else `str.format_map` asks `Slots.__getitem__`, which draws, agrees or capitalizes what is
     not said yet."""
     made = _frame(frame)
-    known = slots._fixed if type(slots) is Slots else slots if type(slots) is dict else None
-    if known is None or not known.keys() >= made.keys:
+    pieces = made.pieces
+    if pieces is None:
         filled = made.form.format_map(slots)
-    elif made.pieces is None:
-        filled = made.form.format_map(known)
-    else:
-        said = []
-        for literal, key in made.pieces:
+    elif type(slots) is Slots:
+        fixed, said = slots._fixed, []
+        for literal, key in pieces:
             said.append(literal)
-            said.append(known[key])
+            said.append(fixed.get(key) or slots[key])
         said.append(made.tail)
         filled = "".join(said)
+    elif type(slots) is dict and slots.keys() >= made.keys:
+        said = []
+        for literal, key in pieces:
+            said.append(literal)
+            said.append(slots[key])
+        said.append(made.tail)
+        filled = "".join(said)
+    else:
+        filled = made.form.format_map(slots)
     return capital(filled) if sentence and made.lower else filled
 
 

@@ -95,6 +95,7 @@ class Lexicon:
     howto: Mapping[str, tuple[frozenset[str], Steps]]  # steps by the kind of task: its verbs, its steps
     things: Mapping[str, Thing]  # common things by each of their names, lower case (lexicon/things.txt)
     senses: Mapping[str, frozenset[str]]  # a word → the words that give it another sense (things.txt [senses])
+    heads: frozenset[str]  # the last word of each name in `things`: a subject ending on another names none
 
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
@@ -104,7 +105,10 @@ class Lexicon:
         """The common thing `subject` names (lexicon/things.txt), if it is one: "a refrigerator", "solar panels",
         "your fridge", "an old kettle"; not "a supply chain" for a chain, nor "Python" for anything, nor "fans"
         for electric fans when the question's words (`context`, lower case) say "football"."""
-        words = [w.strip("?.,!'\"") for w in subject.split()]
+        said = subject.split()
+        if not said or grammar.singular(said[-1].strip(_PUNCTUATION)).lower() not in self.heads:
+            return None  # most subjects: their last word ends no thing's name (a third of the instructions)
+        words = [w.strip(_PUNCTUATION) for w in said]
         while words and words[0].lower() in _LEADING:
             words = words[1:]
         if not words:
@@ -134,6 +138,7 @@ class Lexicon:
 
 
 _NONE: frozenset[str] = frozenset()
+_PUNCTUATION = "?.,!'\""
 _LEADING = frozenset(
     ["a", "an", "the", "your", "my", "our", "their", "his", "her", "this", "that", "these", "those", "what", "how"]
 )
@@ -184,7 +189,8 @@ def load() -> Lexicon:
     things = dict(pair for line in read["things"] for pair in _things(line))
     senses = {word: frozenset(cues.split()) for word, _, cues in (line.partition(": ") for line in read["senses"])}
     frames, verse, letters = sections("frames"), sections("verse"), sections("letters")
-    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, things, senses)
+    heads = frozenset(name.rpartition(" ")[2] for name in things)
+    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, things, senses, heads)
 
 
 LEXICON = load()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from emulator.default_model.grammar import Slots, capital, fill
+from emulator.default_model.grammar import capital, fill
 from emulator.default_model.page import LETTERS, Page
 
 
@@ -19,7 +19,7 @@ def story(page: Page, places: Sequence[str]) -> str:
     friend = next((p for p in people[page.roll(len(people)) :] + people if p != hero), "Sam")
     town = places[page.roll(len(places))] if places else "Port Ellis"
     who, _, company = page.slots["subject"].partition(" and ")
-    slots = Slots({**page.slots.known(), "subject": who, "hero": hero, "friend": friend, "town": town}, {}, page.dice)
+    slots = page.slots.adding({"subject": who, "hero": hero, "friend": friend, "town": town}, lists={})
     arcs = len(LETTERS["story-trouble"])
     low = who.lower()
     arc = next((i for i, cue in _ARCS if cue.search(low)), page.roll(arcs)) % arcs

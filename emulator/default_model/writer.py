@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from emulator.default_model import advice, edits, grammar, jokes, tales, verse
 from emulator.default_model.ask import Ask
-from emulator.default_model.grammar import Slots, capital, fill
+from emulator.default_model.grammar import capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
 from emulator.default_model.names import name, of_trade
 from emulator.default_model.page import FRAMES, Dice, Page
@@ -83,7 +83,7 @@ def _known(page: Page) -> Thing | None:
         facts = {"named": thing.named, "sort": grammar.article(thing.kind)}
         facts |= {"parts": thing.parts, "does": thing.does, "how": thing.how, "care": thing.care}
         facts["name"] = thing.named.split(" ", 1)[1] if thing.named.startswith(("a ", "an ", "the ")) else thing.named
-        page.slots = Slots({**page.slots.known(), **facts, "contrast": thing.contrast}, page.domain.lists, page.dice)
+        page.slots = page.slots.adding({**facts, "contrast": thing.contrast})
     return thing
 
 
@@ -97,14 +97,13 @@ def _parts(page: Page, thing: Thing) -> list[str]:
 def _named(page: Page) -> bool:
     """Whether the subject's own words say what kind of thing it is ("solar panels": panels, of the solar kind);
     if so, its slots {base} and {modifier} say them."""
-    words = [w for w in page.slots["subject"].split() if w.lower() not in ("a", "an", "the", "your", "my")]
-    if not 2 <= len(words) <= 3 or not all(w.isalpha() and w.islower() and w not in _ENDS for w in words):
+    words = page.slots["subject"].split()
+    if not _OWNING.isdisjoint(map(str.lower, words)):
+        words = [w for w in words if w.lower() not in _OWNING]
+    joined = "".join(words)  # the words are plain lower-case ones when what they make together is
+    if not 2 <= len(words) <= 3 or not joined.isalpha() or not joined.islower() or not _ENDS.isdisjoint(words):
         return False
-    page.slots = Slots(
-        {**page.slots.known(), "base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])},
-        page.domain.lists,
-        page.dice,
-    )
+    page.slots = page.slots.adding({"base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])})
     return True
 
 
@@ -227,7 +226,7 @@ def _acting(page: Page) -> bool:
     """Whether the why-question's clause has a plain verb after its subject ("batteries lose their charge"); if so,
     the page's slots say {actor}, {act} ("lose their charge") and {not_act} ("do not always lose their charge")."""
     actor, task = page.ask.subject, page.ask.task
-    page.slots = Slots({**page.slots.known(), "actor": actor}, page.domain.lists, page.dice)
+    page.slots = page.slots.adding({"actor": actor})
     if not actor or not task.startswith(actor + " "):
         return False
     verb, _, rest = task[len(actor) + 1 :].partition(" ")
@@ -237,7 +236,7 @@ def _acting(page: Page) -> bool:
     base = verb if many else _BASE.get(verb) or grammar.agree(verb, True)
     act = f"{base} {rest}".strip()
     facts = {"actor": actor, "act": act, "not_act": f"{'do' if many else 'does'} not always {act}"}
-    page.slots = Slots({**page.slots.known(), **facts}, page.domain.lists, page.dice)
+    page.slots = page.slots.adding(facts)
     return True
 
 
@@ -266,6 +265,7 @@ _TRAVELLING = frozenset(("plan", "travel", "visit", "pack", "tour", "explore", "
 _TAKING_OUT = re.compile(r"(?:get|take|lift|wash|rub) (?!rid of\b).{1,40}? (?:out of|off|out)\b", re.I)
 _TAKEN_FROM = re.compile(r"\b(?:out of|off|from) (.+)", re.I)
 _PARTICLES = frozenset(("up", "out", "off", "down", "on", "over", "away", "back"))
+_OWNING = frozenset(("a", "an", "the", "your", "my"))  # words before a subject's own that are not part of it
 _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
 
 
@@ -307,7 +307,7 @@ def thing(task: str) -> str:
 def _steps(page: Page, places: Sequence[str]) -> str:
     task = page.slots["task"]
     steps = steps_of(page.domain, task)
-    slots = Slots({**page.slots.known(), "thing": thing(task)}, page.domain.lists, page.dice)
+    slots = page.slots.adding({"thing": thing(task)})
     skip = page.roll(len(steps))  # five of the kind's six or seven, in order
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
     lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
