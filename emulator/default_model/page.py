@@ -37,8 +37,14 @@ class Page:
         return chosen
 
     def say(self, section: str) -> str:
-        """A sentence from the frames of `section`, filled."""
-        return fill(self.pick(FRAMES[section]), self.slots)
+        """A sentence from the frames of `section`, filled: `fill(self.pick(FRAMES[section]), self.slots)`, with
+        `pick` written out (a sentence's every step counts: an answer is a dozen of them)."""
+        options, used = FRAMES[section], self.used
+        fresh = options if used.isdisjoint(options) else [o for o in options if o not in used] or list(options)
+        n = len(fresh)
+        chosen = fresh[next(self.dice) % n] if n > 0 else fresh[0]
+        used.add(chosen)
+        return fill(chosen, self.slots)
 
     def fresh(self, name: str) -> str:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
