@@ -114,17 +114,33 @@ class Slots(Mapping[str, str]):
     domain's word lists, each list drawn from by the dice without repeating within one answer."""
 
     __slots__ = ("_dice", "_fixed", "_lists", "_many", "_said")
+    _fixed: dict[str, str]
+    _said: set[str]
+    _many: bool
 
-    def __init__(self, fixed: Mapping[str, str], lists: Mapping[str, Sequence[str]], dice: Iterator[int]) -> None:
+    def __init__(
+        self,
+        fixed: Mapping[str, str],
+        lists: Mapping[str, Sequence[str]],
+        dice: Iterator[int],
+        many: bool | None = None,
+    ) -> None:
+        """Slots that say `fixed` (and the agreement with its subject) and draw from `lists` with `dice`. Given
+        `many` (whether the subject is plural), `fixed` is a dict made for these slots alone (`adding`), and kept."""
+        self._lists, self._dice = lists, dice
+        if many is not None and isinstance(fixed, dict):
+            self._fixed, self._many = fixed, many
+            self._said = set(fixed.values())  # what a list has given: the next draw of that list is another
+            return
         last = _MADE[0]
         if last is None or last[0] is not fixed:  # the reasoning and the answer of a request start from one dict
-            many = is_plural(fixed.get("subject", ""))
-            made = _FIXED[many].copy()
+            plural = is_plural(fixed.get("subject", ""))
+            made = _FIXED[plural].copy()
             made.update(fixed)
-            last = _MADE[0] = (fixed, made, frozenset(fixed.values()), many)
+            last = _MADE[0] = (fixed, made, frozenset(fixed.values()), plural)
         self._fixed = last[1].copy()
-        self._said = set(last[2])  # what a list has given: the next draw of that list is another
-        self._lists, self._dice, self._many = lists, dice, last[3]
+        self._said = set(last[2])
+        self._many = last[3]
 
     def __getitem__(self, key: str) -> str:
         value = self._fixed.get(key)
@@ -151,14 +167,10 @@ class Slots(Mapping[str, str]):
     def adding(self, more: Mapping[str, str], lists: Mapping[str, Sequence[str]] | None = None) -> Slots:
         """Slots that say what these say so far and `more` (over them), drawing from `lists` (these slots' own by
         default) with the same dice: `Slots({**self.known(), **more}, lists, dice)`, made without its copies."""
-        made = Slots.__new__(Slots)
-        fixed = made._fixed = self._fixed.copy()
+        fixed = self._fixed.copy()
         fixed.update(more)
-        made._lists = self._lists if lists is None else lists
-        made._dice = self._dice
-        made._many = is_plural(fixed["subject"]) if "subject" in more else self._many
-        made._said = set(fixed.values())
-        return made
+        many = is_plural(fixed["subject"]) if "subject" in more else self._many
+        return Slots(fixed, self._lists if lists is None else lists, self._dice, many)
 
     def known(self) -> dict[str, str]:
         """What the slots say so far (a copy): `{**slots}` without a call of `__getitem__` a key, to build a `Slots`
