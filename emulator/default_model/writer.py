@@ -269,21 +269,37 @@ _OWNING = frozenset(("a", "an", "the", "your", "my"))  # words before a subject'
 _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
 
 
-def steps_of(domain: Domain, task: str) -> Steps:
-    """A how-to's steps: those of the kind of task its verb names (lexicon/howto.txt), else its domain's where
-    they fit any task of the domain, else steps that fit any task."""
+def steps_of(domain: Domain, task: str) -> tuple[str, Steps]:
+    """A how-to's kind and steps: those of the kind of task its opening words or its verb name (lexicon/howto.txt),
+    else its domain's where they fit any task of the domain (kind ""), else steps that fit any task. A technical
+    task ("fix a merge conflict", "build a website", "talk to an API") takes its domain's steps over an everyday
+    kind's."""
+    technical = domain.name in _TECHNICAL
+    kind = LEXICON.kind_of(task)
+    if kind and (not technical or kind in _ANY_DOMAIN):
+        return kind, LEXICON.howto[kind][1]
     verb = "remove" if _TAKING_OUT.match(task) else task.split(" ", 1)[0].lower()
     found = LEXICON.steps_for(verb)
     if domain.name == "travel" and verb in _TRAVELLING:
-        return domain.steps
-    if found and (found[0] != "setup" or domain.name in _TECHNICAL):
-        return found[1]
+        return "", domain.steps
+    if technical and (found is None or found[0] in _EVERYDAY_KINDS) or verb == "improve" and domain.name in _OWN_STEPS:
+        return "", domain.steps  # "fix a bug", "build a website", "improve your sleep": the domain's own
+    if verb in _WRITING:  # a cover letter, a speech, an essay: the writer's steps
+        return "", _LANGUAGE.steps
+    if found and (found[0] != "setup" or technical):
+        return found
     doing = domain.lists.get("doing")
     if doing and verb not in doing:  # "get a stain out of a carpet" is no recipe, though it names wine
-        return LEXICON.howto["any"][1]
+        return "any", LEXICON.howto["any"][1]
     if domain.name in _OWN_STEPS or domain.name == "repair" and found is None:
-        return domain.steps
-    return LEXICON.howto["any"][1]
+        return "", domain.steps
+    return "any", LEXICON.howto["any"][1]
+
+
+_ANY_DOMAIN = frozenset(("learn", "habit"))  # kinds that fit a technical task too ("learn to code")
+_EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant"))
+_WRITING = frozenset(("write", "draft", "compose"))
+_LANGUAGE = next(d for d in LEXICON.domains if d.name == "language")
 
 
 def thing(task: str) -> str:
@@ -306,12 +322,13 @@ def thing(task: str) -> str:
 
 def _steps(page: Page, places: Sequence[str]) -> str:
     task = page.slots["task"]
-    steps = steps_of(page.domain, task)
+    kind, steps = steps_of(page.domain, task)
     slots = page.slots.adding({"thing": thing(task)})
     skip = page.roll(len(steps))  # five of the kind's six or seven, in order
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
     lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
-    return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{page.say('steps-close')}"
+    closing = fill(page.pick(LEXICON.closes[kind]), slots) if kind in LEXICON.closes else page.say("steps-close")
+    return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{closing}"
 
 
 def _list(page: Page, places: Sequence[str]) -> str:
