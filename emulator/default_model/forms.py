@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import re
 
-from emulator.default_model import choices, grammar
+from emulator.default_model import choices, grammar, recipes
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
@@ -144,6 +144,9 @@ def _read(q: Question) -> Ask:
     m = _LETTER.match(text) if _may(plain, _LETTER_WORDS) else None
     if m:
         return _letter(m["rest"], low, q)
+    said = _recipe(text, low, q)
+    if said is not None:
+        return said
     m = _LOOKUP.match(text) if _may(plain, _LOOKUP_WORDS) else None
     if m and m["h"].lower() in _FACTS:
         return Ask("short", _np(m["s"]), other="lookup")
@@ -197,6 +200,29 @@ def _read(q: Question) -> Ask:
     if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
         return Ask("followup", "")
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
+
+
+# "a recipe for pancakes", "recipes for a vegan chili"; "a good lasagna recipe", "your best pancake recipe".
+_RECIPE_FOR = re.compile(r".*?\brecipes?\s+(?:for|of|to make|to cook|to bake)\s+(?P<s>.+?)[.?!]*$", _I)
+_RECIPE_AFTER = re.compile(
+    r".*?\b(?:a|an|your|the|some|my|any|good|great|easy|simple)\s+(?P<s>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+recipes?\b", _I
+)
+_COOKING = frozenset(("make", "cook", "bake", "prepare", "fry", "roast", "grill", "whip", "brew", "blend"))
+
+
+def _recipe(text: str, low: str, q: Question) -> Ask | None:
+    """A request for a recipe: "a recipe for X" (unless X is success or disaster), "an X recipe", or a how-to
+    whose verb is cooking's and whose object is a dish ("How do I make guacamole?", not "make a bed")."""
+    if "recipe" in low:
+        m = _RECIPE_FOR.match(text) or _RECIPE_AFTER.match(text)
+        if m and recipes.is_food(m["s"]) and not low.startswith(("what is a recipe", "what's a recipe")):
+            return Ask("recipe", recipes.find(_np(m["s"])).name)
+    if q.kind == "steps" and q.clause:
+        verb, _, rest = q.clause.partition(" ")
+        rest = rest.removeprefix("up ") if verb.lower() == "whip" else rest
+        if verb.lower() in _COOKING and rest and recipes.is_dish(rest):
+            return Ask("recipe", recipes.find(_np(rest)).name, task=q.clause)
+    return None
 
 
 _WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)

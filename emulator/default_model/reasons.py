@@ -106,6 +106,7 @@ _ASKED = {
     "code": "The user wants code for {subject}.",
     "advice": "The user asks for advice on whether or how to {task}.",
     "joke": "The user wants {kind}{about}.",
+    "recipe": "The user wants a recipe for {subject}.",
 }
 _PLANS = {
     "short": "I will keep the answer to one or two sentences.",
@@ -129,4 +130,5 @@ _PLANS = {
     "code": "I will write a small, runnable piece of code and say how to use it.",
     "advice": "I will name the few points that usually decide it, then suggest a next step.",
     "joke": "A short, clean one fits best, with the point saved for the end.",
+    "recipe": "I will open with one line, list the ingredients, give the method as numbered steps and end with a tip.",
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import advice, edits, grammar, jokes, tales, verse
+from emulator.default_model import advice, edits, grammar, jokes, recipes, tales, verse
 from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
@@ -338,7 +338,8 @@ def _list(page: Page, places: Sequence[str]) -> str:
         page.fresh("aspect")
         label, _, point = page.say("list-item").partition(": ")
         items.append(f"- **{label}**: {point}")
-    return f"{page.say('list-open')}\n\n" + "\n".join(items) + f"\n\n{page.say('list-close')}"
+    opening = page.say("list-open" if grammar.is_plural(page.slots["task"]) else "list-open-one")
+    return f"{opening}\n\n" + "\n".join(items) + f"\n\n{page.say('list-close')}"
 
 
 def _ideas(page: Page, places: Sequence[str]) -> str:
@@ -384,4 +385,5 @@ WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "code": _code,
     "advice": advice.advice,
     "joke": jokes.joke,
+    "recipe": recipes.recipe,
 }
