@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import re
 
-from emulator.default_model import choices, grammar, recipes
+from emulator.default_model import choices, everyday, grammar
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
@@ -21,7 +21,11 @@ from emulator.default_model.question import read as read_question
 
 _I = re.I
 _SAY_HELLO = re.compile(
-    r"(?:please |can you |could you )?(?:say|wave) (?:hi|hello|hey|good \w+)\b.{0,24}$|how are you\b.{0,12}$", re.I
+    r"(?:please |can you |could you )?(?:say|wave) (?:hi|hello|hey|good \w+)\b.{0,24}$"
+    r"|(?:(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?: there)?\W+)?"
+    r"(?:how are you|how's it going|how is it going|how are things|how's your day|how is your day|how have you been"
+    r"|how do you do|what's up)\b.{0,16}$",
+    re.I,
 )
 # The phrase to translate, in double quotes or single ones (an apostrophe inside a word is not a quote).
 _QUOTED = r"(?:[\"“](?P<d>[^\"”]+)[\"”]|(?<!\w)['‘](?P<q>.+?)['’](?!\w))"
@@ -120,7 +124,11 @@ def _read(q: Question) -> Ask:
     # 300,000 instructions a question; 95,000 for "Tell me about rate limits." now).
     plain = {w for w in _NEEDED if w in low} if text.isascii() else None
     if q.kind == "greeting" or _may(plain, _HELLO_WORDS) and _SAY_HELLO.match(text):
-        return Ask("greeting", "")
+        return Ask("greeting", "", other="how" if everyday.HOW_ARE_YOU.search(text) else "")
+    if len(text) < 64 and "?" not in text and _may(plain, _SMALL_TALK_WORDS):
+        sort = everyday.small_talk(text)
+        if sort:
+            return Ask("greeting", "", other=sort)
     for pattern, needed in zip(_TRANSLATE, _TRANSLATE_WORDS, strict=True):
         m = pattern.match(text) if _may(plain, needed) else None
         if m:
@@ -144,12 +152,16 @@ def _read(q: Question) -> Ask:
     m = _LETTER.match(text) if _may(plain, _LETTER_WORDS) else None
     if m:
         return _letter(m["rest"], low, q)
-    said = _recipe(text, low, q)
+    said = everyday.recipe(text, low, q)
     if said is not None:
         return said
     m = _LOOKUP.match(text) if _may(plain, _LOOKUP_WORDS) else None
     if m and m["h"].lower() in _FACTS:
         return Ask("short", _np(m["s"]), other="lookup")
+    tips = everyday.tips(text, low)
+    if tips is not None:
+        task, other = tips
+        return Ask("steps", _topic(q), task=task, other=other, count=q.count or _count(low) if other else 0)
     said = choices.advice(text)
     if said is not None:
         return said
@@ -202,29 +214,6 @@ def _read(q: Question) -> Ask:
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
 
 
-# "a recipe for pancakes", "recipes for a vegan chili"; "a good lasagna recipe", "your best pancake recipe".
-_RECIPE_FOR = re.compile(r".*?\brecipes?\s+(?:for|of|to make|to cook|to bake)\s+(?P<s>.+?)[.?!]*$", _I)
-_RECIPE_AFTER = re.compile(
-    r".*?\b(?:a|an|your|the|some|my|any|good|great|easy|simple)\s+(?P<s>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+recipes?\b", _I
-)
-_COOKING = frozenset(("make", "cook", "bake", "prepare", "fry", "roast", "grill", "whip", "brew", "blend"))
-
-
-def _recipe(text: str, low: str, q: Question) -> Ask | None:
-    """A request for a recipe: "a recipe for X" (unless X is success or disaster), "an X recipe", or a how-to
-    whose verb is cooking's and whose object is a dish ("How do I make guacamole?", not "make a bed")."""
-    if "recipe" in low:
-        m = _RECIPE_FOR.match(text) or _RECIPE_AFTER.match(text)
-        if m and recipes.is_food(m["s"]) and not low.startswith(("what is a recipe", "what's a recipe")):
-            return Ask("recipe", recipes.find(_np(m["s"])).name)
-    if q.kind == "steps" and q.clause:
-        verb, _, rest = q.clause.partition(" ")
-        rest = rest.removeprefix("up ") if verb.lower() == "whip" else rest
-        if verb.lower() in _COOKING and rest and recipes.is_dish(rest):
-            return Ask("recipe", recipes.find(_np(rest)).name, task=q.clause)
-    return None
-
-
 _WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)
 
 
@@ -247,7 +236,10 @@ def _may(plain: set[str] | None, words: tuple[str, ...]) -> bool:
 
 
 # What each pattern above needs, in lower case: one of these words is in any text it matches.
-_HELLO_WORDS = ("say ", "wave ", "how are you")
+_HELLO_WORDS: tuple[str, ...] = ("say ", "wave ", "how are you", "how's it", "how is it", "how are things")
+_HELLO_WORDS += ("how's your", "how is your", "how have you", "how do you do", "what's up")
+_SMALL_TALK_WORDS: tuple[str, ...] = ("thank", "thx", "ty", "cheers", "appreciated", "bye", "good night", "see you")
+_SMALL_TALK_WORDS += ("see ya", "later", "have a")
 _TRANSLATE_WORDS: tuple[tuple[str, ...], ...] = (("translate",), ("say",))
 _VERSE_WORDS: tuple[tuple[str, ...], ...] = (
     ("haiku",),
@@ -269,7 +261,15 @@ _JOKE_WORDS = ("joke", "riddle", "fact", "pun", "laugh")
 _LOOKUP_WORDS = ("give me", "tell me", "find", "look up", "name", "get me", "know", "what")
 _NEEDED = frozenset(
     w
-    for words in (_HELLO_WORDS, *_TRANSLATE_WORDS, *_VERSE_WORDS, _LETTER_WORDS, *_COMPARE_WORDS, _PROSCONS_WORDS)
+    for words in (
+        _HELLO_WORDS,
+        _SMALL_TALK_WORDS,
+        *_TRANSLATE_WORDS,
+        *_VERSE_WORDS,
+        _LETTER_WORDS,
+        *_COMPARE_WORDS,
+        _PROSCONS_WORDS,
+    )
     for w in words
 ) | {"call", "name", "what", "define", *_IDEAS_WORDS, *_EXPLAIN_WORDS, *_JOKE_WORDS, *_LOOKUP_WORDS}
 

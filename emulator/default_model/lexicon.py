@@ -93,7 +93,7 @@ class Lexicon:
     cued: Mapping[str, tuple[int, ...]]  # a cue word → the domains it cues, by index
     verbs: frozenset[str]  # verbs in their base form (lexicon/verbs.txt)
     howto: Mapping[str, tuple[frozenset[str], Steps]]  # steps by the kind of task: its verbs, its steps
-    phrases: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]  # a task's first word → (phrase, kind), longest first
+    phrases: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]  # a first word → (phrase, kind), longest first
     closes: Mapping[str, tuple[str, ...]]  # a how-to's closing sentences by its kind of task, where it has its own
     things: Mapping[str, Thing]  # common things by each of their names, lower case (lexicon/things.txt)
     senses: Mapping[str, frozenset[str]]  # a word → the words that give it another sense (things.txt [senses])

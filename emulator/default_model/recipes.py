@@ -80,9 +80,9 @@ DISHES, KINDS, KIND_WORDS, FRAMES = _load()
 
 # Words of a request that do not change which dish it is ("an easy homemade lasagna" is a lasagna).
 _FILLERS = frozenset(
-    """a an the some my your our easy simple quick quickest easiest good great best perfect classic traditional
-    authentic basic delicious tasty nice proper homemade home-made really very favorite favourite own decent
-    """.split()
+    ["a", "an", "the", "some", "my", "your", "our", "easy", "simple", "quick", "quickest", "easiest", "good", "great"]
+    + ["best", "perfect", "classic", "traditional", "authentic", "basic", "delicious", "tasty", "nice", "proper"]
+    + ["homemade", "home-made", "really", "very", "favorite", "favourite", "own", "decent"]
 )
 # Where a dish's name ends and what is said of it begins: "pancakes from scratch", "curry for four people".
 _END = re.compile(r"\s+(?:from|for|at|in|without|using|that|which|so|like|on|tonight|today|please)\b.*$", re.I)

@@ -51,7 +51,9 @@ def _paragraph(page: Page, *sections: str) -> str:
 
 
 def _greeting(page: Page, places: Sequence[str]) -> str:
-    return page.pick(FRAMES["greeting"])
+    """A greeting back; to "how are you" an answer first, to thanks "you're welcome", to a goodbye a goodbye."""
+    sort = page.ask.other
+    return page.pick(FRAMES[f"greeting-{sort}" if sort else "greeting"])
 
 
 def _followup(page: Page, places: Sequence[str]) -> str:
@@ -326,9 +328,29 @@ def _steps(page: Page, places: Sequence[str]) -> str:
     slots = page.slots.adding({"thing": thing(task)})
     skip = page.roll(len(steps))  # five of the kind's six or seven, in order
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
-    lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
     closing = fill(page.pick(LEXICON.closes[kind]), slots) if kind in LEXICON.closes else page.say("steps-close")
+    if page.ask.other == "tips":  # "Any tips for staying focused?": the kind's steps as tips
+        return _tips(page, steps, slots, closing)
+    lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
     return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{closing}"
+
+
+def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str) -> str:
+    """Tips for a task: as many of its kind's steps as asked for (five when it does not say), in their order."""
+    asked = page.ask.count
+    kept = list(steps)
+    while len(kept) > (asked if 0 < asked <= len(steps) else min(5, len(steps))):
+        kept.pop(page.roll(len(kept)))
+    lines = [f"- **{label}**: {fill(sentence, slots)}" for label, sentence in kept]
+    if 0 < asked <= len(steps):
+        count = slots.adding({"count": _NUMBERS[asked]})
+        opening = fill(page.pick(FRAMES["tips-open-count"]), count)
+    else:
+        opening = fill(page.pick(FRAMES["tips-open"]), slots)
+    return f"{opening}\n\n" + "\n".join(lines) + f"\n\n{closing}"
+
+
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
 def _list(page: Page, places: Sequence[str]) -> str:
