@@ -115,4 +115,4 @@ def _base(gerund: str) -> str:
     return f"{stem}e" if stem.endswith(_TAKES_E) else stem
 
 
-_TAKES_E = ("v", "z", "at", "ag", "dg", "ur", "ar", "ak", "ok", "ik", "uc", "id", "ut", "iz", "is", "ac", "rg")
+_TAKES_E = ("v", "z", "at", "ag", "dg", "ur", "ar", "ak", "ok", "ik", "uc", "id", "ut", "iz", "is", "ac", "rg", "com")

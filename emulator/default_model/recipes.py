@@ -103,7 +103,7 @@ class Found:
 def find(phrase: str) -> Found:
     """The dish `phrase` names: "easy homemade pancakes" → the table's pancakes; "vegan pancakes" → a dish of
     the batter kind (no table dish: its ingredients would not be vegan); "bibimbap" → no kind known."""
-    said = _END.sub("", phrase.strip(" .?!\"'")).strip()
+    said = _END.sub("", phrase.strip(" .?!\"'")).strip(" ,;:.?!")
     words = [w for w in said.lower().replace("’", "'").split() if w not in _FILLERS]
     key = " ".join(words)
     dish = DISHES.get(key)
@@ -140,7 +140,8 @@ def is_food(phrase: str) -> bool:
 def recipe(page: Page, places: Sequence[str]) -> str:
     """A recipe for the dish `page.ask.subject` names: the table's, or the general method of its kind."""
     found = find(page.ask.subject)
-    facts = {"subject": found.name, "dish": found.name, "is": "are" if _many(found.name.split()[-1]) else "is"}
+    many = _many(found.name.split()[-1])
+    facts = {"subject": found.name, "dish": found.name, "is": "are" if many else "is", "them": "them" if many else "it"}
     if found.dish is not None:
         dish = found.dish
         slots = Slots({**facts, "serves": dish.serves, "time": dish.time}, page.domain.lists, page.dice)

@@ -269,6 +269,7 @@ _TAKEN_FROM = re.compile(r"\b(?:out of|off|from) (.+)", re.I)
 _PARTICLES = frozenset(("up", "out", "off", "down", "on", "over", "away", "back"))
 _OWNING = frozenset(("a", "an", "the", "your", "my"))  # words before a subject's own that are not part of it
 _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
+_ENDS |= {"indoors", "outdoors", "inside", "outside", "faster", "quickly", "properly", "safely", "yourself"}
 
 
 def steps_of(domain: Domain, task: str) -> tuple[str, Steps]:
@@ -276,7 +277,7 @@ def steps_of(domain: Domain, task: str) -> tuple[str, Steps]:
     else its domain's where they fit any task of the domain (kind ""), else steps that fit any task. A technical
     task ("fix a merge conflict", "build a website", "talk to an API") takes its domain's steps over an everyday
     kind's."""
-    technical = domain.name in _TECHNICAL
+    technical = domain.name in _TECHNICAL and _PHYSICAL.isdisjoint(task.lower().split())
     kind = LEXICON.kind_of(task)
     if kind and (not technical or kind in _ANY_DOMAIN):
         return kind, LEXICON.howto[kind][1]
@@ -298,6 +299,11 @@ def steps_of(domain: Domain, task: str) -> tuple[str, Steps]:
     return "any", LEXICON.howto["any"][1]
 
 
+# What says a thing to fix is a physical one, whatever domain its noun cues ("a wobbly table" is no database's).
+_PHYSICAL = frozenset(
+    ["wobbly", "loose", "squeaky", "creaky", "leaky", "leaking", "dripping", "cracked", "torn", "ripped", "stuck"]
+    + ["jammed", "wonky", "rattling", "sagging", "scratched", "dented", "chipped", "bent", "peeling", "wooden"]
+)
 _ANY_DOMAIN = frozenset(("learn", "habit"))  # kinds that fit a technical task too ("learn to code")
 _EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant"))
 _WRITING = frozenset(("write", "draft", "compose"))
