@@ -419,3 +419,29 @@ def test_a_phrase_is_plural_by_the_noun_before_its_preposition() -> None:
 
     assert not grammar.is_plural("a recipe for pancakes") and not grammar.is_plural("a summary of the options")
     assert grammar.is_plural("tips for new runners") and grammar.is_plural("the benefits of yoga")
+
+
+# --- letters for an occasion ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Write a thank-you note to my neighbor for watering my plants.", r"thank you for watering my plants"),
+        ("Write an apology email to a client for the missed meeting.", r"apologize for the missed meeting"),
+        ("Write a birthday card for my best friend.", r"happy birthday"),
+        ("Write a congratulations message for my cousin's graduation.", r"congratulations on your graduation"),
+        ("Write a sympathy card to a friend who lost her dog.", r"sympathy"),
+        ("Write a get well card for my dad.", r"recovery|feel better"),
+        ("Draft an invitation to our summer barbecue.", r"join me for our summer barbecue"),
+    ],
+)
+def test_a_letter_for_an_occasion_says_what_the_occasion_calls_for(nlp: Any, question: str, said: str) -> None:
+    text, reasoning = answer(question)
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert lines[0].startswith("Subject: ") and re.match(r"(?:Dear|Hi) ", lines[1]), text
+    assert re.search(r"(?:regards|wishes),$", lines[-2]), text
+    assert re.search(said, text, re.I), text
+    assert not re.search(r"I am writing to you about|share a few thoughts", text), text  # the letter of no occasion
+    assert not re.search(r"\bthank-they\b|\bthey-", reasoning), reasoning
+    assert not _grammar(nlp, text, question, "email")

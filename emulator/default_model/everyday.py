@@ -1,6 +1,7 @@
 """Everyday requests read for their form, beside `forms`' table: small talk that is no request ("Thanks, that
-helped!", "Bye for now"), a request for a recipe ("a recipe for pancakes", "How do I make guacamole?"), and tips
-or the best way for a task said as a verb ("Any tips for staying focused?", "What's the best way to learn to code?").
+helped!", "Bye for now"), a request for a recipe ("a recipe for pancakes", "How do I make guacamole?"), tips or
+the best way for a task said as a verb ("Any tips for staying focused?", "What's the best way to learn to code?"),
+and a letter for an occasion ("a thank-you note to my teacher", "a birthday message for my sister").
 """
 
 from __future__ import annotations
@@ -116,3 +117,51 @@ def _base(gerund: str) -> str:
 
 
 _TAKES_E = ("v", "z", "at", "ag", "dg", "ur", "ar", "ak", "ok", "ik", "uc", "id", "ut", "iz", "is", "ac", "rg", "com")
+
+
+# A letter's occasion, by the words of the request (the first that matches): what its body says is the occasion's.
+_OCCASIONS = (
+    ("invitation", ("invitation", "invite", "inviting")),
+    ("thanks", ("thank-you", "thank you", "thanks", "thanking", "gratitude", "appreciation")),
+    ("apology", ("apology", "apologize", "apologise", "apologizing", "apologising", "sorry")),
+    ("birthday", ("birthday",)),
+    ("congratulations", ("congratulat", "promotion", "graduation", "engagement", "new baby")),
+    ("sympathy", ("condolence", "sympathy", "passing", "loss of", "bereavement")),
+    ("get-well", ("get well", "get-well", "recovery", "feel better", "in hospital")),
+    ("farewell", ("farewell", "goodbye", "leaving", "retirement", "retiring")),
+    ("welcome", ("welcome", "welcoming")),
+)
+# What a letter for an occasion is read as: the subject its reasoning names, with {r} what it is for.
+_OCCASION_SUBJECTS = {
+    "thanks": "thanks for {r}",
+    "apology": "an apology for {r}",
+    "birthday": "a happy birthday",
+    "congratulations": "congratulations on {r}",
+    "sympathy": "sympathy for {r}",
+    "get-well": "wishes for a quick recovery",
+    "farewell": "a goodbye",
+    "welcome": "a welcome to {r}",
+}
+_FORMAL = ("formal", "customer", "client", "professor", "manager", "boss", "landlord", "council", "company")
+_THEIRS = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their)\s+)?[\w-]+'s\s+", _I)  # "a coworker's promotion"
+_EVENT = re.compile(r"\b(?:to|for) (?P<e>(?:my|our|a|the) .+)", _I)  # "to my housewarming party"
+
+
+def occasion(low: str) -> str:
+    """The occasion a letter asked for is written for ("thanks", "birthday"…), from the request in lower case."""
+    return next((name for name, cues in _OCCASIONS if any(c in low for c in cues)), "")
+
+
+def occasion_letter(occasion: str, about: str, rest: str, recipient: str, low: str) -> Ask:
+    """A letter for `occasion` to `recipient`, `about` what it says it is for ("helping me with my exams"), kept in
+    the writer's own words (its `source`); an invitation's event from "to my housewarming party"."""
+    about = _THEIRS.sub("your ", about.strip(" .!?")) if about else ""
+    if occasion == "invitation":
+        event = about or (m["e"].strip(" .!?") if (m := _EVENT.search(rest)) else "")
+        return Ask("email", flip(event) or "a get-together", source=event, recipient="friends", register="friendly")
+    register = "formal" if any(w in low for w in _FORMAL) else "friendly"
+    said = _OCCASION_SUBJECTS[occasion]
+    if not about and "{r}" in said:  # "thanks for {r}" with nothing said it is for: "thanks"
+        said = said.split(" {r}")[0].rsplit(" ", 1)[0]
+    subject = said.format(r=flip(about))
+    return Ask("email", subject, other=occasion, source=about, recipient=recipient, register=register)

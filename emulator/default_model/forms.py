@@ -56,7 +56,8 @@ _JOKE = re.compile(
     _I,
 )
 _LETTER = re.compile(
-    r"(?:please )?(?:write|draft|compose|send)\b.*?\b(?:e-?mail|letter|note|message)\b(?P<rest>.*)", _I
+    r"(?:please )?(?:write|draft|compose|send)\b.*?\b(?:e-?mail|letter|note|message|card|invitation)s?\b(?P<rest>.*)",
+    _I,
 )
 _RECIPIENT = re.compile(r"\bto (?:my |our |the |a )?(?P<r>[a-z]+(?: [a-z]+)?)", _I)
 _MINE = re.compile(r"\b(?:my|our) (?P<r>[a-z]+)", _I)
@@ -247,7 +248,7 @@ _VERSE_WORDS: tuple[tuple[str, ...], ...] = (
     ("poem", "verse", "sonnet", "ode"),
     ("story", "tale", "fable"),
 )
-_LETTER_WORDS = ("mail", "letter", "note", "message")
+_LETTER_WORDS = ("mail", "letter", "note", "message", "card", "invitation")
 _COMPARE_WORDS: tuple[tuple[str, ...], ...] = (
     ("vs", "versus"),
     ("difference",),
@@ -310,9 +311,14 @@ _ASKING_TO = re.compile(
 
 def _letter(rest: str, low: str, q: Question) -> Ask:
     recipient = _MINE.search(rest) or _RECIPIENT.search(rest)
-    who = recipient["r"].split()[0] if recipient else ""
+    named = recipient["r"].split() if recipient else [""]
+    who = named[1] if len(named) > 1 and named[0].lower() in _ADJECTIVES else named[0]  # "a new employee"
     who = "" if who in ("ask", "request", "invite", "say", "tell") else who
     register = _register(low)
+    occasion = everyday.occasion(low)
+    if occasion:  # a thank-you note, an apology, a birthday card: the occasion, and what it is for if said
+        about = _LETTER_ABOUT.search(rest)
+        return everyday.occasion_letter(occasion, about["s"] if about else "", rest, who, low)
     asking = _ASKING_TO.search(rest)
     if asking:  # its purpose is a thing to do: "a request to fix the heating", the clause its task
         task = _np(asking["t"])
@@ -320,6 +326,9 @@ def _letter(rest: str, low: str, q: Question) -> Ask:
     about = _LETTER_ABOUT.search(rest)
     subject = _np(about["s"]) if about else _topic(q)
     return Ask("email", subject, recipient=who, register=register)
+
+
+_ADJECTIVES = frozenset(("new", "old", "dear", "best", "former", "future", "close", "favorite", "favourite"))
 
 
 def _register(low: str) -> str:

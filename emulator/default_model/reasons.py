@@ -74,7 +74,7 @@ _FOLLOWED = ("The user wants more without naming a subject.", "I should ask whic
 _CREATIVE = frozenset(
     ("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "joke")
 )
-_YOUR = re.compile(r"\b(?:(\w+) )?(your|yours|yourself|you're|you)\b")
+_YOUR = re.compile(r"\b(?:(\w+) )?(?<![-\w])(your|yours|yourself|you're|you)\b(?!-)")
 _THEIR = {"your": "their", "yours": "theirs", "yourself": "themselves", "you're": "they're"}
 # Before "you" as the subject of a clause ("when you squat"); after any other word "you" is an object ("for you").
 _SUBJECT = frozenset(
