@@ -445,3 +445,32 @@ def test_a_letter_for_an_occasion_says_what_the_occasion_calls_for(nlp: Any, que
     assert not re.search(r"I am writing to you about|share a few thoughts", text), text  # the letter of no occasion
     assert not re.search(r"\bthank-they\b|\bthey-", reasoning), reasoning
     assert not _grammar(nlp, text, question, "email")
+
+
+# --- what to cook, and a plan asked for in the imperative ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "food"),
+    [
+        ("What should I cook for dinner tonight?", ""),
+        ("What can I make with eggs and bread?", "egg"),
+        ("What should we have for breakfast?", ""),
+        ("What can I cook with lentils?", "lentil"),
+    ],
+)
+def test_asked_what_to_cook_it_suggests_dishes_it_can_give_recipes_for(nlp: Any, question: str, food: str) -> None:
+    from emulator.default_model import recipes
+
+    text, reasoning = answer(question)
+    named = re.findall(r"^- \*\*([^*]+)\*\* \(about [^)]+\): .+\.$", text, re.M)
+    assert len(named) == 4 and len(set(named)) == 4, text
+    assert all(n.lower() in recipes.DISHES for n in named)  # each one a dish it can give the recipe of
+    assert not food or food in text.lower().partition("\n- ")[2].partition("\n- ")[0].lower(), text  # uses it first
+    assert "Regret" not in text and "cook" in reasoning
+    assert not _grammar(nlp, text, question, "recipe")  # its list: dishes named and said in a phrase
+
+
+def test_a_plan_asked_for_in_the_imperative_gets_steps() -> None:
+    text = answer("Plan a weekend trip to the mountains.")[0]
+    assert len(_numbered(text)) >= 5 and "plan a weekend trip to the mountains" in text, text

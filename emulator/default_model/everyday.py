@@ -53,9 +53,23 @@ _RECIPE_AFTER = re.compile(
 _COOKING = frozenset(("make", "cook", "bake", "prepare", "fry", "roast", "grill", "whip", "brew", "blend"))
 
 
+# "What should I cook for dinner?", "What can I make with chicken and rice?": dishes to choose from.
+_WHAT_TO_COOK = re.compile(
+    r"(?:so,? )?what (?:should|can|could|shall) (?:i|we) (?:cook|make|have|eat|bake)"
+    r"(?: for (?P<m>breakfast|lunch|dinner|supper|tea|brunch|dessert))?"
+    r"(?: (?:tonight|today|this evening|this week))?(?: (?:with|using) (?P<w>[^?.!]+?))?"
+    r"(?: (?:tonight|today|this evening|this week))?[.?!]*$",
+    _I,
+)
+
+
 def recipe(text: str, low: str, q: Question) -> Ask | None:
     """A request for a recipe: "a recipe for X" (unless X is success or disaster), "an X recipe", or a how-to
     whose verb is cooking's and whose object is a dish ("How do I make guacamole?", not "make a bed")."""
+    if low.startswith(("what ", "so")) and (m := _WHAT_TO_COOK.match(text)):
+        meal = {"supper": "dinner", "tea": "dinner", "brunch": "breakfast"}.get((m["m"] or "").lower(), m["m"] or "")
+        subject = f"{meal or 'a meal'} with {m['w']}" if m["w"] else meal or "a meal"
+        return Ask("recipe", subject, other="suggest", task=m["w"] or "", source=meal.lower())
     if "recipe" in low:
         m = _RECIPE_FOR.match(text) or _RECIPE_AFTER.match(text)
         if m and recipes.is_food(m["s"]) and not low.startswith(("what is a recipe", "what's a recipe")):

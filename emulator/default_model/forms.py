@@ -159,6 +159,9 @@ def _read(q: Question) -> Ask:
     m = _LOOKUP.match(text) if _may(plain, _LOOKUP_WORDS) else None
     if m and m["h"].lower() in _FACTS:
         return Ask("short", _np(m["s"]), other="lookup")
+    if low.startswith(_PLANNING) and "?" not in text and q.kind in ("short", "prose"):  # "Plan a trip to Rome."
+        plan = text[8:] if low.startswith("help me ") else text
+        return Ask("steps", _topic(q), task=flip(plan[:1].lower() + plan[1:]))
     tips = everyday.tips(text, low)
     if tips is not None:
         task, other = tips
@@ -328,6 +331,7 @@ def _letter(rest: str, low: str, q: Question) -> Ask:
     return Ask("email", subject, recipient=who, register=register)
 
 
+_PLANNING = ("plan ", "organize ", "organise ", "help me plan ", "help me organize ")
 _ADJECTIVES = frozenset(("new", "old", "dear", "best", "former", "future", "close", "favorite", "favourite"))
 
 

@@ -39,6 +39,8 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
         if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
             what = f"The user wants to know whether to {task}, and so how {subject} and {ask.other} compare."
         said = [_theirs(what), _TIPS_PLAN if ask.other == "tips" else _PLANS[ask.form]]
+        if ask.form == "recipe" and ask.other == "suggest":
+            said = [f"The user wants ideas for what to cook: {subject}.", _SUGGEST_PLAN]
         if ask.form not in _CREATIVE:
             said.append(
                 fill("It is a question from {field}, so plain words and one idea at a time serve best.", page.slots)
@@ -125,6 +127,7 @@ _ASKED = {
     "joke": "The user wants {kind}{about}.",
     "recipe": "The user wants a recipe for {subject}.",
 }
+_SUGGEST_PLAN = "I will suggest a few dishes I can give full recipes for, each with a line on what it is."
 _TIPS_PLAN = "I will give a few practical tips, each with a short explanation."
 _PLANS = {
     "short": "I will keep the answer to one or two sentences.",

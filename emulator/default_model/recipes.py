@@ -24,6 +24,8 @@ class Dish:
     """A dish of the table, as lexicon/recipes.txt describes it."""
 
     name: str
+    meals: frozenset[str]
+    summary: str
     serves: str
     time: str
     ingredients: tuple[str, ...]
@@ -59,7 +61,17 @@ def _load() -> tuple[Mapping[str, Dish], Mapping[str, Kind], Mapping[str, Kind],
         sort, _, name = title.partition(" ")
         if sort == "dish":
             f = _fields(lines)
-            dish = Dish(name, f["serves"][0], f["time"][0], tuple(f["ingredient"]), tuple(f["step"]), f["tip"][0])
+            meals = frozenset(m.strip() for m in f["meal"][0].split("|"))
+            dish = Dish(
+                name,
+                meals,
+                f["summary"][0],
+                f["serves"][0],
+                f["time"][0],
+                tuple(f["ingredient"]),
+                tuple(f["step"]),
+                f["tip"][0],
+            )
             for alias in " | ".join(f["names"]).split(" | "):
                 dishes[alias.strip().lower()] = dish
         elif sort == "kind":
@@ -138,7 +150,10 @@ def is_food(phrase: str) -> bool:
 
 
 def recipe(page: Page, places: Sequence[str]) -> str:
-    """A recipe for the dish `page.ask.subject` names: the table's, or the general method of its kind."""
+    """A recipe for the dish `page.ask.subject` names: the table's, or the general method of its kind; or, asked
+    what to cook (`Ask.other` "suggest"), a few dishes of the table to choose from."""
+    if page.ask.other == "suggest":
+        return _suggest(page)
     found = find(page.ask.subject)
     many = _many(found.name.split()[-1])
     facts = {"subject": found.name, "dish": found.name, "is": "are" if many else "is", "them": "them" if many else "it"}
@@ -157,3 +172,32 @@ def recipe(page: Page, places: Sequence[str]) -> str:
     diet = next((FRAMES[f"diet {w}"][0] for w in found.name.lower().split() if f"diet {w}" in FRAMES), "")
     tip = f"{page.pick(kind.tips)} {fill(diet or page.pick(FRAMES['close-kind']), slots)}"
     return f"{opening}\n\n**What you will need**\n\n{need}\n\n**Method**\n\n{steps}\n\n**Tip:** {tip}"
+
+
+_TABLE = tuple(dict.fromkeys(DISHES.values()))  # each dish once, in the file's order
+_MAIN = frozenset(("breakfast", "lunch", "dinner"))  # a meal, when the question names none
+
+
+def _suggest(page: Page) -> str:
+    """What to cook (`Ask.source` the meal, `Ask.task` what the user has to cook with): four dishes of the table
+    for that meal, those using what they have first, each with what it is and how long it takes."""
+    meal, having = page.ask.source, frozenset(w.strip(",.").lower() for w in page.ask.task.split()) - _JOINING
+    fits = [d for d in _TABLE if meal in d.meals or not meal and d.meals & _MAIN] or list(_TABLE)
+    chosen: list[Dish] = []
+    while fits and len(chosen) < 4:  # the dishes that use most of what they have, a face of the dice among equals
+        most = max(_uses(d, having) for d in fits)
+        best = [d for d in fits if _uses(d, having) == most]
+        chosen.append(fits.pop(fits.index(best[page.roll(len(best))])))
+    lines = "\n".join(f"- **{capital(d.name)}** (about {d.time}): {d.summary}." for d in chosen)
+    said = f" with {page.ask.task}" if page.ask.task else f" for {meal}" if meal else ""
+    slots = Slots({"subject": meal or "a meal", "for_meal": said}, page.domain.lists, page.dice)
+    opening, closing = fill(page.pick(FRAMES["suggest-open"]), slots), page.pick(FRAMES["suggest-close"])
+    return f"{opening}\n\n{lines}\n\n{closing}"
+
+
+_JOINING = frozenset(("and", "some", "a", "an", "the", "or", "of", "leftover", "leftovers"))
+
+
+def _uses(dish: Dish, having: frozenset[str]) -> int:
+    """How many of the foods the user has (`having`) the dish's ingredients name."""
+    return sum(any(h in i.lower() for i in dish.ingredients) for h in having)
