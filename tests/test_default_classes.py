@@ -474,3 +474,10 @@ def test_asked_what_to_cook_it_suggests_dishes_it_can_give_recipes_for(nlp: Any,
 def test_a_plan_asked_for_in_the_imperative_gets_steps() -> None:
     text = answer("Plan a weekend trip to the mountains.")[0]
     assert len(_numbered(text)) >= 5 and "plan a weekend trip to the mountains" in text, text
+
+
+def test_a_dish_asked_for_without_something_gets_no_table_recipe_and_says_what_to_replace() -> None:
+    text = answer("How do I bake bread without yeast?")[0]
+    assert "7 g fast-action dried yeast" not in text and "without yeast puts in its place" in text, text
+    need = text.partition("**What you will need**")[2].partition("**Method**")[0]
+    assert "yeast" not in need.lower(), need

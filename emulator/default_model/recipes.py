@@ -98,6 +98,7 @@ _FILLERS = frozenset(
 )
 # Where a dish's name ends and what is said of it begins: "pancakes from scratch", "curry for four people".
 _END = re.compile(r"\s+(?:from|for|at|in|without|using|that|which|so|like|on|tonight|today|please)\b.*$", re.I)
+_WITHOUT = re.compile(r"\b(?:without|no|instead of|minus)\b|\w-free\b", re.I)
 # What a "recipe for" that is no dish is for: "a recipe for success", "a recipe for disaster".
 _NOT_FOOD = frozenset(("success", "disaster", "happiness", "failure", "chaos", "trouble", "love", "life", "peace"))
 
@@ -118,13 +119,15 @@ def find(phrase: str) -> Found:
     said = _END.sub("", phrase.strip(" .?!\"'")).strip(" ,;:.?!")
     words = [w for w in said.lower().replace("’", "'").split() if w not in _FILLERS]
     key = " ".join(words)
-    dish = DISHES.get(key)
+    dish = None if _WITHOUT.search(phrase) else DISHES.get(key)  # "bread without yeast" is not the table's loaf
     if dish is not None:
         return Found(dish.name, dish, None)
     head = key.split(" with ", 1)[0].split()
     kind = KIND_WORDS.get(head[-1]) if head else None
     if kind is None and head:
         kind = KIND_WORDS.get(grammar.singular(head[-1]))
+    if _WITHOUT.search(phrase):  # the name keeps what it is made without: "bread without yeast"
+        said = phrase.strip(" ,;:.?!\"'")
     named = [w for w in said.split() if w.lower() not in _FILLERS]
     article = said.split()[0].lower() if said else ""
     if article in ("a", "an") and named and not _many(named[-1]):  # "a carrot cake", as asked
@@ -165,15 +168,19 @@ def recipe(page: Page, places: Sequence[str]) -> str:
         steps = "\n".join(f"{n}. {s}" for n, s in enumerate(dish.steps, 1))
         return f"{opening}\n\n**Ingredients**\n\n{ingredients}\n\n**Method**\n\n{steps}\n\n**Tip:** {dish.tip}"
     kind = found.kind or KINDS["dish"]
-    slots = Slots(facts, page.domain.lists, page.dice)
+    left = _LEFT_OUT.search(found.name)  # "bread without yeast": what the usual method has, and this leaves out
+    slots = Slots({**facts, "left": left["x"] if left else ""}, page.domain.lists, page.dice)
     opening = f"{fill(page.pick(FRAMES['open-kind']), slots)} {fill(page.pick(kind.about), slots)}"
-    need = "\n".join(f"- {capital(n)}" for n in kind.need)
+    if left:
+        opening += f" {fill(FRAMES['left-out'][0], slots)}"
+    need = "\n".join(f"- {capital(n)}" for n in kind.need if not left or left["x"].lower() not in n.lower())
     steps = "\n".join(f"{n}. {fill(s, slots)}" for n, s in enumerate(kind.steps, 1))
     diet = next((FRAMES[f"diet {w}"][0] for w in found.name.lower().split() if f"diet {w}" in FRAMES), "")
     tip = f"{page.pick(kind.tips)} {fill(diet or page.pick(FRAMES['close-kind']), slots)}"
     return f"{opening}\n\n**What you will need**\n\n{need}\n\n**Method**\n\n{steps}\n\n**Tip:** {tip}"
 
 
+_LEFT_OUT = re.compile(r"\b(?:without|no|minus) (?:any )?(?P<x>[a-z]+(?: [a-z]+)?)$", re.I)
 _TABLE = tuple(dict.fromkeys(DISHES.values()))  # each dish once, in the file's order
 _MAIN = frozenset(("breakfast", "lunch", "dinner"))  # a meal, when the question names none
 
