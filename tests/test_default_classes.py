@@ -247,3 +247,237 @@ def test_an_advice_question_gets_points_that_decide_it_its_clause_said_as_a_verb
 
 def test_a_choice_between_two_things_stays_a_comparison() -> None:
     assert forms.read(read("Should I use Python or Go for a web server?")).form == "compare"
+
+
+# --- recipes: a dish of the table, a dish of a known kind, and what is no dish ---------------------------------
+
+_ANY_STEPS = ("Find out what it takes", "Gather what you need", "Try a small test first", "Work in order")
+
+
+def _numbered(text: str) -> list[str]:
+    return re.findall(r"^\d+\.\s+(.+)$", text, re.M)
+
+
+@pytest.mark.parametrize(
+    ("question", "dish"),
+    [
+        ("Could you share a recipe for French toast?", "french toast"),
+        ("How do I make brownies?", "brownies"),
+        ("I'd like a recipe for banana bread.", "banana bread"),
+        ("How do I cook scrambled eggs?", "scrambled eggs"),
+        ("How to make hummus", "hummus"),
+        ("What's your favourite recipe for egg fried rice?", "fried rice"),
+    ],
+)
+def test_a_recipe_of_the_table_has_ingredients_with_amounts_numbered_steps_and_a_tip(
+    nlp: Any, question: str, dish: str
+) -> None:
+    text, reasoning = answer(question)
+    assert forms.read(read(question)).form == "recipe"
+    assert dish in text.lower() and "recipe" in reasoning, text
+    head, _, rest = text.partition("**Ingredients**")
+    ingredients, _, method = rest.partition("**Method**")
+    items = re.findall(r"^- (.+)$", ingredients, re.M)
+    assert len(items) >= 3 and sum(bool(re.match(r"\d", i)) for i in items) >= len(items) // 3, items
+    assert len(_numbered(method)) >= 4 and "**Tip:**" in method, text
+    assert 60 <= len(words(text)) <= 400
+    assert len(_grammar(nlp, text, question, "recipe")) <= 2  # the parser takes some imperatives for nouns
+
+
+@pytest.mark.parametrize(
+    ("question", "dish", "kind"),
+    [
+        ("How do I make a vegetable soup?", "vegetable soup", "soup"),
+        ("Give me a recipe for beef tacos.", "beef tacos", "sandwich"),
+        ("How do I bake oatmeal cookies?", "oatmeal cookies", "cake"),
+        ("How do I make a lamb tagine?", "lamb tagine", "stew"),
+        ("Recipe for a Greek yogurt dip, please", "Greek yogurt dip", "sauce"),
+        ("Can you give me a recipe for jollof rice?", "jollof rice", "grain"),
+        ("I need a recipe for bibimbap.", "bibimbap", "dish"),
+    ],
+)
+def test_a_dish_not_in_the_table_gets_its_kinds_method_naming_it_and_no_amounts(
+    nlp: Any, question: str, dish: str, kind: str
+) -> None:
+    from emulator.default_model import recipes
+
+    text = answer(question)[0]
+    found = recipes.find(forms.read(read(question)).subject)
+    assert found.dish is None and (found.kind.name if found.kind else "dish") == kind
+    need = text.partition("**What you will need**")[2].partition("**Method**")[0]
+    assert re.findall(r"^- ", need, re.M) and not re.search(r"\d", need), need  # no amounts it cannot know
+    assert "exact amounts" in text
+    assert sum(dish.lower() in s.lower() for s in _numbered(text)) >= 1 and text.count(dish) >= 3, text
+    assert len(_grammar(nlp, text, question, "recipe")) <= 2  # the parser takes some imperatives for nouns
+
+
+def test_a_recipe_for_a_diet_says_how_to_adapt_it_rather_than_giving_the_tables_eggs() -> None:
+    text = answer("Can I get a recipe for vegan brownies?")[0]
+    assert "3 eggs" not in text and "vegan" in text.partition("**Tip:**")[2], text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I make a paper boat?",
+        "How do I make a good first impression?",
+        "What is the recipe for a happy life?",
+        "How do I make my website faster?",
+        "How do I make a budget spreadsheet?",
+    ],
+)
+def test_what_is_no_dish_gets_no_recipe(question: str) -> None:
+    assert forms.read(read(question)).form != "recipe"
+    assert "**Ingredients**" not in answer(question)[0]
+
+
+# --- how-to steps by the kind of task --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "thing", "marks"),
+    [
+        ("How do I fix a wobbly table?", "table", ("cause", "test|check")),  # repairs: diagnose, make safe, fix, test
+        ("How can I mend a hole in my jeans?", "hole", ("cause", "test|check")),
+        ("How do I unjam a stapler?", "stapler", ("cause", "test|check")),
+        ("How do I get good at bowling?", "bowling", ("practice", "feedback")),  # a skill
+        ("How can I improve at golf?", "golf", ("practice", "feedback")),
+        ("How can I become a better listener?", "listener", ("practice", "feedback")),
+        ("How do I quit vaping?", "vaping", ("small", "slips")),  # a habit
+        ("How do I cope with loneliness?", "loneliness", ("talk", "patient")),  # hard feelings
+        ("How do I tell my roommate to clean up?", "roommate", ("moment", "listen")),  # a hard conversation
+        ("How do I hang shelves on a wall?", "shelves", ("measure", "level")),  # making things by hand
+    ],
+)
+def test_a_how_to_gets_the_steps_of_its_kind_of_task_naming_it(
+    nlp: Any, question: str, thing: str, marks: tuple[str, ...]
+) -> None:
+    text = answer(question)[0]
+    steps = _numbered(text)
+    assert len(steps) >= 5 and not any(s.startswith(f"**{a}") for s in steps for a in _ANY_STEPS), text
+    assert sum(thing in s.lower() for s in steps) >= 2, steps
+    assert all(re.search(m, text.lower()) for m in marks), text
+    assert not _grammar(nlp, text, question, "steps")
+
+
+def test_a_technical_fix_keeps_its_domains_steps() -> None:
+    text = answer("How do I fix a memory leak in Python?")[0]
+    assert "Make it safe" not in text and "**Read the error in full**" in text, text
+
+
+@pytest.mark.parametrize(
+    ("question", "task", "count"),
+    [
+        ("Give me three tips for learning to swim.", "learn to swim", 3),
+        ("What are five ways to waste less food?", "waste less food", 5),
+        ("Any tips on keeping houseplants alive?", "keep houseplants alive", 5),
+        ("Do you have any advice for overcoming stage fright?", "overcome stage fright", 5),
+    ],
+)
+def test_tips_for_a_task_are_as_many_as_asked_and_name_it(nlp: Any, question: str, task: str, count: int) -> None:
+    text, reasoning = answer(question)
+    items = re.findall(r"^- \*\*[^*]+\*\*: (.+)$", text, re.M)
+    assert len(items) == count and task in text and task in reasoning, text
+    assert "can improve" not in text and "None of these is guaranteed" not in text  # no benefit frames
+    assert not _grammar(nlp, text, question, "list")
+
+
+def test_the_best_way_to_do_something_is_answered_with_steps() -> None:
+    text = answer("What's the easiest way to learn to juggle?")[0]
+    assert len(_numbered(text)) >= 5 and "learn to juggle" in text, text
+
+
+# --- small talk and agreement ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Thanks a lot!", r"welcome|glad"),
+        ("Cheers, that fixed it.", r"welcome|glad"),
+        ("Perfect, thank you very much.", r"welcome|glad"),
+        ("Goodbye!", r"care|good day|come back"),
+        ("Hello, how are you today?", r"\bwell\b|\bgood\b"),
+    ],
+)
+def test_small_talk_gets_a_short_reply_in_kind(question: str, said: str) -> None:
+    text, reasoning = answer(question)
+    assert re.search(said, text, re.I) and len(words(text)) <= 20, text
+    assert not re.search(r"offline|look(?:ing)? (?:it |facts )?up|matter of record", text), text
+    assert "user" in reasoning
+
+
+@pytest.mark.parametrize(
+    "question", ["Give me a summary of the options for a pension.", "List the benefits of yoga.", "Give me a recipe."]
+)
+def test_a_singular_phrase_never_meets_a_plural_frame(question: str) -> None:
+    assert not re.search(r"\bhere are an? ", answer(question)[0], re.I)
+
+
+def test_a_phrase_is_plural_by_the_noun_before_its_preposition() -> None:
+    from emulator.default_model import grammar
+
+    assert not grammar.is_plural("a recipe for pancakes") and not grammar.is_plural("a summary of the options")
+    assert grammar.is_plural("tips for new runners") and grammar.is_plural("the benefits of yoga")
+
+
+# --- letters for an occasion ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Write a thank-you note to my neighbor for watering my plants.", r"thank you for watering my plants"),
+        ("Write an apology email to a client for the missed meeting.", r"apologize for the missed meeting"),
+        ("Write a birthday card for my best friend.", r"happy birthday"),
+        ("Write a congratulations message for my cousin's graduation.", r"congratulations on your graduation"),
+        ("Write a sympathy card to a friend who lost her dog.", r"sympathy"),
+        ("Write a get well card for my dad.", r"recovery|feel better"),
+        ("Draft an invitation to our summer barbecue.", r"join me for our summer barbecue"),
+    ],
+)
+def test_a_letter_for_an_occasion_says_what_the_occasion_calls_for(nlp: Any, question: str, said: str) -> None:
+    text, reasoning = answer(question)
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert lines[0].startswith("Subject: ") and re.match(r"(?:Dear|Hi) ", lines[1]), text
+    assert re.search(r"(?:regards|wishes),$", lines[-2]), text
+    assert re.search(said, text, re.I), text
+    assert not re.search(r"I am writing to you about|share a few thoughts", text), text  # the letter of no occasion
+    assert not re.search(r"\bthank-they\b|\bthey-", reasoning), reasoning
+    assert not _grammar(nlp, text, question, "email")
+
+
+# --- what to cook, and a plan asked for in the imperative ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "food"),
+    [
+        ("What should I cook for dinner tonight?", ""),
+        ("What can I make with eggs and bread?", "egg"),
+        ("What should we have for breakfast?", ""),
+        ("What can I cook with lentils?", "lentil"),
+    ],
+)
+def test_asked_what_to_cook_it_suggests_dishes_it_can_give_recipes_for(nlp: Any, question: str, food: str) -> None:
+    from emulator.default_model import recipes
+
+    text, reasoning = answer(question)
+    named = re.findall(r"^- \*\*([^*]+)\*\* \(about [^)]+\): .+\.$", text, re.M)
+    assert len(named) == 4 and len(set(named)) == 4, text
+    assert all(n.lower() in recipes.DISHES for n in named)  # each one a dish it can give the recipe of
+    assert not food or food in text.lower().partition("\n- ")[2].partition("\n- ")[0].lower(), text  # uses it first
+    assert "Regret" not in text and "cook" in reasoning
+    assert not _grammar(nlp, text, question, "recipe")  # its list: dishes named and said in a phrase
+
+
+def test_a_plan_asked_for_in_the_imperative_gets_steps() -> None:
+    text = answer("Plan a weekend trip to the mountains.")[0]
+    assert len(_numbered(text)) >= 5 and "plan a weekend trip to the mountains" in text, text
+
+
+def test_a_dish_asked_for_without_something_gets_no_table_recipe_and_says_what_to_replace() -> None:
+    text = answer("How do I bake bread without yeast?")[0]
+    assert "7 g fast-action dried yeast" not in text and "without yeast puts in its place" in text, text
+    need = text.partition("**What you will need**")[2].partition("**Method**")[0]
+    assert "yeast" not in need.lower(), need

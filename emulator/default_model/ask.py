@@ -13,7 +13,7 @@ from emulator.default_model.question import flip
 Form = Literal[
     "greeting", "short", "definition", "why", "compare", "proscons", "steps", "ideas", "haiku", "limerick",
     "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "list", "explain", "code", "followup",
-    "advice", "joke",
+    "advice", "joke", "recipe",
 ]  # fmt: skip
 
 

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import re
 
-from emulator.default_model import choices, grammar
+from emulator.default_model import choices, everyday, grammar
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
@@ -21,7 +21,11 @@ from emulator.default_model.question import read as read_question
 
 _I = re.I
 _SAY_HELLO = re.compile(
-    r"(?:please |can you |could you )?(?:say|wave) (?:hi|hello|hey|good \w+)\b.{0,24}$|how are you\b.{0,12}$", re.I
+    r"(?:please |can you |could you )?(?:say|wave) (?:hi|hello|hey|good \w+)\b.{0,24}$"
+    r"|(?:(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?: there)?\W+)?"
+    r"(?:how are you|how's it going|how is it going|how are things|how's your day|how is your day|how have you been"
+    r"|how do you do|what's up)\b.{0,16}$",
+    re.I,
 )
 # The phrase to translate, in double quotes or single ones (an apostrophe inside a word is not a quote).
 _QUOTED = r"(?:[\"“](?P<d>[^\"”]+)[\"”]|(?<!\w)['‘](?P<q>.+?)['’](?!\w))"
@@ -52,7 +56,8 @@ _JOKE = re.compile(
     _I,
 )
 _LETTER = re.compile(
-    r"(?:please )?(?:write|draft|compose|send)\b.*?\b(?:e-?mail|letter|note|message)\b(?P<rest>.*)", _I
+    r"(?:please )?(?:write|draft|compose|send)\b.*?\b(?:e-?mail|letter|note|message|card|invitation)s?\b(?P<rest>.*)",
+    _I,
 )
 _RECIPIENT = re.compile(r"\bto (?:my |our |the |a )?(?P<r>[a-z]+(?: [a-z]+)?)", _I)
 _MINE = re.compile(r"\b(?:my|our) (?P<r>[a-z]+)", _I)
@@ -120,7 +125,11 @@ def _read(q: Question) -> Ask:
     # 300,000 instructions a question; 95,000 for "Tell me about rate limits." now).
     plain = {w for w in _NEEDED if w in low} if text.isascii() else None
     if q.kind == "greeting" or _may(plain, _HELLO_WORDS) and _SAY_HELLO.match(text):
-        return Ask("greeting", "")
+        return Ask("greeting", "", other="how" if everyday.HOW_ARE_YOU.search(text) else "")
+    if len(text) < 64 and "?" not in text and _may(plain, _SMALL_TALK_WORDS):
+        sort = everyday.small_talk(text)
+        if sort:
+            return Ask("greeting", "", other=sort)
     for pattern, needed in zip(_TRANSLATE, _TRANSLATE_WORDS, strict=True):
         m = pattern.match(text) if _may(plain, needed) else None
         if m:
@@ -144,9 +153,19 @@ def _read(q: Question) -> Ask:
     m = _LETTER.match(text) if _may(plain, _LETTER_WORDS) else None
     if m:
         return _letter(m["rest"], low, q)
+    said = everyday.recipe(text, low, q)
+    if said is not None:
+        return said
     m = _LOOKUP.match(text) if _may(plain, _LOOKUP_WORDS) else None
     if m and m["h"].lower() in _FACTS:
         return Ask("short", _np(m["s"]), other="lookup")
+    if low.startswith(_PLANNING) and "?" not in text and q.kind in ("short", "prose"):  # "Plan a trip to Rome."
+        plan = text[8:] if low.startswith("help me ") else text
+        return Ask("steps", _topic(q), task=flip(plan[:1].lower() + plan[1:]))
+    tips = everyday.tips(text, low)
+    if tips is not None:
+        task, other = tips
+        return Ask("steps", _topic(q), task=task, other=other, count=q.count or _count(low) if other else 0)
     said = choices.advice(text)
     if said is not None:
         return said
@@ -221,7 +240,10 @@ def _may(plain: set[str] | None, words: tuple[str, ...]) -> bool:
 
 
 # What each pattern above needs, in lower case: one of these words is in any text it matches.
-_HELLO_WORDS = ("say ", "wave ", "how are you")
+_HELLO_WORDS: tuple[str, ...] = ("say ", "wave ", "how are you", "how's it", "how is it", "how are things")
+_HELLO_WORDS += ("how's your", "how is your", "how have you", "how do you do", "what's up")
+_SMALL_TALK_WORDS: tuple[str, ...] = ("thank", "thx", "ty", "cheers", "appreciated", "bye", "good night", "see you")
+_SMALL_TALK_WORDS += ("see ya", "later", "have a")
 _TRANSLATE_WORDS: tuple[tuple[str, ...], ...] = (("translate",), ("say",))
 _VERSE_WORDS: tuple[tuple[str, ...], ...] = (
     ("haiku",),
@@ -229,7 +251,7 @@ _VERSE_WORDS: tuple[tuple[str, ...], ...] = (
     ("poem", "verse", "sonnet", "ode"),
     ("story", "tale", "fable"),
 )
-_LETTER_WORDS = ("mail", "letter", "note", "message")
+_LETTER_WORDS = ("mail", "letter", "note", "message", "card", "invitation")
 _COMPARE_WORDS: tuple[tuple[str, ...], ...] = (
     ("vs", "versus"),
     ("difference",),
@@ -243,7 +265,15 @@ _JOKE_WORDS = ("joke", "riddle", "fact", "pun", "laugh")
 _LOOKUP_WORDS = ("give me", "tell me", "find", "look up", "name", "get me", "know", "what")
 _NEEDED = frozenset(
     w
-    for words in (_HELLO_WORDS, *_TRANSLATE_WORDS, *_VERSE_WORDS, _LETTER_WORDS, *_COMPARE_WORDS, _PROSCONS_WORDS)
+    for words in (
+        _HELLO_WORDS,
+        _SMALL_TALK_WORDS,
+        *_TRANSLATE_WORDS,
+        *_VERSE_WORDS,
+        _LETTER_WORDS,
+        *_COMPARE_WORDS,
+        _PROSCONS_WORDS,
+    )
     for w in words
 ) | {"call", "name", "what", "define", *_IDEAS_WORDS, *_EXPLAIN_WORDS, *_JOKE_WORDS, *_LOOKUP_WORDS}
 
@@ -284,9 +314,14 @@ _ASKING_TO = re.compile(
 
 def _letter(rest: str, low: str, q: Question) -> Ask:
     recipient = _MINE.search(rest) or _RECIPIENT.search(rest)
-    who = recipient["r"].split()[0] if recipient else ""
+    named = recipient["r"].split() if recipient else [""]
+    who = named[1] if len(named) > 1 and named[0].lower() in _ADJECTIVES else named[0]  # "a new employee"
     who = "" if who in ("ask", "request", "invite", "say", "tell") else who
     register = _register(low)
+    occasion = everyday.occasion(low)
+    if occasion:  # a thank-you note, an apology, a birthday card: the occasion, and what it is for if said
+        about = _LETTER_ABOUT.search(rest)
+        return everyday.occasion_letter(occasion, about["s"] if about else "", rest, who, low)
     asking = _ASKING_TO.search(rest)
     if asking:  # its purpose is a thing to do: "a request to fix the heating", the clause its task
         task = _np(asking["t"])
@@ -294,6 +329,10 @@ def _letter(rest: str, low: str, q: Question) -> Ask:
     about = _LETTER_ABOUT.search(rest)
     subject = _np(about["s"]) if about else _topic(q)
     return Ask("email", subject, recipient=who, register=register)
+
+
+_PLANNING = ("plan ", "organize ", "organise ", "help me plan ", "help me organize ")
+_ADJECTIVES = frozenset(("new", "old", "dear", "best", "former", "future", "close", "favorite", "favourite"))
 
 
 def _register(low: str) -> str:

@@ -60,12 +60,19 @@ def singular(noun: str) -> str:
     return _ENGINE.singular_noun(noun) or noun if is_plural(noun) else noun
 
 
+_PREPOSITIONS = frozenset(("of", "for", "to", "in", "on", "with", "about", "from", "at", "by", "without", "like"))
+
+
 @functools.lru_cache(maxsize=4096)
 def is_plural(phrase: str) -> bool:
-    """Whether the noun phrase `phrase` (its last word) is plural: "Docker builds" is, "analysis" and "DNS" not."""
+    """Whether the noun phrase `phrase` (its last word, or the last before a preposition) is plural: "Docker
+    builds" and "tips for runners" are, "analysis", "DNS" and "a recipe for pancakes" not."""
     words = phrase.split()
     if not words:
         return False
+    cut = next((i for i, w in enumerate(words) if i and w in _PREPOSITIONS), 0)
+    if cut:  # "a recipe for pancakes", "tips for new runners": the noun before the preposition says
+        words = words[:cut]
     head = words[-1].strip("`'\".,")
     if phrase.lower() in ("you", "we", "they"):
         return True

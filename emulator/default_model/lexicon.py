@@ -93,6 +93,8 @@ class Lexicon:
     cued: Mapping[str, tuple[int, ...]]  # a cue word → the domains it cues, by index
     verbs: frozenset[str]  # verbs in their base form (lexicon/verbs.txt)
     howto: Mapping[str, tuple[frozenset[str], Steps]]  # steps by the kind of task: its verbs, its steps
+    phrases: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]  # a first word → (phrase, kind), longest first
+    closes: Mapping[str, tuple[str, ...]]  # a how-to's closing sentences by its kind of task, where it has its own
     things: Mapping[str, Thing]  # common things by each of their names, lower case (lexicon/things.txt)
     senses: Mapping[str, frozenset[str]]  # a word → the words that give it another sense (things.txt [senses])
     heads: frozenset[str]  # the last word of each name in `things`: a subject ending on another names none
@@ -100,6 +102,17 @@ class Lexicon:
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
         return next(((kind, steps) for kind, (verbs, steps) in self.howto.items() if verb in verbs), None)
+
+    def kind_of(self, task: str) -> str:
+        """The kind of task (a section of lexicon/howto.txt) whose phrase opens `task` ("get better at chess":
+        learn), the longest phrase first; "" when none does."""
+        words = task.lower().split()
+        for phrase, kind in self.phrases.get(words[0] if words else "", ()):
+            if len(words) >= len(phrase) and all(
+                w == p or p == "*ing" and w.endswith("ing") for w, p in zip(words, phrase, strict=False)
+            ):
+                return kind
+        return ""
 
     def thing(self, subject: str, context: frozenset[str] = frozenset()) -> Thing | None:
         """The common thing `subject` names (lexicon/things.txt), if it is one: "a refrigerator", "solar panels",
@@ -182,15 +195,23 @@ def load() -> Lexicon:
     cues = {cue: tuple(indexes) for cue, indexes in cued.items()}
     verbs = frozenset(word for line in sections("verbs")["verbs"] for word in line.split())
     howto = {}
+    phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    closes: dict[str, tuple[str, ...]] = {}
     for kind, lines in sections("howto").items():
         task = _domain(kind, lines)
         howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
+        if "close" in task.lists:
+            closes[kind] = task.lists["close"]
+        for phrase in task.lists.get("phrases", ()):
+            words = tuple(phrase.lower().split())
+            phrases.setdefault(words[0], []).append((words, kind))
+    opening = {first: tuple(sorted(found, key=lambda p: -len(p[0]))) for first, found in phrases.items()}
     read = sections("things")
     things = dict(pair for line in read["things"] for pair in _things(line))
     senses = {word: frozenset(cues.split()) for word, _, cues in (line.partition(": ") for line in read["senses"])}
     frames, verse, letters = sections("frames"), sections("verse"), sections("letters")
     heads = frozenset(name.rpartition(" ")[2] for name in things)
-    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, things, senses, heads)
+    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, opening, closes, things, senses, heads)
 
 
 LEXICON = load()

@@ -20,7 +20,7 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
     if after_tools:
         said = [f"The tool results are in: {after_tools}.", f"Now I can answer the question about {subject}."]
     elif ask.form == "greeting":
-        said = list(_GREETED)
+        said = list(_SMALL_TALK.get(ask.other, _GREETED))
     elif ask.form == "followup":
         said = list(_FOLLOWED)
     else:
@@ -38,7 +38,9 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
         what = what.replace(" to the reader", "").replace("why work on ", "why ")
         if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
             what = f"The user wants to know whether to {task}, and so how {subject} and {ask.other} compare."
-        said = [_theirs(what), _PLANS[ask.form]]
+        said = [_theirs(what), _TIPS_PLAN if ask.other == "tips" else _PLANS[ask.form]]
+        if ask.form == "recipe" and ask.other == "suggest":
+            said = [f"The user wants ideas for what to cook: {subject}.", _SUGGEST_PLAN]
         if ask.form not in _CREATIVE:
             said.append(
                 fill("It is a question from {field}, so plain words and one idea at a time serve best.", page.slots)
@@ -53,11 +55,28 @@ _GREETED = (
     "A short, friendly reply fits.",
     "I will greet them back and ask what they need.",
 )
+_SMALL_TALK = {
+    "how": (
+        "The user is greeting me and asking how I am.",
+        "A short, friendly answer fits.",
+        "I will say I am well and ask what they need.",
+    ),
+    "thanks": (
+        "The user is thanking me.",
+        "A short, warm reply fits.",
+        "I will say they are welcome and offer more help.",
+    ),
+    "bye": (
+        "The user is saying goodbye.",
+        "A short, friendly farewell fits.",
+        "I will wish them well and say they can come back.",
+    ),
+}
 _FOLLOWED = ("The user wants more without naming a subject.", "I should ask which part to expand on.")
 _CREATIVE = frozenset(
     ("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "joke")
 )
-_YOUR = re.compile(r"\b(?:(\w+) )?(your|yours|yourself|you're|you)\b")
+_YOUR = re.compile(r"\b(?:(\w+) )?(?<![-\w])(your|yours|yourself|you're|you)\b(?!-)")
 _THEIR = {"your": "their", "yours": "theirs", "yourself": "themselves", "you're": "they're"}
 # Before "you" as the subject of a clause ("when you squat"); after any other word "you" is an object ("for you").
 _SUBJECT = frozenset(
@@ -106,7 +125,10 @@ _ASKED = {
     "code": "The user wants code for {subject}.",
     "advice": "The user asks for advice on whether or how to {task}.",
     "joke": "The user wants {kind}{about}.",
+    "recipe": "The user wants a recipe for {subject}.",
 }
+_SUGGEST_PLAN = "I will suggest a few dishes I can give full recipes for, each with a line on what it is."
+_TIPS_PLAN = "I will give a few practical tips, each with a short explanation."
 _PLANS = {
     "short": "I will keep the answer to one or two sentences.",
     "definition": "I will define it first, then say how it works, and close with an example.",
@@ -129,4 +151,5 @@ _PLANS = {
     "code": "I will write a small, runnable piece of code and say how to use it.",
     "advice": "I will name the few points that usually decide it, then suggest a next step.",
     "joke": "A short, clean one fits best, with the point saved for the end.",
+    "recipe": "I will open with one line, list the ingredients, give the method as numbered steps and end with a tip.",
 }

@@ -133,20 +133,43 @@ def email(page: Page, places: Sequence[str]) -> str:
         purpose, about = "ask", _MINE.sub(lambda m: _OWN[m.group()], ask.task)
     if purpose == "other" and ask.recipient in ("team", "friends", "everyone"):
         purpose = "invitation"
+    if purpose == "invitation":  # the writer's own event, as they said it: "my housewarming party", "our barbecue"
+        about = ask.source or _MINE.sub(lambda m: _OWN[m.group()], about)
     people = list(page.people) or ["Alex Morgan", "Sam Lee"]
     sender = people[page.roll(len(people))]
     if ask.recipient in ("team", "friends", "everyone", "colleagues", "family"):
         greeting = "Hi everyone,"
+    elif ask.register == "friendly" and ask.recipient in _FAMILY:  # "Hi Grandma,": a family's name for them
+        greeting = f"Hi {_FAMILY[ask.recipient]},"
     elif ask.register == "friendly":
         greeting = f"Hi {people[page.roll(len(people))].split()[0]},"
     else:
         greeting = f"Dear {ask.recipient.capitalize() or 'Sir or Madam'},"
     slots = {**page.slots.known(), "about": about}
+    if ask.other in _REASONS:  # an occasion: thanks, an apology, a birthday…; {reason} what it is for
+        purpose = ask.other
+        slots["reason"] = ask.source or _REASONS[purpose]
     body = "\n\n".join(fill(line, slots) for line in LETTERS[f"letter-{purpose}"])
     sign = "Best wishes," if ask.register == "friendly" else "Kind regards,"
     title = f"Request to {about}" if ask.task else capital(about)
+    if purpose in _REASONS:
+        title = fill(LETTERS["letter-subjects"][list(_REASONS).index(purpose)], slots)
     return f"Subject: {title}\n\n{greeting}\n\n{body}\n\n{sign}\n{sender}"
 
 
+# What a letter for an occasion is for when the request does not say, by occasion (lexicon/letters.txt's
+# [letter-subjects] gives their subject lines in this order).
+_REASONS = {
+    "thanks": "all your help",
+    "apology": "the trouble I caused",
+    "birthday": "your birthday",
+    "congratulations": "your wonderful news",
+    "sympathy": "your loss",
+    "get-well": "your recovery",
+    "farewell": "all the time we have worked together",
+    "welcome": "the team",
+}
+_FAMILY = {"mom": "Mom", "mum": "Mum", "mother": "Mom", "dad": "Dad", "father": "Dad", "grandma": "Grandma"}
+_FAMILY |= {"grandmother": "Grandma", "grandpa": "Grandpa", "grandfather": "Grandpa", "nan": "Nan", "granny": "Granny"}
 _MINE = re.compile(r"\byours?\b|\byourself\b")
 _OWN = {"your": "my", "yours": "mine", "yourself": "myself"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import advice, edits, grammar, jokes, tales, verse
+from emulator.default_model import advice, edits, grammar, jokes, recipes, tales, verse
 from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
@@ -51,7 +51,9 @@ def _paragraph(page: Page, *sections: str) -> str:
 
 
 def _greeting(page: Page, places: Sequence[str]) -> str:
-    return page.pick(FRAMES["greeting"])
+    """A greeting back; to "how are you" an answer first, to thanks "you're welcome", to a goodbye a goodbye."""
+    sort = page.ask.other
+    return page.pick(FRAMES[f"greeting-{sort}" if sort else "greeting"])
 
 
 def _followup(page: Page, places: Sequence[str]) -> str:
@@ -267,23 +269,45 @@ _TAKEN_FROM = re.compile(r"\b(?:out of|off|from) (.+)", re.I)
 _PARTICLES = frozenset(("up", "out", "off", "down", "on", "over", "away", "back"))
 _OWNING = frozenset(("a", "an", "the", "your", "my"))  # words before a subject's own that are not part of it
 _ENDS = frozenset(("on", "in", "at", "for", "with", "without", "from", "to", "by", "so", "when", "before", "after"))
+_ENDS |= {"indoors", "outdoors", "inside", "outside", "faster", "quickly", "properly", "safely", "yourself"}
 
 
-def steps_of(domain: Domain, task: str) -> Steps:
-    """A how-to's steps: those of the kind of task its verb names (lexicon/howto.txt), else its domain's where
-    they fit any task of the domain, else steps that fit any task."""
+def steps_of(domain: Domain, task: str) -> tuple[str, Steps]:
+    """A how-to's kind and steps: those of the kind of task its opening words or its verb name (lexicon/howto.txt),
+    else its domain's where they fit any task of the domain (kind ""), else steps that fit any task. A technical
+    task ("fix a merge conflict", "build a website", "talk to an API") takes its domain's steps over an everyday
+    kind's."""
+    technical = domain.name in _TECHNICAL and _PHYSICAL.isdisjoint(task.lower().split())
+    kind = LEXICON.kind_of(task)
+    if kind and (not technical or kind in _ANY_DOMAIN):
+        return kind, LEXICON.howto[kind][1]
     verb = "remove" if _TAKING_OUT.match(task) else task.split(" ", 1)[0].lower()
     found = LEXICON.steps_for(verb)
     if domain.name == "travel" and verb in _TRAVELLING:
-        return domain.steps
-    if found and (found[0] != "setup" or domain.name in _TECHNICAL):
-        return found[1]
+        return "", domain.steps
+    if technical and (found is None or found[0] in _EVERYDAY_KINDS) or verb == "improve" and domain.name in _OWN_STEPS:
+        return "", domain.steps  # "fix a bug", "build a website", "improve your sleep": the domain's own
+    if verb in _WRITING:  # a cover letter, a speech, an essay: the writer's steps
+        return "", _LANGUAGE.steps
+    if found and (found[0] != "setup" or technical):
+        return found
     doing = domain.lists.get("doing")
     if doing and verb not in doing:  # "get a stain out of a carpet" is no recipe, though it names wine
-        return LEXICON.howto["any"][1]
+        return "any", LEXICON.howto["any"][1]
     if domain.name in _OWN_STEPS or domain.name == "repair" and found is None:
-        return domain.steps
-    return LEXICON.howto["any"][1]
+        return "", domain.steps
+    return "any", LEXICON.howto["any"][1]
+
+
+# What says a thing to fix is a physical one, whatever domain its noun cues ("a wobbly table" is no database's).
+_PHYSICAL = frozenset(
+    ["wobbly", "loose", "squeaky", "creaky", "leaky", "leaking", "dripping", "cracked", "torn", "ripped", "stuck"]
+    + ["jammed", "wonky", "rattling", "sagging", "scratched", "dented", "chipped", "bent", "peeling", "wooden"]
+)
+_ANY_DOMAIN = frozenset(("learn", "habit"))  # kinds that fit a technical task too ("learn to code")
+_EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant"))
+_WRITING = frozenset(("write", "draft", "compose"))
+_LANGUAGE = next(d for d in LEXICON.domains if d.name == "language")
 
 
 def thing(task: str) -> str:
@@ -306,12 +330,33 @@ def thing(task: str) -> str:
 
 def _steps(page: Page, places: Sequence[str]) -> str:
     task = page.slots["task"]
-    steps = steps_of(page.domain, task)
+    kind, steps = steps_of(page.domain, task)
     slots = page.slots.adding({"thing": thing(task)})
     skip = page.roll(len(steps))  # five of the kind's six or seven, in order
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
+    closing = fill(page.pick(LEXICON.closes[kind]), slots) if kind in LEXICON.closes else page.say("steps-close")
+    if page.ask.other == "tips":  # "Any tips for staying focused?": the kind's steps as tips
+        return _tips(page, steps, slots, closing)
     lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
-    return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{page.say('steps-close')}"
+    return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{closing}"
+
+
+def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str) -> str:
+    """Tips for a task: as many of its kind's steps as asked for (five when it does not say), in their order."""
+    asked = page.ask.count
+    kept = list(steps)
+    while len(kept) > (asked if 0 < asked <= len(steps) else min(5, len(steps))):
+        kept.pop(page.roll(len(kept)))
+    lines = [f"- **{label}**: {fill(sentence, slots)}" for label, sentence in kept]
+    if 0 < asked <= len(steps):
+        count = slots.adding({"count": _NUMBERS[asked]})
+        opening = fill(page.pick(FRAMES["tips-open-count"]), count)
+    else:
+        opening = fill(page.pick(FRAMES["tips-open"]), slots)
+    return f"{opening}\n\n" + "\n".join(lines) + f"\n\n{closing}"
+
+
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
 def _list(page: Page, places: Sequence[str]) -> str:
@@ -321,7 +366,8 @@ def _list(page: Page, places: Sequence[str]) -> str:
         page.fresh("aspect")
         label, _, point = page.say("list-item").partition(": ")
         items.append(f"- **{label}**: {point}")
-    return f"{page.say('list-open')}\n\n" + "\n".join(items) + f"\n\n{page.say('list-close')}"
+    opening = page.say("list-open" if grammar.is_plural(page.slots["task"]) else "list-open-one")
+    return f"{opening}\n\n" + "\n".join(items) + f"\n\n{page.say('list-close')}"
 
 
 def _ideas(page: Page, places: Sequence[str]) -> str:
@@ -367,4 +413,5 @@ WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "code": _code,
     "advice": advice.advice,
     "joke": jokes.joke,
+    "recipe": recipes.recipe,
 }

@@ -1,0 +1,181 @@
+"""Everyday requests read for their form, beside `forms`' table: small talk that is no request ("Thanks, that
+helped!", "Bye for now"), a request for a recipe ("a recipe for pancakes", "How do I make guacamole?"), tips or
+the best way for a task said as a verb ("Any tips for staying focused?", "What's the best way to learn to code?"),
+and a letter for an occasion ("a thank-you note to my teacher", "a birthday message for my sister").
+"""
+
+from __future__ import annotations
+
+import re
+
+from emulator.default_model import recipes
+from emulator.default_model.ask import DETERMINERS as _DETERMINERS
+from emulator.default_model.ask import Ask
+from emulator.default_model.ask import np as _np
+from emulator.default_model.lexicon import LEXICON
+from emulator.default_model.question import Question, flip
+
+_I = re.I
+HOW_ARE_YOU = re.compile(r"\bhow(?:'s| (?:are|is|have|do)\b)|what's up", re.I)
+# Small talk that is no request: thanks ("Great, thanks!", "That helped a lot, thank you") and goodbyes.
+_SMALL_TALK = (
+    (
+        "thanks",
+        re.compile(
+            r"(?:(?:ok(?:ay)?|great|perfect|awesome|cool|nice|brilliant|wonderful|excellent|got it|that(?:'s| is)"
+            r" (?:great|perfect|helpful)|that (?:helped|helps|works|worked)(?: a lot)?)\W+)*"
+            r"(?:thanks|thank you|thx|ty|cheers|much appreciated|many thanks)\b[^?]{0,40}$"
+            r"|[^?]{0,40}\b(?:thanks|thank you)(?: (?:so|very) much)?(?: for \w+(?: \w+)?)?[.!]*$",
+            re.I,
+        ),
+    ),
+    (
+        "bye",
+        re.compile(
+            r"(?:(?:ok(?:ay)?|thanks|thank you)\W+)*(?:bye|goodbye|good night|see you|see ya|talk (?:to you )?later"
+            r"|have a (?:good|nice|great) (?:day|one|night|evening|weekend))\b.{0,20}$",
+            re.I,
+        ),
+    ),
+)
+
+
+def small_talk(text: str) -> str:
+    """The sort of small talk `text` is ("thanks", "bye"), or ""."""
+    return next((sort for sort, pattern in _SMALL_TALK if pattern.match(text)), "")
+
+
+# "a recipe for pancakes", "recipes for a vegan chili"; "a good lasagna recipe", "your best pancake recipe".
+_RECIPE_FOR = re.compile(r".*?\brecipes?\s+(?:for|of|to make|to cook|to bake)\s+(?P<s>.+?)[.?!]*$", _I)
+_RECIPE_AFTER = re.compile(
+    r".*?\b(?:a|an|your|the|some|my|any|good|great|easy|simple)\s+(?P<s>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+recipes?\b", _I
+)
+_COOKING = frozenset(("make", "cook", "bake", "prepare", "fry", "roast", "grill", "whip", "brew", "blend"))
+
+
+# "What should I cook for dinner?", "What can I make with chicken and rice?": dishes to choose from.
+_WHAT_TO_COOK = re.compile(
+    r"(?:so,? )?what (?:should|can|could|shall) (?:i|we) (?:cook|make|have|eat|bake)"
+    r"(?: for (?P<m>breakfast|lunch|dinner|supper|tea|brunch|dessert))?"
+    r"(?: (?:tonight|today|this evening|this week))?(?: (?:with|using) (?P<w>[^?.!]+?))?"
+    r"(?: (?:tonight|today|this evening|this week))?[.?!]*$",
+    _I,
+)
+
+
+def recipe(text: str, low: str, q: Question) -> Ask | None:
+    """A request for a recipe: "a recipe for X" (unless X is success or disaster), "an X recipe", or a how-to
+    whose verb is cooking's and whose object is a dish ("How do I make guacamole?", not "make a bed")."""
+    if low.startswith(("what ", "so")) and (m := _WHAT_TO_COOK.match(text)):
+        meal = {"supper": "dinner", "tea": "dinner", "brunch": "breakfast"}.get((m["m"] or "").lower(), m["m"] or "")
+        subject = f"{meal or 'a meal'} with {m['w']}" if m["w"] else meal or "a meal"
+        return Ask("recipe", subject, other="suggest", task=m["w"] or "", source=meal.lower())
+    if "recipe" in low:
+        m = _RECIPE_FOR.match(text) or _RECIPE_AFTER.match(text)
+        if m and recipes.is_food(m["s"]) and not low.startswith(("what is a recipe", "what's a recipe")):
+            return Ask("recipe", recipes.find(_np(m["s"])).name)
+    if q.kind == "steps" and q.clause:
+        verb, _, rest = q.clause.partition(" ")
+        rest = rest.removeprefix("up ") if verb.lower() == "whip" else rest
+        if verb.lower() in _COOKING and rest and recipes.is_dish(rest):
+            return Ask("recipe", recipes.find(_np(rest)).name, task=q.clause)
+    return None
+
+
+# "Any tips for staying focused?", "What are some ways to save money?"; "What's the best way to learn to code?"
+_TIPS = re.compile(r".*?\b(?:tips|ways|strategies|tricks|advice|hacks)\s+(?P<t>(?:for|to|on|about)\s+.+?)[.?!]*$", _I)
+_BEST_WAY = re.compile(
+    r".*?\b(?:best|easiest|quickest|fastest|simplest|right|smartest|cheapest|good) ways? to\s+(?P<t>.+?)[.?!]*$", _I
+)
+
+
+def tips(text: str, low: str) -> tuple[str, str] | None:
+    """Tips or "the best way" for a task said as a verb ("to save money", "for staying focused"): the task, and
+    "tips" for tips ("" for steps); a skill named by a gerund ("tips for public speaking") is one to get better
+    at. None when the request asks for neither."""
+    if "way" in low and (m := _BEST_WAY.match(text)):
+        task = flip(m["t"])
+        return (task, "") if task.split(" ", 1)[0].lower() in LEXICON.verbs else None
+    if not any(w in low for w in ("tip", "way", "strateg", "trick", "advice", "hack")):
+        return None
+    m = _TIPS.match(text)
+    task = _clause(flip(m["t"])) if m else ""
+    return (task, "tips") if task else None
+
+
+def _clause(said: str) -> str:
+    """A verb phrase for what tips are for: "to save money" → "save money", "for staying focused at work" → "stay
+    focused at work", "on public speaking" → "get better at public speaking"; "" for anything else."""
+    to, _, said = said.partition(" ")
+    words = said.split()
+    if not words:
+        return ""
+    first = words[0].lower()
+    if to.lower() == "to":
+        return said if first.isalpha() and first not in _DETERMINERS else ""  # "ways to" opens a verb phrase
+    if len(first) > 4 and first.endswith("ing"):
+        return " ".join([_base(first), *words[1:]])
+    if len(words) <= 3 and len(words[-1]) > 5 and words[-1].endswith("ing") and words[0] not in ("a", "an", "the"):
+        return f"get better at {said}"
+    return ""
+
+
+def _base(gerund: str) -> str:
+    """A verb's base form from its -ing form: "staying" → "stay", "running" → "run", "saving" → "save"."""
+    stem = gerund[:-3]
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" and stem[:-1] in LEXICON.verbs:
+        return stem[:-1]
+    if stem in LEXICON.verbs or f"{stem}e" in LEXICON.verbs:
+        return stem if stem in LEXICON.verbs else f"{stem}e"
+    return f"{stem}e" if stem.endswith(_TAKES_E) else stem
+
+
+_TAKES_E = ("v", "z", "at", "ag", "dg", "ur", "ar", "ak", "ok", "ik", "uc", "id", "ut", "iz", "is", "ac", "rg", "com")
+
+
+# A letter's occasion, by the words of the request (the first that matches): what its body says is the occasion's.
+_OCCASIONS = (
+    ("invitation", ("invitation", "invite", "inviting")),
+    ("thanks", ("thank-you", "thank you", "thanks", "thanking", "gratitude", "appreciation")),
+    ("apology", ("apology", "apologize", "apologise", "apologizing", "apologising", "sorry")),
+    ("birthday", ("birthday",)),
+    ("congratulations", ("congratulat", "promotion", "graduation", "engagement", "new baby")),
+    ("sympathy", ("condolence", "sympathy", "passing", "loss of", "bereavement")),
+    ("get-well", ("get well", "get-well", "recovery", "feel better", "in hospital")),
+    ("farewell", ("farewell", "goodbye", "leaving", "retirement", "retiring")),
+    ("welcome", ("welcome", "welcoming")),
+)
+# What a letter for an occasion is read as: the subject its reasoning names, with {r} what it is for.
+_OCCASION_SUBJECTS = {
+    "thanks": "thanks for {r}",
+    "apology": "an apology for {r}",
+    "birthday": "a happy birthday",
+    "congratulations": "congratulations on {r}",
+    "sympathy": "sympathy for {r}",
+    "get-well": "wishes for a quick recovery",
+    "farewell": "a goodbye",
+    "welcome": "a welcome to {r}",
+}
+_FORMAL = ("formal", "customer", "client", "professor", "manager", "boss", "landlord", "council", "company")
+_THEIRS = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their)\s+)?[\w-]+'s\s+", _I)  # "a coworker's promotion"
+_EVENT = re.compile(r"\b(?:to|for) (?P<e>(?:my|our|a|the) .+)", _I)  # "to my housewarming party"
+
+
+def occasion(low: str) -> str:
+    """The occasion a letter asked for is written for ("thanks", "birthday"…), from the request in lower case."""
+    return next((name for name, cues in _OCCASIONS if any(c in low for c in cues)), "")
+
+
+def occasion_letter(occasion: str, about: str, rest: str, recipient: str, low: str) -> Ask:
+    """A letter for `occasion` to `recipient`, `about` what it says it is for ("helping me with my exams"), kept in
+    the writer's own words (its `source`); an invitation's event from "to my housewarming party"."""
+    about = _THEIRS.sub("your ", about.strip(" .!?")) if about else ""
+    if occasion == "invitation":
+        event = about or (m["e"].strip(" .!?") if (m := _EVENT.search(rest)) else "")
+        return Ask("email", flip(event) or "a get-together", source=event, recipient="friends", register="friendly")
+    register = "formal" if any(w in low for w in _FORMAL) else "friendly"
+    said = _OCCASION_SUBJECTS[occasion]
+    if not about and "{r}" in said:  # "thanks for {r}" with nothing said it is for: "thanks"
+        said = said.split(" {r}")[0].rsplit(" ", 1)[0]
+    subject = said.format(r=flip(about))
+    return Ask("email", subject, other=occasion, source=about, recipient=recipient, register=register)
