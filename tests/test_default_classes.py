@@ -114,10 +114,18 @@ def test_the_lexicons_own_sense_still_answers_when_nothing_rules_it_out(question
         ("Why do cats knock things off tables?", "data"),
         ("How do I make chocolate chip cookies?", "web"),
         ("Why does rust form on an iron gate?", "software"),
+        ("What is the fastest way of learning Japanese?", "data"),
+        ("Is learning the violin at forty too late?", "data"),
+        ("How should kids start learning chess?", "data"),
     ],
 )
 def test_a_word_said_in_its_other_sense_does_not_pick_the_domain(question: str, not_in: str) -> None:
     assert prose.domain(read(question)).name != not_in
+
+
+@pytest.mark.parametrize("question", ["How does reinforcement learning train a model?", "Explain machine learning."])
+def test_learning_by_machines_is_data_work(question: str) -> None:
+    assert prose.domain(read(question)).name == "data"
 
 
 def test_each_sense_entry_names_a_word_and_words_that_are_not_itself() -> None:
