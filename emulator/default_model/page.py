@@ -32,19 +32,14 @@ class Page:
         """One of `options` not used yet in this answer (the first of them again if all were)."""
         used = self.used
         fresh = options if used.isdisjoint(options) else [o for o in options if o not in used] or list(options)
-        chosen = fresh[self.roll(len(fresh))]
-        self.used.add(chosen)
+        n = len(fresh)  # `roll`, written out: a dozen picks an answer
+        chosen = fresh[next(self.dice) % n] if n > 0 else fresh[0]
+        used.add(chosen)
         return chosen
 
     def say(self, section: str) -> str:
-        """A sentence from the frames of `section`, filled: `fill(self.pick(FRAMES[section]), self.slots)`, with
-        `pick` written out (a sentence's every step counts: an answer is a dozen of them)."""
-        options, used = FRAMES[section], self.used
-        fresh = options if used.isdisjoint(options) else [o for o in options if o not in used] or list(options)
-        n = len(fresh)
-        chosen = fresh[next(self.dice) % n] if n > 0 else fresh[0]
-        used.add(chosen)
-        return fill(chosen, self.slots)
+        """A sentence from the frames of `section`, filled."""
+        return fill(self.pick(FRAMES[section]), self.slots)
 
     def fresh(self, name: str) -> str:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
