@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from emulator.default_model import recipes
+from emulator.default_model import recipes, troubles
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
@@ -111,9 +111,12 @@ def _clause(said: str) -> str:
     if not words:
         return ""
     first = words[0].lower()
+    group = troubles.group(words) if to.lower() == "for" else ""
+    if group:  # "for new runners": what runners do
+        return group
     if to.lower() == "to":
         return said if first.isalpha() and first not in _DETERMINERS else ""  # "ways to" opens a verb phrase
-    if len(first) > 4 and first.endswith("ing"):
+    if len(first) > 4 and first.endswith("ing") and first not in troubles.STARTING:  # "aspiring" is no task
         return " ".join([_base(first), *words[1:]])
     if len(words) <= 3 and len(words[-1]) > 5 and words[-1].endswith("ing") and words[0] not in ("a", "an", "the"):
         return f"get better at {said}"
