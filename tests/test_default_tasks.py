@@ -50,6 +50,9 @@ def _no_repeats(text: str) -> None:
         ("I can never stick to a budget", "stick to a budget", ("day",)),  # money
         ("I have trouble concentrating at work", "concentrate better at work", ()),  # work
         ("I want to get fit, any tips?", "get fit", ("week",)),
+        ("My laptop won't turn on", "troubleshoot your laptop when it won't turn on", ("repair",)),  # a device
+        ("My washing machine leaks, any advice?", "troubleshoot your washing machine when it leaks", ("repair",)),
+        ("My dog keeps barking at night", "stop your dog from barking at night", ("reward",)),  # a pet
     ],
 )
 def test_a_complaint_gets_the_tips_of_the_task_it_implies(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from emulator.default_model.lexicon import LEXICON
-from emulator.default_model.question import flip
+from emulator.default_model.question import CODE_NOUNS, flip
 
 _I = re.I
 # The complaint, then what follows it: nothing, or a plea for advice.
@@ -57,7 +57,7 @@ def task(text: str) -> tuple[str, bool]:
     if parts is None or parts["ask"] and not _PLEA.match(parts["ask"]):
         return "", False
     said = _ENDS.sub("", parts["c"].strip())
-    for reader in (_cannot, _keep, _hurts, _feel, _want):
+    for reader in (_cannot, _keep, _hurts, _feel, _want, _mine):
         found = reader(said)
         if found:
             return flip(found), reader is not _want
@@ -142,6 +142,40 @@ _STATES = {
 }
 
 
+# Something of one's own misbehaving: "My phone battery drains fast", "My dog keeps barking", "My laptop won't
+# start", read as troubleshooting it (or, for an animal, stopping it).
+_MINE = re.compile(
+    r"my (?P<np>(?:[a-z]+ ){0,2}[a-z]+) (?:(?P<keeps>keeps) (?P<g>[a-z]+ing)|(?P<not>won't|will not|doesn't|does not"
+    r"|can't|cannot) (?P<v>[a-z]+)|(?P<s>[a-z]+s))\b(?P<rest>.*)",
+    _I,
+)
+
+
+def _mine(said: str) -> str:
+    m = _MINE.match(said)
+    if not m:
+        return ""
+    np, rest, head = f"my {m['np']}", m["rest"], m["np"].split()[-1].lower()
+    if head in _PEOPLE_AROUND or head in CODE_NOUNS or head in ("test", "tests", "build"):
+        return ""  # "my boss hates me": no thing to fix; "my code crashes": a bug, for the code's readers
+    if m["keeps"]:  # "My dog keeps barking": stop it; "My laptop keeps crashing": troubleshoot it
+        doing = m["g"].lower()
+        return f"stop {np} from {doing}{rest}" if head in _ANIMALS else f"troubleshoot {np} when it keeps {doing}{rest}"
+    if m["not"]:  # "My laptop won't turn on"
+        verb = m["v"].lower()
+        return f"troubleshoot {np} when it {m['not'].lower()} {verb}{rest}" if verb in LEXICON.verbs else ""
+    said = m["s"].lower()
+    verb = said[:-1] if said[:-1] in LEXICON.verbs else said[:-2] if said[:-2] in LEXICON.verbs else ""
+    if not verb or head in _ANIMALS:
+        return ""
+    return f"troubleshoot {np} when it {said}{rest}"  # "My sink drains slowly"
+
+
+# Who is no thing of one's own to fix ("my boss hates me"), and animals, which are trained rather than fixed.
+_PEOPLE_AROUND = frozenset(("mom", "dad", "mother", "father", "boss", "wife", "husband", "friend", "son", "daughter"))
+_ANIMALS = frozenset(("dog", "puppy", "cat", "kitten", "parrot", "rabbit", "horse"))
+
+
 def _want(said: str) -> str:
     m = _WANT.match(said)
     if not m:
@@ -168,7 +202,7 @@ def group(words: list[str]) -> str:
     if not said or len(said) > 4 or said[0] in ("a", "an", "the", "my", "your"):
         return ""
     agent = said[-1]
-    verb = _PEOPLE.get(agent) or _doer(agent)
+    verb = _PEOPLE.get(agent.removesuffix("s")) or _doer(agent)
     if not verb:
         return ""
     if verb in _OBJECTS:
@@ -202,7 +236,8 @@ def _gerund(verb: str) -> str:
 
 STARTING = frozenset(("new", "first", "beginner", "beginning", "novice", "aspiring", "budding", "starting"))
 # People named by what they do without an -er ("students" study); and verbs whose task needs its object.
-_PEOPLE = {"students": "study", "student": "study", "cooks": "cook", "cook": "cook", "leaders": "lead"}
+_PEOPLE = {"student": "study", "cook": "cook", "leader": "lead", "cyclist": "cycle", "gardener": "garden"}
+_PEOPLE |= {"blogger": "blog", "programmer": "code", "coder": "code", "golfer": "golf"}
 _OBJECTS = {
     "manage": "manage a team",
     "lead": "lead a team",

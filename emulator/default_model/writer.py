@@ -308,7 +308,7 @@ _PHYSICAL = frozenset(
 )
 _ANY_DOMAIN = frozenset(("learn", "habit"))  # kinds that fit a technical task too ("learn to code")
 _EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant", "pain", "stretch"))
-_EVERYDAY_KINDS |= {"fitness", "remember"}
+_EVERYDAY_KINDS |= {"fitness", "remember"}  # found by a verb a technical task may also use
 _WRITING = frozenset(("write", "draft", "compose"))
 _LANGUAGE = next(d for d in LEXICON.domains if d.name == "language")
 
