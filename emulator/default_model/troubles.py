@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from emulator.default_model import grammar
 from emulator.default_model.lexicon import LEXICON
 from emulator.default_model.question import CODE_NOUNS, flip
 
@@ -185,13 +186,16 @@ def _want(said: str) -> str:
 
 
 def base(gerund: str) -> str:
-    """A verb's base form from its -ing form: "falling" → "fall", "running" → "run", "saving" → "save"."""
+    """A verb's base form from its -ing form: "staying" → "stay", "running" → "run", "saving" → "save"."""
     stem = gerund[:-3].lower()
     if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" and stem[:-1] in LEXICON.verbs:
         return stem[:-1]
     if stem in LEXICON.verbs or f"{stem}e" in LEXICON.verbs:
         return stem if stem in LEXICON.verbs else f"{stem}e"
-    return stem
+    return f"{stem}e" if stem.endswith(_TAKES_E) else stem
+
+
+_TAKES_E = ("v", "z", "at", "ag", "dg", "ur", "ar", "ak", "ok", "ik", "uc", "id", "ut", "iz", "is", "ac", "rg", "com")
 
 
 def group(words: list[str]) -> str:
@@ -208,7 +212,7 @@ def group(words: list[str]) -> str:
     if verb in _OBJECTS:
         return _OBJECTS[verb]
     if STARTING.intersection(w for word in said[:-1] for w in word.split("-")):
-        return f"start {_gerund(verb)}"
+        return f"start {grammar.participle(verb)}"
     return f"{verb} better"
 
 
@@ -225,18 +229,9 @@ def _doer(noun: str) -> str:
     return ""
 
 
-def _gerund(verb: str) -> str:
-    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
-        return f"{verb[:-1]}ing"
-    vowels = len(re.findall(r"[aeiou]+", verb))
-    if vowels == 1 and verb[-2] in "aeiou" and verb[-3] not in "aeiou" and verb[-1] not in "aeiouwxy":
-        return f"{verb}{verb[-1]}ing"  # run → running, jog → jogging
-    return f"{verb}ing"
-
-
 STARTING = frozenset(("new", "first", "beginner", "beginning", "novice", "aspiring", "budding", "starting"))
 # People named by what they do without an -er ("students" study); and verbs whose task needs its object.
-_PEOPLE = {"student": "study", "cook": "cook", "leader": "lead", "cyclist": "cycle", "gardener": "garden"}
+_PEOPLE = {"student": "study", "cook": "cook", "leader": "lead", "cyclist": "cycle"}
 _PEOPLE |= {"blogger": "blog", "programmer": "code", "coder": "code", "golfer": "golf"}
 _OBJECTS = {
     "manage": "manage a team",
