@@ -216,3 +216,10 @@ def test_every_thing_has_seven_fields_and_a_name_each_reader_resolves() -> None:
     for name, thing in LEXICON.things.items():
         assert thing.named and thing.kind and thing.does and thing.how and thing.care.endswith("."), name
         assert LEXICON.thing(thing.named) is not None, thing.named
+
+
+def test_the_reasoning_of_a_plural_definition_agrees() -> None:
+    _, reasoning = answer("What are black holes?")
+    assert "what black holes are" in reasoning, reasoning
+    _, reasoning = answer("What is a black hole?")
+    assert "what a black hole is" in reasoning, reasoning
