@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from emulator.default_model import recipes
+from emulator.default_model import recipes, troubles
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
@@ -111,26 +111,16 @@ def _clause(said: str) -> str:
     if not words:
         return ""
     first = words[0].lower()
+    group = troubles.group(words) if to.lower() == "for" else ""
+    if group:  # "for new runners": what runners do
+        return group
     if to.lower() == "to":
         return said if first.isalpha() and first not in _DETERMINERS else ""  # "ways to" opens a verb phrase
-    if len(first) > 4 and first.endswith("ing"):
-        return " ".join([_base(first), *words[1:]])
+    if len(first) > 4 and first.endswith("ing") and first not in troubles.STARTING:  # "aspiring" is no task
+        return " ".join([troubles.base(first), *words[1:]])
     if len(words) <= 3 and len(words[-1]) > 5 and words[-1].endswith("ing") and words[0] not in ("a", "an", "the"):
         return f"get better at {said}"
     return ""
-
-
-def _base(gerund: str) -> str:
-    """A verb's base form from its -ing form: "staying" → "stay", "running" → "run", "saving" → "save"."""
-    stem = gerund[:-3]
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" and stem[:-1] in LEXICON.verbs:
-        return stem[:-1]
-    if stem in LEXICON.verbs or f"{stem}e" in LEXICON.verbs:
-        return stem if stem in LEXICON.verbs else f"{stem}e"
-    return f"{stem}e" if stem.endswith(_TAKES_E) else stem
-
-
-_TAKES_E = ("v", "z", "at", "ag", "dg", "ur", "ar", "ak", "ok", "ik", "uc", "id", "ut", "iz", "is", "ac", "rg", "com")
 
 
 # A letter's occasion, by the words of the request (the first that matches): what its body says is the occasion's.

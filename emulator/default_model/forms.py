@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import re
 
-from emulator.default_model import choices, everyday, grammar
+from emulator.default_model import choices, everyday, grammar, troubles
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
@@ -166,6 +166,9 @@ def _read(q: Question) -> Ask:
     if tips is not None:
         task, other = tips
         return Ask("steps", _topic(q), task=task, other=other, count=q.count or _count(low) if other else 0)
+    trouble, complaint = troubles.task(text) if low.startswith(("i ", "i'", "my ")) else ("", False)
+    if trouble:  # "I can't sleep, any advice?": tips to sleep better, a complaint kept as the user said it
+        return Ask("steps", _topic(q), task=trouble, other="tips", source=text if complaint else "")
     said = choices.advice(text)
     if said is not None:
         return said
@@ -192,6 +195,9 @@ def _read(q: Question) -> Ask:
         return Ask("steps", _topic(q), task=q.clause)
     if low.startswith("why"):
         return _why(text, q)
+    m = _WAS.match(text) if low.startswith(("what was", "what were")) else None
+    if m and LEXICON.thing(_np(m["s"]), frozenset(w.lower() for w in q.words)):  # "What was the Cold War?"
+        return Ask("definition", _np(m["s"]))
     if low.startswith(_SHORT_OPENINGS) or low.startswith("summarize"):
         return Ask("short", _named(q) or _plain(_topic(q, whole=True)))
     m = _DEFINE.match(text) if _may(plain, ("what", "define")) else None
@@ -218,6 +224,7 @@ def _read(q: Question) -> Ask:
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
 
 
+_WAS = re.compile(r"what (?:was|were) (?P<s>.+?)[.?!]*$", _I)
 _WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)
 
 

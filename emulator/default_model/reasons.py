@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from emulator.default_model import grammar
 from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import fill
 from emulator.default_model.lexicon import Domain
@@ -34,6 +35,7 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
             recipient=recipient,
             kind={"fact": "a fun fact"}.get(ask.other) or f"a {ask.other}",
             about=f" about {subject}" * bool(ask.subject),
+            be="are" if ask.form == "definition" and grammar.is_plural(subject) else "is",  # "what carbs are"
         )
         what = what.replace(" to the reader", "").replace("why work on ", "why ")
         if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
@@ -105,7 +107,7 @@ def _theirs(text: str) -> str:
 
 _ASKED = {
     "short": "The user asks a short factual question about {subject}.",
-    "definition": "The user asks what {subject} is.",
+    "definition": "The user asks what {subject} {be}.",
     "explain": "The user wants an explanation of {subject}.",
     "why": "The user asks why {task}.",
     "compare": "The user wants {subject} and {other} compared.",

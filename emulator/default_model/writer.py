@@ -126,7 +126,9 @@ def _explain_thing(page: Page, thing: Thing) -> str:
     third = [page.say("thing-care")]
     if thing.contrast != "-":
         third.append(page.say("thing-contrast"))
-    third += [page.say("thing-summary"), page.say("thing-offer" if thing.parts != "-" else "thing-offer-plain")]
+    one = thing.named.startswith(("a ", "an "))  # "a particular kettle", never "a particular Renaissance"
+    offer = "thing-offer" if thing.parts != "-" else "thing-offer-plain"
+    third += [page.say("thing-summary"), page.say(offer if one else "thing-offer-whole")]
     if sum(len(s.split()) for s in first + second + third) < 165:
         third.insert(-1, page.say("thing-recap" if thing.parts != "-" else "thing-recap-plain"))
     if sum(len(s.split()) for s in first + second + third) < 170:
@@ -305,7 +307,8 @@ _PHYSICAL = frozenset(
     + ["jammed", "wonky", "rattling", "sagging", "scratched", "dented", "chipped", "bent", "peeling", "wooden"]
 )
 _ANY_DOMAIN = frozenset(("learn", "habit"))  # kinds that fit a technical task too ("learn to code")
-_EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant"))
+_EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant", "pain", "stretch"))
+_EVERYDAY_KINDS |= {"fitness", "remember"}  # found by a verb a technical task may also use
 _WRITING = frozenset(("write", "draft", "compose"))
 _LANGUAGE = next(d for d in LEXICON.domains if d.name == "language")
 
@@ -351,8 +354,8 @@ def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str) -> str:
     if 0 < asked <= len(steps):
         count = slots.adding({"count": _NUMBERS[asked]})
         opening = fill(page.pick(FRAMES["tips-open-count"]), count)
-    else:
-        opening = fill(page.pick(FRAMES["tips-open"]), slots)
+    else:  # a complaint ("I can't sleep"), which the user said as their own text, opens with a word for it
+        opening = fill(page.pick(FRAMES["tips-open-trouble" if page.ask.source else "tips-open"]), slots)
     return f"{opening}\n\n" + "\n".join(lines) + f"\n\n{closing}"
 
 

@@ -1,0 +1,245 @@
+"""A complaint or a wish said as a problem, read as the task it implies: "I can't sleep, any advice?" asks how to
+sleep better, "My back hurts after work, what can I do?" how to ease the pain in your back, "I keep forgetting
+names" how to remember names, "I'm always tired" how to have more energy. The answer is that task's tips.
+
+Only a first sentence in the first person is read ("I…", "I'm…", "My…"), followed by nothing or by a plea for
+advice ("any advice?", "what can I do?", "help!"); a complaint that is also a question of fact ("I can't find
+the capital of Peru") is left to the other readers, since its verb is no everyday task's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from emulator.default_model import grammar
+from emulator.default_model.lexicon import LEXICON
+from emulator.default_model.question import CODE_NOUNS, flip
+
+_I = re.I
+# The complaint, then what follows it: nothing, or a plea for advice.
+_SPLIT = re.compile(r"^(?P<c>[^,.;!?]+?)\s*(?:(?:[,.;!?]+|\s+(?:-|–|—))\s*(?P<ask>.*?))?\s*$", re.S)
+_PLEA = re.compile(
+    r"(?:(?:so|and|but|please)\s+)?(?:any (?:advice|tips|ideas|suggestions|help)|what (?:can|should|do) i do"
+    r"|what would you (?:suggest|recommend|do)|how (?:do|can|should) i (?:fix|stop|deal with|handle|change) "
+    r"(?:it|this|that)|can you help(?: me)?|help(?: me)?(?: please)?|please help|ideas|tips|advice|suggestions)"
+    r"(?:\s+(?:for|on) (?:me|this|that|it))?\W*$",
+    _I,
+)
+_CANNOT = re.compile(
+    r"i (?:just |really |still )?(?:can't|cant|cannot|can not|can never|never seem to|struggle to|find it hard to"
+    r"|have (?:trouble|difficulty|a hard time|problems)|struggle with) (?P<v>[a-z].*)",
+    _I,
+)
+_KEEP = re.compile(r"i (?:always |often |constantly )?keep (?P<g>[a-z]+ing)\b(?P<rest>.*)", _I)
+_WANT = re.compile(
+    r"i (?:really )?(?:want|would like|'d like|wish i could|need|am trying|'m trying) to (?P<v>[a-z].*)", _I
+)
+_HURTS = re.compile(
+    r"my (?P<part>(?:[a-z]+ ){0,2}?[a-z]+?) (?:hurts?|aches?|is (?:sore|stiff|aching|killing me)"
+    r"|are (?:sore|stiff|aching|killing me)|feels? (?:sore|stiff))\b(?P<rest>.*)",
+    _I,
+)
+_FEEL = re.compile(
+    r"i(?:'m| am| feel| always feel| get| often feel)(?: (?:always|so|really|very|too|constantly|often|quite"
+    r"|a bit|a little|kind of|all the time))* (?P<a>[a-z]+)\b",
+    _I,
+)
+_ENDS = re.compile(r"\s+(?:all the time|lately|recently|these days|anymore|any more)$", _I)
+
+
+def task(text: str) -> tuple[str, bool]:
+    """The task a complaint in `text` implies, in the answer's person ("sleep better", "remember names"), or ""
+    when the text is no complaint this reads; and whether it is a complaint rather than a wish ("I want to get
+    fit"), which an answer meets with a word of sympathy."""
+    low = text.lstrip().lower()
+    if not low.startswith(("i ", "i'm ", "my ")):
+        return "", False
+    parts = _SPLIT.match(text.strip())
+    if parts is None or parts["ask"] and not _PLEA.match(parts["ask"]):
+        return "", False
+    said = _ENDS.sub("", parts["c"].strip())
+    for reader in (_cannot, _keep, _hurts, _feel, _want, _mine):
+        found = reader(said)
+        if found:
+            return flip(found), reader is not _want
+    return "", False
+
+
+def _cannot(said: str) -> str:
+    m = _CANNOT.match(said)
+    if not m:
+        return ""
+    words = m["v"].split()
+    if words[0].endswith("ing") and len(words[0]) > 4:  # "have trouble falling asleep": "fall asleep"
+        words[0] = base(words[0])
+    if words[0].lower() not in LEXICON.verbs:
+        return ""
+    if len(words) == 1 or words[1].lower() in _PREPOSITIONS:  # "I can't sleep", "I can't focus at work"
+        return " ".join([words[0], "better", *words[1:]])
+    return " ".join(words)
+
+
+_PREPOSITIONS = frozenset(("at", "in", "on", "during", "when", "while", "after", "before", "with", "for", "anymore"))
+
+
+def _keep(said: str) -> str:
+    """ "I keep forgetting names" → "remember names"; "I keep losing my keys" → "keep track of my keys"; else stop
+    doing it ("I keep waking up at 4am" → "stop waking up at 4am")."""
+    m = _KEEP.match(said)
+    if not m:
+        return ""
+    doing, rest = m["g"].lower(), m["rest"].strip()
+    opposite = _OPPOSITES.get(doing)
+    if opposite and rest:
+        return f"{opposite} {rest}"
+    return f"stop {doing} {rest}".strip()
+
+
+# Doing something again and again, and the task that undoes it (everyday words, written for this project).
+_OPPOSITES = {"forgetting": "remember", "losing": "keep track of", "missing": "stop missing", "dropping": "hold on to"}
+
+
+def _hurts(said: str) -> str:
+    m = _HURTS.match(said)
+    if not m:
+        return ""
+    part = m["part"].lower()
+    if part in _NOT_BODY:
+        return ""
+    return f"ease the pain in my {part}"
+
+
+# Things that "hurt" but are no part of the body: "my feelings hurt", "my eyes" is a body part, "my pride" is not.
+_NOT_BODY = frozenset(("feelings", "pride", "heart", "business", "wallet", "budget", "score"))
+
+
+def _feel(said: str) -> str:
+    m = _FEEL.match(said)
+    return _STATES.get(m["a"].lower(), "") if m else ""
+
+
+# How one feels, and what to work on for it (written for this project).
+_STATES = {
+    "tired": "have more energy",
+    "exhausted": "have more energy",
+    "sleepy": "have more energy",
+    "stressed": "manage stress",
+    "anxious": "manage anxiety",
+    "nervous": "manage anxiety",
+    "worried": "stop worrying",
+    "lonely": "make new friends",
+    "unmotivated": "stay motivated",
+    "lazy": "stay motivated",
+    "distracted": "focus better",
+    "forgetful": "improve my memory",
+    "overwhelmed": "cope with feeling overwhelmed",
+    "burned": "recover from burnout",
+    "burnt": "recover from burnout",
+    "disorganized": "get organized",
+    "late": "stop being late",
+    "stiff": "become more flexible",
+    "unfit": "get fit",
+    "out": "get fit",  # "I'm out of shape"
+}
+
+
+# Something of one's own misbehaving: "My phone battery drains fast", "My dog keeps barking", "My laptop won't
+# start", read as troubleshooting it (or, for an animal, stopping it).
+_MINE = re.compile(
+    r"my (?P<np>(?:[a-z]+ ){0,2}[a-z]+) (?:(?P<keeps>keeps) (?P<g>[a-z]+ing)|(?P<not>won't|will not|doesn't|does not"
+    r"|can't|cannot) (?P<v>[a-z]+)|(?P<s>[a-z]+s))\b(?P<rest>.*)",
+    _I,
+)
+
+
+def _mine(said: str) -> str:
+    m = _MINE.match(said)
+    if not m:
+        return ""
+    np, rest, head = f"my {m['np']}", m["rest"], m["np"].split()[-1].lower()
+    if head in _PEOPLE_AROUND or head in CODE_NOUNS or head in ("test", "tests", "build"):
+        return ""  # "my boss hates me": no thing to fix; "my code crashes": a bug, for the code's readers
+    if m["keeps"]:  # "My dog keeps barking": stop it; "My laptop keeps crashing": troubleshoot it
+        doing = m["g"].lower()
+        return f"stop {np} from {doing}{rest}" if head in _ANIMALS else f"troubleshoot {np} when it keeps {doing}{rest}"
+    if m["not"]:  # "My laptop won't turn on"
+        verb = m["v"].lower()
+        return f"troubleshoot {np} when it {m['not'].lower()} {verb}{rest}" if verb in LEXICON.verbs else ""
+    said = m["s"].lower()
+    verb = said[:-1] if said[:-1] in LEXICON.verbs else said[:-2] if said[:-2] in LEXICON.verbs else ""
+    if not verb or head in _ANIMALS:
+        return ""
+    return f"troubleshoot {np} when it {said}{rest}"  # "My sink drains slowly"
+
+
+# Who is no thing of one's own to fix ("my boss hates me"), and animals, which are trained rather than fixed.
+_PEOPLE_AROUND = frozenset(("mom", "dad", "mother", "father", "boss", "wife", "husband", "friend", "son", "daughter"))
+_ANIMALS = frozenset(("dog", "puppy", "cat", "kitten", "parrot", "rabbit", "horse"))
+
+
+def _want(said: str) -> str:
+    m = _WANT.match(said)
+    if not m:
+        return ""
+    verb = m["v"].split(" ", 1)[0].lower()
+    return m["v"] if verb in LEXICON.verbs or LEXICON.kind_of(m["v"]) else ""
+
+
+def base(gerund: str) -> str:
+    """A verb's base form from its -ing form: "staying" → "stay", "running" → "run", "saving" → "save"."""
+    stem = gerund[:-3].lower()
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" and stem[:-1] in LEXICON.verbs:
+        return stem[:-1]
+    if stem in LEXICON.verbs or f"{stem}e" in LEXICON.verbs:
+        return stem if stem in LEXICON.verbs else f"{stem}e"
+    return f"{stem}e" if stem.endswith(_TAKES_E) else stem
+
+
+_TAKES_E = ("v", "z", "at", "ag", "dg", "ur", "ar", "ak", "ok", "ik", "uc", "id", "ut", "iz", "is", "ac", "rg", "com")
+
+
+def group(words: list[str]) -> str:
+    """Tips for a group of people read as tips for what the group does: "new runners" → "start running",
+    "first-time managers" → "manage a team", "writers" → "write better"; "" when no word names people by what
+    they do (an agent noun whose verb the lexicon knows)."""
+    said = [w.lower().strip(".,?!") for w in words]
+    if not said or len(said) > 4 or said[0] in ("a", "an", "the", "my", "your"):
+        return ""
+    agent = said[-1]
+    verb = _PEOPLE.get(agent.removesuffix("s")) or _doer(agent)
+    if not verb:
+        return ""
+    if verb in _OBJECTS:
+        return _OBJECTS[verb]
+    if STARTING.intersection(w for word in said[:-1] for w in word.split("-")):
+        return f"start {grammar.participle(verb)}"
+    return f"{verb} better"
+
+
+def _doer(noun: str) -> str:
+    """The verb an agent noun is made from ("runners" → "run", "managers" → "manage", "investors" → "invest")."""
+    if noun.endswith("s"):
+        noun = noun[:-1]
+    if not noun.endswith(("er", "or")) or len(noun) < 5:
+        return ""
+    stem = noun[:-2]
+    for verb in (stem, f"{stem}e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+        if verb and verb in LEXICON.verbs:
+            return verb
+    return ""
+
+
+STARTING = frozenset(("new", "first", "beginner", "beginning", "novice", "aspiring", "budding", "starting"))
+# People named by what they do without an -er ("students" study); and verbs whose task needs its object.
+_PEOPLE = {"student": "study", "cook": "cook", "leader": "lead", "cyclist": "cycle"}
+_PEOPLE |= {"blogger": "blog", "programmer": "code", "coder": "code", "golfer": "golf"}
+_OBJECTS = {
+    "manage": "manage a team",
+    "lead": "lead a team",
+    "teach": "teach a class well",
+    "coach": "coach a team",
+    "mentor": "mentor someone well",
+    "invest": "invest your money wisely",
+    "drive": "drive safely and confidently",
+    "study": "study more effectively",
+}

@@ -1,0 +1,225 @@
+"""Issue 26's fourth round of weak classes, each tried with prompts of our own across domains and read for its
+form: a complaint or a wish said as a problem gets the tips of the task it implies; tips for a group of people
+get tips for what the group does; the domain of a question and the steps of a health task fit the task (a
+wobbly table is furniture, a phone no web page, stretching no sleep routine); a "what is" question about a
+common subject of science, money, health, history or everyday life gets a specific one-paragraph definition.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from emulator.default_model import forms, troubles
+from emulator.default_model.lexicon import LEXICON
+from emulator.default_model.question import read
+from emulator.default_model.writer import steps_of
+from tests.test_writing import answer, nlp, problems, sentences, words
+
+__all__ = ["nlp"]  # the parser fixture, shared with test_writing
+
+_TIP = re.compile(r"^- \*\*[^*]+\*\*: .+", re.M)
+_VAGUE = ("offline", "reference", "encyclopedia", "depends on the context", "benefit")
+
+
+def _grammar(nlp: Any, text: str, question: str, kind: str) -> list[str]:
+    return [f"{s!r}: {p}" for s in sentences(text, kind) for p in problems(nlp, s, question)]
+
+
+def _no_repeats(text: str) -> None:
+    said = [s for s in re.split(r"(?<=[.!?:])\s+", text) if len(s.split()) > 3]
+    assert len(said) == len(set(said)), text
+
+
+# --- a complaint read as the task it implies ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "task", "said"),
+    [
+        ("I can't sleep at night, any tips?", "sleep better at night", ("bed", "sleep")),  # health
+        ("I have trouble falling asleep.", "fall asleep", ("bed", "sleep")),
+        ("My shoulders ache after gardening, what should I do?", "ease the pain in your shoulders", ("stretch",)),
+        ("My neck is stiff. Help!", "ease the pain in your neck", ("heat", "cold")),
+        ("I keep forgetting my passwords", "remember your passwords", ("write", "picture")),  # everyday
+        ("I keep losing my glasses, any advice?", "keep track of your glasses", ("place",)),
+        ("I'm always stressed, any advice?", "manage stress", ("talk", "basics")),  # mind
+        ("I feel lonely these days", "make new friends", ("club", "invitation")),
+        ("I can never stick to a budget", "stick to a budget", ("day",)),  # money
+        ("I have trouble concentrating at work", "concentrate better at work", ()),  # work
+        ("I want to get fit, any tips?", "get fit", ("week",)),
+        ("My laptop won't turn on", "troubleshoot your laptop when it won't turn on", ("repair",)),  # a device
+        ("My washing machine leaks, any advice?", "troubleshoot your washing machine when it leaks", ("repair",)),
+        ("My dog keeps barking at night", "stop your dog from barking at night", ("reward",)),  # a pet
+    ],
+)
+def test_a_complaint_gets_the_tips_of_the_task_it_implies(
+    nlp: Any, question: str, task: str, said: tuple[str, ...]
+) -> None:
+    asked = forms.read(read(question))
+    assert (asked.form, asked.task, asked.other) == ("steps", task, "tips")
+    text, reasoning = answer(question)
+    tips = _TIP.findall(text)
+    assert len(tips) >= 4, text
+    assert task in text and not any(v in text for v in _VAGUE[:3]), text
+    assert all(w in text.lower() for w in said), text
+    assert f"how to {task}" in reasoning.replace("their", "your"), reasoning
+    _no_repeats(text)
+    assert not _grammar(nlp, text, question, "steps")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I live in Paris, what is the population?",  # a fact, said after "I"
+        "I can't find the capital of Peru on the map, where is it?",  # a question of fact, not a plea
+        "My code crashes on startup",  # no complaint this reads: left to the others
+        "I love pizza",
+    ],
+)
+def test_a_first_person_sentence_that_is_no_complaint_is_left_alone(question: str) -> None:
+    assert troubles.task(question) == ("", False)
+
+
+def test_a_wish_gets_tips_without_sympathy_and_a_complaint_with() -> None:
+    wish, _ = answer("I want to get fit, any tips?")
+    complaint, _ = answer("I feel tired all the time")
+    assert not any(w in wish for w in ("frustrating", "Sorry", "wear you down")), wish
+    assert any(w in complaint for w in ("frustrating", "Sorry", "wear you down")), complaint
+
+
+# --- tips for a group of people: tips for what the group does --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "task"),
+    [
+        ("Tips for new swimmers", "start swimming"),  # sport
+        ("Any advice for beginner bakers?", "start baking"),  # food
+        ("Tips for first-time managers", "manage a team"),  # work
+        ("Advice for new teachers", "teach a class well"),  # school
+        ("Any tips for first-time investors?", "invest your money wisely"),  # money
+        ("Tips for writers", "write better"),  # writing
+        ("Advice for aspiring singers", "start singing"),  # a hobby, after an -ing word
+        ("Tips for new drivers", "drive safely and confidently"),  # travel
+    ],
+)
+def test_tips_for_a_group_are_tips_for_what_the_group_does(nlp: Any, question: str, task: str) -> None:
+    asked = forms.read(read(question))
+    assert (asked.form, asked.task, asked.other) == ("steps", task, "tips")
+    text, _ = answer(question)
+    assert len(_TIP.findall(text)) >= 4 and task in text, text
+    assert not any(v in text.lower() for v in _VAGUE), text  # tips, not a benefits list nor a vague lookup
+    _no_repeats(text)
+    assert not _grammar(nlp, text, question, "steps")
+
+
+def test_a_group_whose_doing_is_unknown_names_no_task() -> None:
+    assert troubles.group(["new", "parents"]) == troubles.group(["the", "weekend"]) == ""
+
+
+# --- the domain and the steps fit the task --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "not_domain"),
+    [
+        ("How do I fix a wobbly table?", ("software", "data")),
+        ("How do I glue a table leg back on?", ("software", "data")),
+        ("My phone battery drains fast, how do I fix it?", ("web",)),
+        ("How do I clean my phone screen?", ("web",)),
+    ],
+)
+def test_the_domain_follows_the_sense_of_the_word(question: str, not_domain: tuple[str, ...]) -> None:
+    q = read(question)
+    assert LEXICON.domain(w.lower() for w in q.words).name not in not_domain
+
+
+_SLEEP = ("bed", "bedroom", "caffeine", "asleep")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "said"),
+    [
+        ("How do I stretch my hamstrings?", "stretch", ("warm", "hold")),
+        ("How can I become more flexible?", "stretch", ("seconds",)),
+        ("How do I lower my blood pressure?", "heart", ("salt", "doctor")),
+        ("How can I lower my cholesterol?", "heart", ("doctor",)),
+        ("How can I eat more vegetables?", "eat", ("plate", "shop")),
+        ("How do I start running?", "fitness", ("week", "rest")),
+        ("How can I stop forgetting things?", "remember", ()),
+        ("How do I get over a cold quickly?", "cope", ()),
+    ],
+)
+def test_a_health_task_gets_steps_of_its_own_kind(question: str, kind: str, said: tuple[str, ...]) -> None:
+    q = read(question)
+    domain = LEXICON.domain(w.lower() for w in q.words)
+    found, _ = steps_of(domain, forms.read(q).task)
+    assert found == kind
+    text, _ = answer(question)
+    if kind != "cope":
+        assert not any(w in text.lower() for w in _SLEEP), text  # no sleep routine for other health tasks
+    assert all(w in text.lower() for w in said), text
+    _no_repeats(text)
+
+
+def test_a_health_task_without_its_own_kind_gets_steps_that_fit_any_health_task() -> None:
+    health = next(d for d in LEXICON.domains if d.name == "health")
+    _, steps = steps_of(health, "drink less alcohol")
+    said = " ".join(s for _, s in steps).lower()
+    assert not any(w in said for w in _SLEEP)
+
+
+# --- a common subject defined specifically -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "named", "said"),
+    [
+        ("What is a black hole?", "a black hole", ("gravity", "light")),  # science
+        ("What is photosynthesis?", "photosynthesis", ("sunlight", "oxygen")),
+        ("What is DNA?", "dna", ("genes", "protein")),
+        ("What is an atom?", "an atom", ("electrons", "nucleus")),
+        ("What is a recession?", "a recession", ("jobs", "spend")),  # money
+        ("What is compound interest?", "compound interest", ("balance",)),
+        ("What is cryptocurrency?", "cryptocurrency", ("ledger",)),
+        ("What is GDP?", "gdp", ("goods and services",)),
+        ("What is cholesterol?", "cholesterol", ("blood", "liver")),  # health
+        ("What is diabetes?", "diabetes", ("insulin", "sugar")),
+        ("What is a migraine?", "a migraine", ("headache",)),
+        ("What was the Renaissance?", "the renaissance", ("italy", "art")),  # history
+        ("What was the Cold War?", "the cold war", ("soviet union", "nuclear")),
+        ("What is democracy?", "democracy", ("elections",)),
+        ("What is jet lag?", "jet lag", ("time zones", "body clock")),  # everyday life
+        ("What is daylight saving time?", "daylight saving time", ("clocks",)),
+        ("What is recycling?", "recycling", ("glass",)),
+        ("What is the internet?", "the internet", ("routers", "packets")),
+    ],
+)
+def test_a_common_subject_gets_a_specific_definition(
+    nlp: Any, question: str, named: str, said: tuple[str, ...]
+) -> None:
+    assert forms.read(read(question)).form == "definition"
+    text, reasoning = answer(question)
+    first = text.split(". ")[0].lower()
+    assert f"{named} is " in first, text  # it opens by saying what the subject is
+    assert all(w in text.lower() for w in said), text
+    assert 40 <= len(words(text)) <= 120, text
+    assert "\n" not in text and not any(v in text for v in _VAGUE[:3]), text
+    _no_repeats(text)
+    assert not _grammar(nlp, text, question, "definition")
+
+
+def test_every_thing_has_seven_fields_and_a_name_each_reader_resolves() -> None:
+    for name, thing in LEXICON.things.items():
+        assert thing.named and thing.kind and thing.does and thing.how and thing.care.endswith("."), name
+        assert LEXICON.thing(thing.named) is not None, thing.named
+
+
+def test_the_reasoning_of_a_plural_definition_agrees() -> None:
+    _, reasoning = answer("What are black holes?")
+    assert "what black holes are" in reasoning, reasoning
+    _, reasoning = answer("What is a black hole?")
+    assert "what a black hole is" in reasoning, reasoning
