@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from emulator.faults import Hangup, Pause, Raw, Steps, last
+from emulator.faults import Hangup, Pause, Pieces, Raw, Steps, last
 from emulator.journal import Delivered, written
 from emulator.server import TRANSPORT
 from emulator.state import State
@@ -107,7 +107,11 @@ async def play(
     requests ahead of it nor a slow loop adds up into a later first token or a slower stream, and they end
     early when the client goes away: a paced stream stops with its client."""
     sent = sent or Sent(time.perf_counter())
-    clock = Clock(receive, sent.arrived)
+    transport = scope.get("extensions", {}).get(TRANSPORT)
+    clock = Clock(receive, sent.arrived, transport)
+    # A send to a client that left returns at once, without yielding: a stream cut into pieces (`slice`,
+    # `drip`) looks for its client at every piece, or one that fell behind plays all its pieces to nobody.
+    pieces = transport is not None and isinstance(script.steps, Pieces)
     writes = 0
     try:
         if script.latency and await clock.pause(script.latency):
@@ -125,6 +129,8 @@ async def play(
                 _transport(scope).write(step.data)
                 writes += 1
             elif isinstance(step, bytes):
+                if pieces and transport.is_closing():
+                    return None
                 await send({"type": "http.response.body", "body": step, "more_body": True})
                 writes += 1
             elif isinstance(step, Pause):
@@ -154,7 +160,8 @@ def _last_write(steps: Steps) -> int:
 class Clock:
     """A script's time: where its pauses are due (from `since`, when its request was in, else from now), and
     whether the client has gone (the ASGI `http.disconnect`, watched from the first pause on; a send to a
-    client that left does nothing)."""
+    client that left does nothing). A pause already overdue does not wait, so the loop has had no turn to say the
+    client went: its socket, when given, says so at once."""
 
     LONG = 0.5  # seconds: a pause at least this long ends the moment the client goes; a shorter one at its end
     # A loop's timer may fire up to its clock's resolution early (uvloop's: a millisecond), and its clock is read
@@ -162,8 +169,9 @@ class Clock:
     # it (a 50 ms latency measured 49.9 ms). Pauses are due from the start, so the margin never adds up.
     MARGIN = 0.0015
 
-    def __init__(self, receive: Any, since: float | None = None) -> None:
+    def __init__(self, receive: Any, since: float | None = None, transport: Any = None) -> None:
         self.receive = receive
+        self.transport = transport
         self.loop = asyncio.get_running_loop()
         # From `since` (`time.perf_counter`: when the request was in), on the loop's own clock.
         self.due = self.loop.time() - (time.perf_counter() - since if since is not None else 0.0)
@@ -178,6 +186,8 @@ class Clock:
             await asyncio.wait((gone,), timeout=delay + self.MARGIN)
         elif delay > 0:
             await asyncio.sleep(delay + self.MARGIN)
+        elif self.transport is not None and self.transport.is_closing():
+            return True
         return gone.done()
 
     def watch(self) -> asyncio.Future[None]:

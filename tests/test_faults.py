@@ -567,3 +567,59 @@ def test_slice_and_drip_cut_as_they_are_played(
     assert list(script) == list(script) == cut
     assert len(script) == len(cut) and faults.last(script) == (cut[-1] if cut else None)
     assert isinstance(script, faults.Pieces) and len(script.steps) == len(steps)  # holds the uncut steps only
+
+
+class _Left:
+    """A client's transport that closes after `after` writes, and the loop's sends to it (which, once it has
+    closed, return without yielding, as uvicorn's do)."""
+
+    def __init__(self, after: int) -> None:
+        self.after, self.sent = after, 0
+
+    def is_closing(self) -> bool:
+        return self.sent >= self.after
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body" and not self.is_closing():
+            self.sent += 1
+
+
+def _played(steps: Any, left: _Left) -> int:
+    """How many of `steps`' writes `player.play` made (sent or not) to a client that leaves after `left.after`."""
+    import asyncio
+
+    from emulator.player import Sent, play
+    from emulator.server import TRANSPORT
+    from emulator.wire import Script
+
+    async def never() -> dict[str, Any]:
+        await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def run() -> int:
+        sent = Sent(time.perf_counter() - 60)  # arrived a minute ago: every pause is overdue, as on a busy loop
+        scope = {"extensions": {TRANSPORT: left}}
+        await play(Script(steps, 200, []), scope, never, left.send, sent)
+        return sent.writes
+
+    return asyncio.run(run())
+
+
+def test_a_stream_cut_in_pieces_stops_at_the_piece_its_client_left_at() -> None:
+    """Sends to a client that left return at once and give the loop no turn to say it went: a `slice` of a
+    stream that fell behind played its every remaining piece to nobody (200 such clients kept a server busy
+    for seconds after they left). The socket says so at the next piece."""
+    from emulator.faults import Pieces
+
+    events = [b"data: %d\n\n" % i * 20 for i in range(200)]
+    sliced = Pieces(list(events), 1, None)
+    assert _played(sliced, _Left(after=37)) == 37  # and not one piece more
+    paced = Pieces([s for e in events for s in (e, Pause(0.02))], 3, None)
+    assert _played(paced, _Left(after=500)) == 500
+
+
+def test_an_overdue_pause_stops_a_stream_whose_client_left() -> None:
+    """A paced stream behind its schedule does not wait at its pauses, so the loop never said its client went:
+    the pause asks the socket."""
+    steps = [s for i in range(300) for s in (b"data: %d\n\n" % i, Pause(0.02))]
+    assert _played(steps, _Left(after=120)) == 120  # the pause after its last write noticed
