@@ -527,3 +527,26 @@ def test_a_storys_hero_has_a_name_that_fits_who_the_prompt_says_they_are() -> No
         text = answer(f"Write a short story about {subject}.")[0]
         hero = re.search(r"\b([A-Z][a-z]+), " + re.escape(subject.split(" and ")[0]), text)
         assert hero and hero.group(1) in names, (subject, text[:200])
+
+
+# Plural subjects, and questions of every form that puts the subject before a verb of a frame's own.
+PLURALS = ("solar panels", "vaccines", "index funds", "migrating birds", "sourdough loaves", "electric scooters")
+PLURAL_FORMS = ("Tell me about {}.", "Explain {}.", "Why do people argue about {}?", "What are {}?")
+
+
+@pytest.mark.parametrize("subject", PLURALS)
+def test_a_plural_subject_takes_a_plural_verb_in_every_frame_it_opens(nlp: Any, subject: str) -> None:
+    """The panel's agreement check spares the question's own words (the parser mis-tags some of them), and so
+    let "rate limits quietly makes the difference" and "Cats suits people who…" through: here the subject's own
+    noun, in the seats where the frames put it, must agree with its verb. Several seeds and forms, so that most
+    of each section's frames are drawn."""
+    head = subject.split()[-1]
+    wrong = []
+    for form in (*PLURAL_FORMS, f"Compare {subject} and {{}}."):
+        for seed in range(4):
+            text = answer(form.format("cars" if form.startswith("Compare") else subject), seed)[0]
+            for sentence in sentences(text, "explain"):
+                for t in nlp(sentence):
+                    if t.lower_ == head and t.dep_ in ("nsubj", "nsubjpass") and t.head.tag_ == "VBZ":
+                        wrong.append(f"{t.text} {t.head.text}: {sentence}")
+    assert not wrong, wrong
