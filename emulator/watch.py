@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,10 @@ from emulator.state import State
 _log = logging.getLogger("emulator.watch")
 TICK = 0.25  # seconds between checks of where the paths are watched from
 SUFFIXES = (".yaml", ".yml")  # what a folder's loader reads of it
+# Seconds a file that had content may stay empty before it is read so: `open(…, "w")`, `>` and `write_text`
+# empty a file, then write it. Read between the two (a tick can fall there on a busy machine), an empty file is a
+# valid one, of no scenarios: it was served, and then taken as the last good version of the write that followed.
+EMPTIED = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,7 @@ class _Watcher:
         self.changes: queue.Queue[set[Path]] = queue.Queue()
         self.gone: tuple[Path, ...] = ()  # the watched paths found gone, last time
         self.seen = _fingerprint(paths)  # the files as the state last read them
+        self.emptied: float | None = None  # when a file that had content was first found empty, waiting
 
     def run(self) -> None:
         plan: dict[Spot, None] = {}
@@ -150,6 +156,8 @@ class _Watcher:
         now = _fingerprint(self.paths)
         if now == self.seen and not self.gone:
             return
+        if self._being_written(now):
+            return
         changed = sorted({_shown(f) for f, *_ in set(now) ^ set(self.seen)}) or [_shown(p) for p in self.gone]
         self.gone, self.seen = (), now
         problems = self.state.reload()
@@ -158,6 +166,17 @@ class _Watcher:
         files = {problem.split(": ", 1)[0] for problem in problems}
         refused = f"; {_many(len(files), 'file')} refused, as last good" if problems else ""
         _log.info("reloaded after changes to %s: serving %s%s", ", ".join(changed), self._served(), refused)
+
+    def _being_written(self, now: tuple[tuple[str, int, int, int], ...]) -> bool:
+        """Whether a file that had content is empty `now`, for less than EMPTIED seconds yet: emptied to be
+        written, most likely. The next tick looks again; one left empty is read as empty after that."""
+        had = {file for file, _, _, size in self.seen if size}
+        if not any(size == 0 and file in had for file, _, _, size in now):
+            self.emptied = None
+            return False
+        if self.emptied is None:
+            self.emptied = time.monotonic()
+        return time.monotonic() - self.emptied < EMPTIED
 
     def _served(self) -> str:
         """What the state serves, in words: how many scenarios and recordings, from where."""

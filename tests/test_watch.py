@@ -248,3 +248,31 @@ def test_each_path_is_watched_from_where_it_lives() -> None:
     folder = Path("/srv/s")
     assert watch.relevant(Path("/srv/s/a.yml"), folder) and not watch.relevant(Path("/srv/s/a.yaml.lock"), folder)
     assert not watch.relevant(Path("/srv/s/sub/a.yaml"), folder)
+
+
+def test_a_file_emptied_to_be_written_is_read_once_written_and_one_left_empty_is_read_empty(
+    tmp_path: Path, watching: Callable[[Settings], Server], caplog: pytest.LogCaptureFixture
+) -> None:
+    """`write_text` empties a file and then writes it. On a busy machine a tick fell between the two: the empty
+    file, a valid one of no scenarios, was served, then taken as the last good version of the broken write that
+    followed ("serving 0 scenarios … 1 file refused, as last good"). Here the gap is held open for half a second,
+    longer than two ticks."""
+    file = tmp_path / "refunds.yaml"
+    file.write_text(scenario("first"))
+    server = watching(Settings(scenarios=(file,)))
+    before = len(caplog.records)
+    with file.open("w") as writing:  # emptied, and not yet written
+        time.sleep(0.5)
+        writing.write(scenario("typo").replace("reply:", "repyl:"))
+    assert eventually(lambda: any(line.startswith("reloaded") for line in lines(caplog, before)))
+    time.sleep(0.3)  # no other reload follows
+    *refused, served = lines(caplog, before)
+    assert refused and all(line.startswith(f"refused {file}") for line in refused), refused
+    assert served.endswith(f"serving 1 scenario from {file}; 1 file refused, as last good"), served
+    assert answered(server) == "watched: first"
+    before = len(caplog.records)
+    file.write_text("")  # emptied on purpose: after a second, served as it is
+    started = time.monotonic()
+    assert eventually(lambda: any(line.startswith("reloaded") for line in lines(caplog, before)))
+    assert time.monotonic() - started >= watch.EMPTIED * 0.9
+    assert lines(caplog, before)[-1] == f"reloaded after changes to {file}: serving 0 scenarios from {file}"
