@@ -98,6 +98,8 @@ class Lexicon:
     things: Mapping[str, Thing]  # common things by each of their names, lower case (lexicon/things.txt)
     senses: Mapping[str, frozenset[str]]  # a word → the words that give it another sense (things.txt [senses])
     heads: frozenset[str]  # the last word of each name in `things`: a subject ending on another names none
+    objects: Mapping[str, tuple[str, bool]]  # a thing to repair ("chair") → the kind of repair whose steps fit it,
+    # and whether the word names a fault that decides the kind wherever it is said ("blocked"; howto.txt)
 
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
@@ -113,6 +115,18 @@ class Lexicon:
             ):
                 return kind
         return ""
+
+    def repaired(self, task: str) -> str:
+        """The kind of repair whose steps fit what `task` is done to, by the first word of it that a `repair-…`
+        section of lexicon/howto.txt lists ("fix a squeaky chair": repair-furniture), unless a later word names a
+        fault ("my shower drain is blocked": repair-drain); "" when none does."""
+        first = ""
+        for word in task.lower().split():
+            kind, fault = self.objects.get(word.strip(_PUNCTUATION).removesuffix("'s"), _NO_OBJECT)
+            if fault:
+                return kind
+            first = first or kind
+        return first
 
     def thing(self, subject: str, context: frozenset[str] = frozenset()) -> Thing | None:
         """The common thing `subject` names (lexicon/things.txt), if it is one: "a refrigerator", "solar panels",
@@ -151,6 +165,7 @@ class Lexicon:
 
 
 _NONE: frozenset[str] = frozenset()
+_NO_OBJECT = ("", False)
 _PUNCTUATION = "?.,!'\""
 _LEADING = frozenset(
     ["a", "an", "the", "your", "my", "our", "their", "his", "her", "this", "that", "these", "those", "what", "how"]
@@ -197,11 +212,13 @@ def load() -> Lexicon:
     howto = {}
     phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     closes: dict[str, tuple[str, ...]] = {}
+    objects: dict[str, tuple[str, bool]] = {}
     for kind, lines in sections("howto").items():
         task = _domain(kind, lines)
         howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
         if "close" in task.lists:
             closes[kind] = task.lists["close"]
+        objects |= {word.lstrip("!"): (kind, word[0] == "!") for word in task.lists.get("objects", ())}
         for phrase in task.lists.get("phrases", ()):
             words = tuple(phrase.lower().split())
             phrases.setdefault(words[0], []).append((words, kind))
@@ -211,7 +228,7 @@ def load() -> Lexicon:
     senses = {word: frozenset(cues.split()) for word, _, cues in (line.partition(": ") for line in read["senses"])}
     frames, verse, letters = sections("frames"), sections("verse"), sections("letters")
     heads = frozenset(name.rpartition(" ")[2] for name in things)
-    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, opening, closes, things, senses, heads)
+    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, opening, closes, things, senses, heads, objects)
 
 
 LEXICON = load()

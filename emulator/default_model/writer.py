@@ -289,6 +289,10 @@ def steps_of(domain: Domain, task: str) -> tuple[str, Steps]:
         return "", domain.steps
     if technical and (found is None or found[0] in _EVERYDAY_KINDS) or verb == "improve" and domain.name in _OWN_STEPS:
         return "", domain.steps  # "fix a bug", "build a website", "improve your sleep": the domain's own
+    if found and found[0] in _FIXING or found is None and domain.name == "repair":
+        fitted = LEXICON.repaired(task)  # a chair is glued and tightened, a tap's water turned off first
+        if fitted not in ("", "repair") and (fitted != "repair-appliance" or found is None or found[0] == "repair"):
+            return fitted, LEXICON.howto[fitted][1]
     if verb in _WRITING:  # a cover letter, a speech, an essay: the writer's steps
         return "", _LANGUAGE.steps
     if found and (found[0] != "setup" or technical):
@@ -310,6 +314,7 @@ _ANY_DOMAIN = frozenset(("learn", "habit"))  # kinds that fit a technical task t
 _EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant", "pain", "stretch"))
 _EVERYDAY_KINDS |= {"fitness", "remember"}  # found by a verb a technical task may also use
 _WRITING = frozenset(("write", "draft", "compose"))
+_FIXING = frozenset(("repair", "troubleshoot"))  # kinds whose steps depend on what is fixed (a chair, a tap…)
 _LANGUAGE = next(d for d in LEXICON.domains if d.name == "language")
 
 
