@@ -117,7 +117,7 @@ def test_tips_for_a_group_are_tips_for_what_the_group_does(nlp: Any, question: s
 
 
 def test_a_group_whose_doing_is_unknown_names_no_task() -> None:
-    assert troubles.group(["new", "parents"]) == troubles.group(["the", "weekend"]) == ""
+    assert troubles.group(["new", "neighbors"]) == troubles.group(["the", "weekend"]) == ""
 
 
 # --- the domain and the steps fit the task --------------------------------------------------------------------

@@ -1,5 +1,9 @@
-"""Issue 26's fifth round of weak classes, each tried with prompts of our own and read for the kind of answer:
-repair steps fit what is repaired (no power, water or gas for a chair).
+"""Issue 26's fifth round of weak classes, each tried with prompts of our own and read for the kind of answer: a
+request for tips, advice or recommendations, however it is worded, gets a list of tips for the task it names
+(or for what a group of people does, or someone does); a feeling said in the first person gets a word of
+sympathy and suggestions that fit it; repair steps fit what is repaired (no power, water or gas for a chair);
+and a pursuit with a craft of its own (blogging, investing, hiking, cooking, parenting, studying…) gets that
+craft's steps, not a habit's or a budget's.
 """
 
 from __future__ import annotations
@@ -46,6 +50,90 @@ def _tips(nlp: Any, question: str) -> str:
     return text
 
 
+# --- tips, advice and recommendations, however they are asked for ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "task", "kind"),
+    [
+        ("What tips do you have for beginner photographers?", "take better photos", "photography"),
+        ("Do you have any advice for a first-time car buyer?", "buy your first car", "choose"),
+        ("Any pointers for someone who is learning to cook?", "learn to cook", "cooking"),
+        ("What advice do you have for someone who is new to running?", "start running", "fitness"),
+        ("Recommendations for a weekend trip to Lisbon", "plan a weekend trip to Lisbon", ""),  # travel's own
+        ("Could you give me some advice on negotiating a salary?", "negotiate a salary", "talk"),
+        ("Got any tips for a job interview next week?", "prepare for a job interview next week", "exam"),
+        ("Any advice for a new mum?", "look after a new baby", "baby"),
+        ("Tips and tricks for new gardeners", "start gardening", "grow"),
+        ("What advice would you give someone who wants to start a podcast?", "start a podcast", "any"),
+    ],
+)
+def test_a_request_for_tips_in_any_wording_gets_tips_for_its_task(
+    nlp: Any, question: str, task: str, kind: str
+) -> None:
+    assert _kind(question) == (task, kind)
+    asked = forms.read(read(question))
+    assert asked.other == "tips" and not asked.source, asked  # tips, and no sympathy: nothing went wrong
+    text = _tips(nlp, question)
+    assert task in text, text
+
+
+@pytest.mark.parametrize(
+    ("question", "task", "kind"),
+    [
+        ("I'm a new teacher, any advice?", "teach a class well", "teach"),  # who one is, with a plea
+        ("Give me tips on how to save money", "save money", ""),  # money's own steps
+    ],
+)
+def test_tips_asked_of_who_one_is_or_on_how_to_name_their_task(question: str, task: str, kind: str) -> None:
+    assert _kind(question) == (task, kind)
+    assert not forms.read(read(question)).source  # no sympathy: nothing went wrong
+    assert forms.read(read("I am a student.")).form != "steps"  # who one is, with no plea, asks nothing
+
+
+def test_suggestions_for_a_thing_are_still_ideas_and_advice_to_no_one_is_no_task() -> None:
+    assert forms.read(read("Any suggestions for a birthday party theme?")).form == "ideas"
+    assert forms.read(read("Give some advice to someone")).form != "steps"
+
+
+# --- a feeling, with or without a plea, gets sympathy and suggestions that fit it --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "task", "said"),
+    [
+        ("I'm feeling so bored today", "beat boredom", ("walk|friend|run", "make|cook|learn|clear")),
+        ("I'm bored out of my mind, any ideas?", "beat boredom", ("walk|friend|run", "make|cook|learn|clear")),
+        ("I'm bored, what can I do tonight?", "beat boredom", ()),
+        ("I've been feeling really low", "lift your mood", ("walk|friend|music", "doctor|counselor|helpline")),
+        ("I feel so unhappy lately", "lift your mood", ("walk|friend|music",)),
+        ("I'm so stressed about my finals", "manage stress about your finals", ()),
+        ("I'm anxious about starting a new job", "manage anxiety about starting a new job", ()),
+        ("I'm really lonely since I moved", "make new friends", ("club|invitation|friends",)),
+        ("I'm homesick, any advice?", "cope with homesickness", ()),
+    ],
+)
+def test_a_feeling_gets_sympathy_and_suggestions_that_fit_it(
+    nlp: Any, question: str, task: str, said: tuple[str, ...]
+) -> None:
+    asked = forms.read(read(question))
+    assert (asked.form, asked.task, asked.other) == ("steps", task, "tips")
+    text = _tips(nlp, question)
+    opening = text.split("\n", 1)[0].lower()
+    assert any(w in opening for w in _SYMPATHY) and task in opening, text
+    assert all(re.search(w, text.lower()) for w in said), text
+
+
+@pytest.mark.parametrize("question", ["I'm down to my last ten dollars", "I'm low on petrol"])
+def test_a_word_for_a_mood_said_of_something_else_is_no_feeling(question: str) -> None:
+    assert forms.read(read(question)).task != "lift your mood"
+
+
+def test_tired_of_something_is_fed_up_not_sleepy() -> None:
+    assert forms.read(read("I'm so tired of this")).task == "cope with feeling fed up"
+    assert forms.read(read("I'm so tired lately")).task == "have more energy"
+
+
 # --- repair steps fit what is repaired -----------------------------------------------------------------------
 
 
@@ -87,3 +175,33 @@ def test_every_kind_of_repair_names_what_it_repairs_and_has_steps() -> None:
     assert {"repair-furniture", "repair-appliance", "repair-plumbing", "repair-clothing", "repair-wall"} <= kinds
     for kind in kinds:
         assert len(LEXICON.howto[kind][1]) >= 6 and kind in LEXICON.closes, kind
+
+
+# --- a pursuit with a craft of its own gets that craft's steps ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "said"),
+    [
+        ("Tips for aspiring bloggers", "blog", ("post",)),
+        ("Any advice for first-time investors?", "invest", ("fund",)),
+        ("Any advice for new trekkers?", "hike", ("trail",)),
+        ("Advice for home cooks", "cooking", ("heat|salt|knife",)),
+        ("Tips for young parents", "parent", ("child",)),
+        ("Tips for university students", "study", ("review|test yourself|exam",)),
+        ("Any advice for beginner photographers?", "photography", ("light|frame",)),
+        ("How do I start investing?", "invest", ("fund",)),
+        ("How do I start a blog?", "blog", ("post",)),
+    ],
+)
+def test_a_pursuit_gets_the_steps_of_its_own_craft(nlp: Any, question: str, kind: str, said: tuple[str, ...]) -> None:
+    assert _kind(question)[1] == kind
+    text, _ = answer(question)
+    assert not any(f"**{label}**" in text for label in _HABIT + _BUDGET), text
+    assert all(re.search(w, text.lower()) for w in said), text
+    _no_repeats(text)
+    assert not _grammar(nlp, text, question, "steps")
+
+
+def test_a_named_phrase_wins_over_a_wildcard_of_the_same_length() -> None:
+    assert LEXICON.kind_of("start gardening") == "grow" and LEXICON.kind_of("start skating") == "habit"

@@ -201,6 +201,12 @@ _PLAIN_ADJECTIVES = frozenset(
 )
 
 
+def _longest(phrase: tuple[tuple[str, ...], str]) -> tuple[int, bool]:
+    """The order phrases are tried in: the longest first, and of two as long, words before a wildcard ("start
+    gardening" before "start *ing")."""
+    return -len(phrase[0]), "*ing" in phrase[0]
+
+
 def load() -> Lexicon:
     domains = tuple(_domain(name, lines) for name, lines in sections("domains").items())
     cued: dict[str, list[int]] = {}
@@ -222,7 +228,7 @@ def load() -> Lexicon:
         for phrase in task.lists.get("phrases", ()):
             words = tuple(phrase.lower().split())
             phrases.setdefault(words[0], []).append((words, kind))
-    opening = {first: tuple(sorted(found, key=lambda p: -len(p[0]))) for first, found in phrases.items()}
+    opening = {first: tuple(sorted(found, key=_longest)) for first, found in phrases.items()}
     read = sections("things")
     things = dict(pair for line in read["things"] for pair in _things(line))
     senses = {word: frozenset(cues.split()) for word, _, cues in (line.partition(": ") for line in read["senses"])}

@@ -344,12 +344,12 @@ def _steps(page: Page, places: Sequence[str]) -> str:
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
     closing = fill(page.pick(LEXICON.closes[kind]), slots) if kind in LEXICON.closes else page.say("steps-close")
     if page.ask.other == "tips":  # "Any tips for staying focused?": the kind's steps as tips
-        return _tips(page, steps, slots, closing)
+        return _tips(page, steps, slots, closing, kind)
     lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
     return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{closing}"
 
 
-def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str) -> str:
+def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str, kind: str) -> str:
     """Tips for a task: as many of its kind's steps as asked for (five when it does not say), in their order."""
     asked = page.ask.count
     kept = list(steps)
@@ -360,10 +360,12 @@ def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str) -> str:
         count = slots.adding({"count": _NUMBERS[asked]})
         opening = fill(page.pick(FRAMES["tips-open-count"]), count)
     else:  # a complaint ("I can't sleep"), which the user said as their own text, opens with a word for it
-        opening = fill(page.pick(FRAMES["tips-open-trouble" if page.ask.source else "tips-open"]), slots)
+        said = ("tips-open-feeling" if kind in _FEELINGS else "tips-open-trouble") if page.ask.source else "tips-open"
+        opening = fill(page.pick(FRAMES[said]), slots)
     return f"{opening}\n\n" + "\n".join(lines) + f"\n\n{closing}"
 
 
+_FEELINGS = frozenset(("cope", "mood", "boredom", "friends"))  # kinds of task a feeling is read as ("I'm bored")
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
