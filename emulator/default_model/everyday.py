@@ -98,7 +98,7 @@ _BEST_WAY = re.compile(
 _SOMEONE = re.compile(
     r".*?\b(?:someone|somebody|anyone|a person|people|a friend)\s+(?:who|that)\s+(?P<w>.+?)[.?!]*$", _I
 )
-# What a request for tips holds, one of them at least.
+# What a request for tips holds, one of them at least: `forms` asks `tips` only of a text that holds one.
 ASKING = ("tip", "way", "strateg", "trick", "advice", "hack", "recommend", "suggestion", "pointer")
 
 
@@ -106,12 +106,11 @@ def tips(text: str, low: str) -> tuple[str, str] | None:
     """Tips or "the best way" for a task said as a verb ("to save money", "for staying focused"), by a group of
     people ("for new runners"), by what someone does ("someone who is starting college") or by an event ("for a
     job interview"): the task, and "tips" for tips ("" for steps); a skill named by a gerund ("tips for public
-    speaking") is one to get better at. None when the request asks for neither."""
+    speaking") is one to get better at. None when the request asks for neither (`low`, the text in lower case,
+    holds one of `ASKING`, or the text is not ASCII)."""
     if "way" in low and (m := _BEST_WAY.match(text)):
         task = flip(m["t"])
         return (task, "") if task.split(" ", 1)[0].lower() in LEXICON.verbs else None
-    if not any(w in low for w in ASKING):
-        return None
     if (" who " in low or " that " in low) and (m := _SOMEONE.match(text)):
         task = _someone(m["w"].split())
         if task:

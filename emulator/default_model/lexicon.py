@@ -100,10 +100,12 @@ class Lexicon:
     heads: frozenset[str]  # the last word of each name in `things`: a subject ending on another names none
     objects: Mapping[str, tuple[str, bool]]  # a thing to repair ("chair") → the kind of repair whose steps fit it,
     # and whether the word names a fault that decides the kind wherever it is said ("blocked"; howto.txt)
+    by_verb: Mapping[str, str]  # a how-to's verb → the kind of task whose `verbs` list it first (howto.txt)
 
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
-        return next(((kind, steps) for kind, (verbs, steps) in self.howto.items() if verb in verbs), None)
+        kind = self.by_verb.get(verb)
+        return (kind, self.howto[kind][1]) if kind else None
 
     def kind_of(self, task: str) -> str:
         """The kind of task (a section of lexicon/howto.txt) whose phrase opens `task` ("get better at chess":
@@ -219,12 +221,14 @@ def load() -> Lexicon:
     phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     closes: dict[str, tuple[str, ...]] = {}
     objects: dict[str, tuple[str, bool]] = {}
+    by_verb: dict[str, str] = {}
     for kind, lines in sections("howto").items():
         task = _domain(kind, lines)
         howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
         if "close" in task.lists:
             closes[kind] = task.lists["close"]
         objects |= {word.lstrip("!"): (kind, word[0] == "!") for word in task.lists.get("objects", ())}
+        by_verb |= {verb: kind for verb in task.lists.get("verbs", ()) if verb not in by_verb}
         for phrase in task.lists.get("phrases", ()):
             words = tuple(phrase.lower().split())
             phrases.setdefault(words[0], []).append((words, kind))
@@ -234,7 +238,9 @@ def load() -> Lexicon:
     senses = {word: frozenset(cues.split()) for word, _, cues in (line.partition(": ") for line in read["senses"])}
     frames, verse, letters = sections("frames"), sections("verse"), sections("letters")
     heads = frozenset(name.rpartition(" ")[2] for name in things)
-    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, opening, closes, things, senses, heads, objects)
+    return Lexicon(
+        frames, domains, verse, letters, cues, verbs, howto, opening, closes, things, senses, heads, objects, by_verb
+    )
 
 
 LEXICON = load()
