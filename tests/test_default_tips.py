@@ -124,6 +124,24 @@ def test_a_feeling_gets_sympathy_and_suggestions_that_fit_it(
     assert all(re.search(w, text.lower()) for w in said), text
 
 
+@pytest.mark.parametrize(
+    ("question", "task", "kind"),
+    [
+        ("What should I do this weekend?", "find something to do this weekend", "boredom"),  # free time to fill
+        ("What can I do tonight?", "find something to do tonight", "boredom"),
+        ("What should I do about my debt?", "deal with your debt", "debt"),  # a problem to deal with
+    ],
+)
+def test_what_to_do_with_free_time_or_about_a_problem_gets_tips(nlp: Any, question: str, task: str, kind: str) -> None:
+    assert _kind(question) == (task, kind)
+    text = _tips(nlp, question)
+    assert task in text and "whether" not in text, text
+
+
+def test_what_one_can_do_otherwise_is_no_advice() -> None:
+    assert forms.read(read("What can I do to help?")).form != "advice"
+
+
 @pytest.mark.parametrize("question", ["I'm down to my last ten dollars", "I'm low on petrol"])
 def test_a_word_for_a_mood_said_of_something_else_is_no_feeling(question: str) -> None:
     assert forms.read(read(question)).task != "lift your mood"
