@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from emulator.default_model import forms
+from emulator.default_model import forms, prose
 from emulator.default_model.lexicon import LEXICON
 from emulator.default_model.question import read
 from emulator.default_model.writer import steps_of
@@ -36,7 +36,7 @@ def _kind(question: str) -> tuple[str, str]:
     q = read(question)
     asked = forms.read(q)
     assert asked.form == "steps", asked
-    kind, _ = steps_of(LEXICON.domain(w.lower() for w in q.words), asked.task)
+    kind, _ = steps_of(prose.domain(q), asked.task)
     return asked.task, kind
 
 
@@ -66,6 +66,13 @@ def _tips(nlp: Any, question: str) -> str:
         ("Any advice for a new mum?", "look after a new baby", "baby"),
         ("Tips and tricks for new gardeners", "start gardening", "grow"),
         ("What advice would you give someone who wants to start a podcast?", "start a podcast", "any"),
+        ("What's your advice for someone moving abroad?", "move abroad", "any"),  # someone, without "who"
+        ("What would you recommend for a beginner runner?", "start running", "fitness"),
+        ("What tips would you give to a beginner guitarist?", "learn to play the guitar", "learn"),
+        ("Tips for better sleep", "sleep better", "sleep"),  # a goal said as a noun
+        ("Any advice on weight loss?", "lose weight", "fitness"),
+        ("Any tips for a long flight?", "get through a long flight", "flight"),
+        ("I need some tips for my garden", "look after your garden", "grow"),
     ],
 )
 def test_a_request_for_tips_in_any_wording_gets_tips_for_its_task(
@@ -210,6 +217,9 @@ def test_every_kind_of_repair_names_what_it_repairs_and_has_steps() -> None:
         ("Any advice for beginner photographers?", "photography", ("light|frame",)),
         ("How do I start investing?", "invest", ("fund",)),
         ("How do I start a blog?", "blog", ("post",)),
+        ("Tips for first-time travelers", "", ("passport|book|budget",)),  # travel's own
+        ("Advice for beginner knitters", "learn", ("practice|feedback",)),  # a craft without steps of its own
+        ("Tips for new teachers", "teach", ("lesson|students",)),
     ],
 )
 def test_a_pursuit_gets_the_steps_of_its_own_craft(nlp: Any, question: str, kind: str, said: tuple[str, ...]) -> None:

@@ -12,7 +12,7 @@ from emulator.default_model import recipes, troubles
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
-from emulator.default_model.lexicon import LEXICON
+from emulator.default_model.lexicon import LEXICON, goal
 from emulator.default_model.question import Question, flip
 
 _I = re.I
@@ -85,7 +85,7 @@ def recipe(text: str, low: str, q: Question) -> Ask | None:
 # "Any tips for staying focused?", "What are some ways to save money?"; "What tips do you have for new runners?",
 # "Recommendations for a first trip to Japan"; "What's the best way to learn to code?"
 _TIPS = re.compile(
-    r".*?\b(?:tips|ways|strategies|tricks|advice|hacks|pointers|recommendations|suggestions)"
+    r".*?\b(?:tips|ways|strategies|tricks|advice|hacks|pointers|recommendations|suggestions|recommend)"
     r"(?:\s+(?:and|or)\s+(?:tips|tricks|advice|ideas|suggestions))?"
     r"(?:\s+(?:do|would|can|could|did)\s+you\s+(?:have|give|offer|share|recommend|suggest|got)(?:\s+(?:me|us))?)?"
     r"\s+(?P<t>(?:for|to|on|about)\s+.+?)[.?!]*$",
@@ -96,7 +96,7 @@ _BEST_WAY = re.compile(
 )
 # "What advice would you give someone who is starting college?": what the someone does or wants to do.
 _SOMEONE = re.compile(
-    r".*?\b(?:someone|somebody|anyone|a person|people|a friend)\s+(?:who|that)\s+(?P<w>.+?)[.?!]*$", _I
+    r".*?\b(?:someone|somebody|anyone|a person|people|a friend)\s+(?:(?:who|that)\s+)?(?P<w>.+?)[.?!]*$", _I
 )
 # What a request for tips holds, one of them at least: `forms` asks `tips` only of a text that holds one.
 ASKING = ("tip", "way", "strateg", "trick", "advice", "hack", "recommend", "suggestion", "pointer")
@@ -111,7 +111,7 @@ def tips(text: str, low: str) -> tuple[str, str] | None:
     if "way" in low and (m := _BEST_WAY.match(text)):
         task = flip(m["t"])
         return (task, "") if task.split(" ", 1)[0].lower() in LEXICON.verbs else None
-    if (" who " in low or " that " in low) and (m := _SOMEONE.match(text)):
+    if ("some" in low or "any" in low or "people" in low) and (m := _SOMEONE.match(text)):
         task = _someone(m["w"].split())
         if task:
             return task, "tips"
@@ -130,9 +130,12 @@ def _clause(said: str, choosing: bool = False) -> str:
     if not words:
         return ""
     first = words[0].lower()
-    group = troubles.group(words) if to.lower() == "for" else ""
+    group = troubles.group(words) if to.lower() in ("for", "to") else ""
     if group:  # "for new runners": what runners do
         return group
+    aim = LEXICON.goals.get(goal(said))
+    if aim:  # "for better sleep": sleep better
+        return aim
     if first == "how" and len(words) > 2 and words[1].lower() == "to":  # "tips on how to save money"
         return " ".join(words[2:])
     if to.lower() == "to":  # "ways to" opens a verb phrase; "advice to someone" does not

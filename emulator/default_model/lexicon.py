@@ -101,6 +101,7 @@ class Lexicon:
     objects: Mapping[str, tuple[str, bool]]  # a thing to repair ("chair") → the kind of repair whose steps fit it,
     # and whether the word names a fault that decides the kind wherever it is said ("blocked"; howto.txt)
     by_verb: Mapping[str, str]  # a how-to's verb → the kind of task whose `verbs` list it first (howto.txt)
+    goals: Mapping[str, str]  # a goal said as a noun ("better sleep") → the task it names ("sleep better")
 
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
@@ -203,6 +204,15 @@ _PLAIN_ADJECTIVES = frozenset(
 )
 
 
+def goal(noun: str) -> str:
+    """A goal said as a noun, as `Lexicon.goals` keys it: lower case, without a leading article or "your"."""
+    words = noun.lower().split()
+    return " ".join(words[1:] if words and words[0] in _GOAL_ARTICLES else words)
+
+
+_GOAL_ARTICLES = frozenset(("a", "an", "the", "your", "my", "some"))
+
+
 def _longest(phrase: tuple[tuple[str, ...], str]) -> tuple[int, bool]:
     """The order phrases are tried in: the longest first, and of two as long, words before a wildcard ("start
     gardening" before "start *ing")."""
@@ -222,6 +232,7 @@ def load() -> Lexicon:
     closes: dict[str, tuple[str, ...]] = {}
     objects: dict[str, tuple[str, bool]] = {}
     by_verb: dict[str, str] = {}
+    goals: dict[str, str] = {}
     for kind, lines in sections("howto").items():
         task = _domain(kind, lines)
         howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
@@ -229,6 +240,7 @@ def load() -> Lexicon:
             closes[kind] = task.lists["close"]
         objects |= {word.lstrip("!"): (kind, word[0] == "!") for word in task.lists.get("objects", ())}
         by_verb |= {verb: kind for verb in task.lists.get("verbs", ()) if verb not in by_verb}
+        goals |= {goal(noun): aim.strip() for noun, _, aim in (g.partition(" = ") for g in task.lists.get("goals", ()))}
         for phrase in task.lists.get("phrases", ()):
             words = tuple(phrase.lower().split())
             phrases.setdefault(words[0], []).append((words, kind))
@@ -239,7 +251,21 @@ def load() -> Lexicon:
     frames, verse, letters = sections("frames"), sections("verse"), sections("letters")
     heads = frozenset(name.rpartition(" ")[2] for name in things)
     return Lexicon(
-        frames, domains, verse, letters, cues, verbs, howto, opening, closes, things, senses, heads, objects, by_verb
+        frames,
+        domains,
+        verse,
+        letters,
+        cues,
+        verbs,
+        howto,
+        opening,
+        closes,
+        things,
+        senses,
+        heads,
+        objects,
+        by_verb,
+        goals,
     )
 
 

@@ -266,8 +266,9 @@ def group(words: list[str]) -> str:
         return f"{verb} {'your first' if starting else 'a'} {said[-2]}"
     if verb in _OBJECTS:
         return _STARTING_OBJECTS.get(verb, _OBJECTS[verb]) if starting else _OBJECTS[verb]
-    if starting:
-        return f"start {grammar.participle(verb)}"
+    if starting:  # "new runners": start running, where that has steps of its own; else learn it ("learn to swim")
+        started = f"start {grammar.participle(verb)}"
+        return started if LEXICON.kind_of(started) not in ("", "habit") else f"learn to {verb}"
     return f"{verb} better"
 
 
@@ -289,7 +290,8 @@ STARTING = frozenset(("new", "first", "beginner", "beginning", "novice", "aspiri
 _PEOPLE = {"student": "study", "cook": "cook", "leader": "lead", "cyclist": "cycle"}
 _PEOPLE |= {"blogger": "blog", "programmer": "code", "coder": "code", "golfer": "golf", "gardener": "garden"}
 _PEOPLE |= {"photographer": "photograph", "parent": "parent", "mom": "parent", "mum": "parent", "dad": "parent"}
-_PEOPLE |= {"mother": "parent", "father": "parent", "hiker": "hike", "trekker": "hike"}
+_PEOPLE |= {"mother": "parent", "father": "parent", "hiker": "hike", "trekker": "hike", "guitarist": "guitar"}
+_PEOPLE |= {"pianist": "piano", "traveler": "travel", "traveller": "travel"}
 # Things bought, sold or rented, named before the agent noun ("home buyers": buy a home).
 _BOUGHT = {"buy": frozenset(("home", "house", "car", "flat", "apartment", "property")), "rent": frozenset(("flat",))}
 _BOUGHT["sell"] = _BOUGHT["buy"]
@@ -305,6 +307,16 @@ _OBJECTS = {
     "parent": "be a better parent",
     "photograph": "take better photos",
     "garden": "garden better",
+    "guitar": "play the guitar better",
+    "piano": "play the piano better",
+    "travel": "travel well",
+    "write": "write better",
 }
 # For people new to it: a new parent's task is not an old one's.
 _STARTING_OBJECTS = {"parent": "look after a new baby", "garden": "start gardening"}
+_STARTING_OBJECTS |= {
+    "guitar": "learn to play the guitar",
+    "piano": "learn to play the piano",
+    "travel": "plan your first trip",
+}
+_STARTING_OBJECTS |= {"write": "write better"}

@@ -310,7 +310,8 @@ _PHYSICAL = frozenset(
     ["wobbly", "loose", "squeaky", "creaky", "leaky", "leaking", "dripping", "cracked", "torn", "ripped", "stuck"]
     + ["jammed", "wonky", "rattling", "sagging", "scratched", "dented", "chipped", "bent", "peeling", "wooden"]
 )
-_ANY_DOMAIN = frozenset(("learn", "habit"))  # kinds that fit a technical task too ("learn to code")
+_ANY_DOMAIN = frozenset(("learn", "habit", "cope", "mood", "boredom", "friends"))  # fit a technical task too
+# ("learn to code"), or are about a person, whatever the domain's words ("manage anxiety about your driving test")
 _EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant", "pain", "stretch"))
 _EVERYDAY_KINDS |= {"fitness", "remember"}  # found by a verb a technical task may also use
 _WRITING = frozenset(("write", "draft", "compose"))
