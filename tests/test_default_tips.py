@@ -73,6 +73,12 @@ def _tips(nlp: Any, question: str) -> str:
         ("Any advice on weight loss?", "lose weight", "fitness"),
         ("Any tips for a long flight?", "get through a long flight", "flight"),
         ("I need some tips for my garden", "look after your garden", "grow"),
+        ("Tips for new hikers in the mountains", "start hiking in the mountains", "hike"),  # a group, and where
+        ("Advice for new investors in their twenties", "invest your money wisely in your twenties", "invest"),
+        ("Tips for beginner bloggers who want more readers", "start blogging", "blog"),
+        ("Hints for a beginner chess player", "learn to play chess", "learn"),  # what a player plays
+        ("Please give me some advice for my first marathon", "train for your first marathon", "fitness"),
+        ("Any advice for someone starting a new job?", "start a new job", "newjob"),
     ],
 )
 def test_a_request_for_tips_in_any_wording_gets_tips_for_its_task(
@@ -175,6 +181,7 @@ def test_tired_of_something_is_fed_up_not_sleepy() -> None:
         ("How do I fix a crack in the ceiling?", "repair-wall", ("filler",), ("gas",)),
         ("How do I fix a stuck zip on my coat?", "repair-zip", ("slider",), ("power", "water", "gas")),
         ("My office chair keeps sinking", "repair-furniture", ("screw",), ("restart", "water", "gas")),
+        ("How do I sew a button back on?", "button", ("needle",), ("power", "water", "gas")),
     ],
 )
 def test_repair_steps_fit_what_is_repaired(

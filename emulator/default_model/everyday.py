@@ -85,7 +85,7 @@ def recipe(text: str, low: str, q: Question) -> Ask | None:
 # "Any tips for staying focused?", "What are some ways to save money?"; "What tips do you have for new runners?",
 # "Recommendations for a first trip to Japan"; "What's the best way to learn to code?"
 _TIPS = re.compile(
-    r".*?\b(?:tips|ways|strategies|tricks|advice|hacks|pointers|recommendations|suggestions|recommend)"
+    r".*?\b(?:tips|ways|strategies|tricks|advice|hacks|pointers|hints|recommendations|suggestions|recommend)"
     r"(?:\s+(?:and|or)\s+(?:tips|tricks|advice|ideas|suggestions))?"
     r"(?:\s+(?:do|would|can|could|did)\s+you\s+(?:have|give|offer|share|recommend|suggest|got)(?:\s+(?:me|us))?)?"
     r"\s+(?P<t>(?:for|to|on|about)\s+.+?)[.?!]*$",
@@ -99,7 +99,7 @@ _SOMEONE = re.compile(
     r".*?\b(?:someone|somebody|anyone|a person|people|a friend)\s+(?:(?:who|that)\s+)?(?P<w>.+?)[.?!]*$", _I
 )
 # What a request for tips holds, one of them at least: `forms` asks `tips` only of a text that holds one.
-ASKING = ("tip", "way", "strateg", "trick", "advice", "hack", "recommend", "suggestion", "pointer")
+ASKING = ("tip", "way", "strateg", "trick", "advice", "hack", "recommend", "suggestion", "pointer", "hint")
 
 
 def tips(text: str, low: str) -> tuple[str, str] | None:
@@ -130,9 +130,12 @@ def _clause(said: str, choosing: bool = False) -> str:
     if not words:
         return ""
     first = words[0].lower()
-    group = troubles.group(words) if to.lower() in ("for", "to") else ""
-    if group:  # "for new runners": what runners do
-        return group
+    if to.lower() in ("for", "to"):  # "for new runners (in the mountains)": what runners do (there)
+        cut = next((i for i, w in enumerate(words) if i and (w.lower() in _GROUP_ENDS or w.endswith("ing"))), 0)
+        group = troubles.group(words[:cut] or words)
+        if group:
+            where = " ".join(_YOURS.get(w.lower(), w) for w in words[cut:]) if cut and words[cut] in _WHERE else ""
+            return f"{group} {where}".strip()
     aim = LEXICON.goals.get(goal(said))
     if aim:  # "for better sleep": sleep better
         return aim
@@ -153,11 +156,14 @@ def _clause(said: str, choosing: bool = False) -> str:
     return ""
 
 
+_WHERE = frozenset(("in", "on", "at"))  # a group's place or time, kept: "new hikers in the mountains"
+_GROUP_ENDS = frozenset(("in", "on", "at", "with", "who", "that", "of", "for", "from", "during", "like"))
 _PERSONS = frozenset(("someone", "somebody", "anyone", "people", "me", "us", "you", "him", "her", "them"))
 # An event tips are asked for, and what the tips help to do with it ("a trip to Japan": plan a trip to Japan).
 _OF_EVENT = dict.fromkeys(("trip", "holiday", "vacation", "journey", "honeymoon", "wedding", "party"), "plan")
 _OF_EVENT |= dict.fromkeys(("picnic", "barbecue", "celebration", "reunion", "move", "visit"), "plan")
 _OF_EVENT |= dict.fromkeys(("interview", "exam", "exams", "test", "audition"), "prepare for")
+_OF_EVENT |= dict.fromkeys(("marathon", "race", "5k", "10k", "half-marathon", "triathlon"), "train for")
 # Words after a noun phrase's head: "a trip | to Japan", "a job interview | next week".
 _AFTER_HEAD = frozenset(("to", "in", "at", "on", "with", "for", "from", "of", "next", "this", "tomorrow", "soon"))
 # Words that open what someone does in "someone who…" and say nothing of it ("is", "just", "wants to").

@@ -264,6 +264,8 @@ def group(words: list[str]) -> str:
     starting = not STARTING.isdisjoint(w for word in said[:-1] for w in word.split("-"))
     if verb in _BOUGHT and len(said) > 1 and said[-2] in _BOUGHT[verb]:  # "first-time home buyers"
         return f"{verb} {'your first' if starting else 'a'} {said[-2]}"
+    if verb == "play" and len(said) > 1 and said[-2] not in STARTING and said[-2] not in _YOUNG:  # "chess players"
+        return f"learn to play {said[-2]}" if starting else f"play {said[-2]} better"
     if verb in _OBJECTS:
         return _STARTING_OBJECTS.get(verb, _OBJECTS[verb]) if starting else _OBJECTS[verb]
     if starting:  # "new runners": start running, where that has steps of its own; else learn it ("learn to swim")
@@ -295,6 +297,7 @@ _PEOPLE |= {"pianist": "piano", "traveler": "travel", "traveller": "travel"}
 # Things bought, sold or rented, named before the agent noun ("home buyers": buy a home).
 _BOUGHT = {"buy": frozenset(("home", "house", "car", "flat", "apartment", "property")), "rent": frozenset(("flat",))}
 _BOUGHT["sell"] = _BOUGHT["buy"]
+_YOUNG = frozenset(("young", "old", "older", "good", "better", "great", "amateur", "serious", "casual", "keen"))
 _OBJECTS = {
     "manage": "manage a team",
     "lead": "lead a team",
