@@ -345,8 +345,8 @@ def test_what_is_no_dish_gets_no_recipe(question: str) -> None:
 @pytest.mark.parametrize(
     ("question", "thing", "marks"),
     [
-        ("How do I fix a wobbly table?", "table", ("cause", "test|check")),  # repairs: diagnose, make safe, fix, test
-        ("How can I mend a hole in my jeans?", "hole", ("cause", "test|check")),
+        ("How do I fix a wobbly table?", "table", ("screw", "glue|check|felt")),  # repairs, by what is repaired
+        ("How can I mend a hole in my jeans?", "hole", ("stitch", "patch")),
         ("How do I unjam a stapler?", "stapler", ("cause", "test|check")),
         ("How do I get good at bowling?", "bowling", ("practice", "feedback")),  # a skill
         ("How can I improve at golf?", "golf", ("practice", "feedback")),

@@ -96,13 +96,13 @@ def test_a_wish_gets_tips_without_sympathy_and_a_complaint_with() -> None:
 @pytest.mark.parametrize(
     ("question", "task"),
     [
-        ("Tips for new swimmers", "start swimming"),  # sport
+        ("Tips for new swimmers", "learn to swim"),  # sport
         ("Any advice for beginner bakers?", "start baking"),  # food
         ("Tips for first-time managers", "manage a team"),  # work
         ("Advice for new teachers", "teach a class well"),  # school
         ("Any tips for first-time investors?", "invest your money wisely"),  # money
         ("Tips for writers", "write better"),  # writing
-        ("Advice for aspiring singers", "start singing"),  # a hobby, after an -ing word
+        ("Advice for aspiring singers", "learn to sing"),  # a hobby, after an -ing word
         ("Tips for new drivers", "drive safely and confidently"),  # travel
     ],
 )
@@ -117,7 +117,7 @@ def test_tips_for_a_group_are_tips_for_what_the_group_does(nlp: Any, question: s
 
 
 def test_a_group_whose_doing_is_unknown_names_no_task() -> None:
-    assert troubles.group(["new", "parents"]) == troubles.group(["the", "weekend"]) == ""
+    assert troubles.group(["new", "neighbors"]) == troubles.group(["the", "weekend"]) == ""
 
 
 # --- the domain and the steps fit the task --------------------------------------------------------------------

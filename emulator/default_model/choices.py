@@ -25,6 +25,7 @@ _ADVICE = (
             r"what (?:should|shall) (?:i|we) (?P<t>(?:pack|bring|wear|buy|cook|say|do|get|take)\b.+?)[.?!]*$", _I
         ),
     ),
+    ("free", re.compile(r"what (?:can|could) (?:i|we) (?P<t>do\b.+?)[.?!]*$", _I)),  # only as below
     ("safe", re.compile(r"is it (?:safe|dangerous|healthy|bad for you) (?:for me )?to (?P<t>.+?)[.?!]*$", _I)),
     (
         "",
@@ -74,6 +75,9 @@ def choice(a: str, b: str) -> Ask | None:
 
 
 _OBJECTS = _DETERMINERS | {"one", "it", "them"}
+# When someone asks what to do with free time: things to do, not whether to do them.
+_FREE_TIME = frozenset(("this weekend", "tonight", "today", "this evening", "at the weekend", "on the weekend"))
+_FREE_TIME |= {"this afternoon", "on a rainy day", "on a day off", "in my free time", "in your free time", "tomorrow"}
 
 
 def _acts(word: str) -> bool:
@@ -89,6 +93,14 @@ def advice(text: str) -> Ask | None:
             continue
         groups = m.groupdict()
         task = _np(flip(groups["t"]) if groups.get("t") else f"choose {flip(groups['c'])}")
+        if task.startswith("do ") and task[3:].lower() in _FREE_TIME:  # "What should I do this weekend?"
+            task = f"find something to do {task[3:]}"
+            return Ask("steps", task, task=task, other="tips")
+        if task.startswith("do about "):  # "What should I do about my debt?": how to deal with it
+            task = f"deal with {task[9:]}"
+            return Ask("steps", task, task=task, other="tips")
+        if sort == "free":  # "What can I do to help?": none of these
+            continue
         if " or " in f" {task} " and task.split()[1:2] != ["or"]:
             return None
         other = f"how:{groups['h'].lower()}" if groups.get("h") else sort

@@ -12,7 +12,7 @@ from emulator.default_model import recipes, troubles
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
-from emulator.default_model.lexicon import LEXICON
+from emulator.default_model.lexicon import LEXICON, goal
 from emulator.default_model.question import Question, flip
 
 _I = re.I
@@ -82,45 +82,107 @@ def recipe(text: str, low: str, q: Question) -> Ask | None:
     return None
 
 
-# "Any tips for staying focused?", "What are some ways to save money?"; "What's the best way to learn to code?"
-_TIPS = re.compile(r".*?\b(?:tips|ways|strategies|tricks|advice|hacks)\s+(?P<t>(?:for|to|on|about)\s+.+?)[.?!]*$", _I)
+# "Any tips for staying focused?", "What are some ways to save money?"; "What tips do you have for new runners?",
+# "Recommendations for a first trip to Japan"; "What's the best way to learn to code?"
+_TIPS = re.compile(
+    r".*?\b(?:tips|ways|strategies|tricks|advice|hacks|pointers|hints|recommendations|suggestions|recommend)"
+    r"(?:\s+(?:and|or)\s+(?:tips|tricks|advice|ideas|suggestions))?"
+    r"(?:\s+(?:do|would|can|could|did)\s+you\s+(?:have|give|offer|share|recommend|suggest|got)(?:\s+(?:me|us))?)?"
+    r"\s+(?P<t>(?:for|to|on|about)\s+.+?)[.?!]*$",
+    _I,
+)
 _BEST_WAY = re.compile(
     r".*?\b(?:best|easiest|quickest|fastest|simplest|right|smartest|cheapest|good) ways? to\s+(?P<t>.+?)[.?!]*$", _I
 )
+# "What advice would you give someone who is starting college?": what the someone does or wants to do.
+_SOMEONE = re.compile(
+    r".*?\b(?:someone|somebody|anyone|a person|people|a friend)\s+(?:(?:who|that)\s+)?(?P<w>.+?)[.?!]*$", _I
+)
+# What a request for tips holds, one of them at least: `forms` asks `tips` only of a text that holds one.
+ASKING = ("tip", "way", "strateg", "trick", "advice", "hack", "recommend", "suggestion", "pointer", "hint")
 
 
 def tips(text: str, low: str) -> tuple[str, str] | None:
-    """Tips or "the best way" for a task said as a verb ("to save money", "for staying focused"): the task, and
-    "tips" for tips ("" for steps); a skill named by a gerund ("tips for public speaking") is one to get better
-    at. None when the request asks for neither."""
+    """Tips or "the best way" for a task said as a verb ("to save money", "for staying focused"), by a group of
+    people ("for new runners"), by what someone does ("someone who is starting college") or by an event ("for a
+    job interview"): the task, and "tips" for tips ("" for steps); a skill named by a gerund ("tips for public
+    speaking") is one to get better at. None when the request asks for neither (`low`, the text in lower case,
+    holds one of `ASKING`, or the text is not ASCII)."""
     if "way" in low and (m := _BEST_WAY.match(text)):
         task = flip(m["t"])
         return (task, "") if task.split(" ", 1)[0].lower() in LEXICON.verbs else None
-    if not any(w in low for w in ("tip", "way", "strateg", "trick", "advice", "hack")):
-        return None
+    if ("some" in low or "any" in low or "people" in low) and (m := _SOMEONE.match(text)):
+        task = _someone(m["w"].split())
+        if task:
+            return task, "tips"
     m = _TIPS.match(text)
-    task = _clause(flip(m["t"])) if m else ""
+    task = _clause(flip(m["t"]), "recommend" in low) if m else ""
     return (task, "tips") if task else None
 
 
-def _clause(said: str) -> str:
+def _clause(said: str, choosing: bool = False) -> str:
     """A verb phrase for what tips are for: "to save money" → "save money", "for staying focused at work" → "stay
-    focused at work", "on public speaking" → "get better at public speaking"; "" for anything else."""
+    focused at work", "on public speaking" → "get better at public speaking", "for a job interview" → "prepare
+    for a job interview", and for recommendations (`choosing`) "for a good laptop" → "choose a good laptop"; ""
+    for anything else."""
     to, _, said = said.partition(" ")
     words = said.split()
     if not words:
         return ""
     first = words[0].lower()
-    group = troubles.group(words) if to.lower() == "for" else ""
-    if group:  # "for new runners": what runners do
-        return group
-    if to.lower() == "to":
-        return said if first.isalpha() and first not in _DETERMINERS else ""  # "ways to" opens a verb phrase
+    if to.lower() in ("for", "to"):  # "for new runners (in the mountains)": what runners do (there)
+        cut = next((i for i, w in enumerate(words) if i and (w.lower() in _GROUP_ENDS or w.endswith("ing"))), 0)
+        group = troubles.group(words[:cut] or words)
+        if group:
+            where = " ".join(_YOURS.get(w.lower(), w) for w in words[cut:]) if cut and words[cut] in _WHERE else ""
+            return f"{group} {where}".strip()
+    aim = LEXICON.goals.get(goal(said))
+    if aim:  # "for better sleep": sleep better
+        return aim
+    if first == "how" and len(words) > 2 and words[1].lower() == "to":  # "tips on how to save money"
+        return " ".join(words[2:])
+    if to.lower() == "to":  # "ways to" opens a verb phrase; "advice to someone" does not
+        return said if first.isalpha() and first not in _DETERMINERS and first not in _PERSONS else ""
     if len(first) > 4 and first.endswith("ing") and first not in troubles.STARTING:  # "aspiring" is no task
         return " ".join([troubles.base(first), *words[1:]])
     if len(words) <= 3 and len(words[-1]) > 5 and words[-1].endswith("ing") and words[0] not in ("a", "an", "the"):
         return f"get better at {said}"
+    if first in _DETERMINERS:  # an event or a thing: "a first trip to Japan", "my job interview next week"
+        cut = next((i for i, w in enumerate(words) if i and w.lower() in _AFTER_HEAD), len(words))
+        head = words[cut - 1].lower()
+        if head in _OF_EVENT:
+            return f"{_OF_EVENT[head]} {said}"
+        return f"choose {said}" if choosing else ""
     return ""
+
+
+_WHERE = frozenset(("in", "on", "at"))  # a group's place or time, kept: "new hikers in the mountains"
+_GROUP_ENDS = frozenset(("in", "on", "at", "with", "who", "that", "of", "for", "from", "during", "like"))
+_PERSONS = frozenset(("someone", "somebody", "anyone", "people", "me", "us", "you", "him", "her", "them"))
+# An event tips are asked for, and what the tips help to do with it ("a trip to Japan": plan a trip to Japan).
+_OF_EVENT = dict.fromkeys(("trip", "holiday", "vacation", "journey", "honeymoon", "wedding", "party"), "plan")
+_OF_EVENT |= dict.fromkeys(("picnic", "barbecue", "celebration", "reunion", "move", "visit"), "plan")
+_OF_EVENT |= dict.fromkeys(("interview", "exam", "exams", "test", "audition"), "prepare for")
+_OF_EVENT |= dict.fromkeys(("marathon", "race", "5k", "10k", "half-marathon", "triathlon"), "train for")
+# Words after a noun phrase's head: "a trip | to Japan", "a job interview | next week".
+_AFTER_HEAD = frozenset(("to", "in", "at", "on", "with", "for", "from", "of", "next", "this", "tomorrow", "soon"))
+# Words that open what someone does in "someone who…" and say nothing of it ("is", "just", "wants to").
+_WHO_SKIPS = frozenset(("is", "are", "'s", "just", "really", "currently", "soon", "about", "going", "planning"))
+_WHO_SKIPS |= {"trying", "hoping", "wants", "want", "would", "like", "plans", "hopes", "needs", "to", "has", "have"}
+_YOURS = {"their": "your", "they": "you", "them": "you", "themselves": "yourself", "they're": "you're"}
+
+
+def _someone(words: list[str]) -> str:
+    """What someone does or wants to do, as a task: "is starting college" → "start college", "wants to learn
+    guitar" → "learn guitar", "is new to running" → "start running"; "" when no verb the lexicon knows opens it."""
+    words = [_YOURS.get(w.lower(), w) for w in words]
+    while words and words[0].lower() in _WHO_SKIPS:
+        words = words[1:]
+    if len(words) > 2 and words[0].lower() == "new" and words[1].lower() == "to":  # "is new to running"
+        words = ["start" if words[2].endswith("ing") else "get started with", *words[2:]]
+    if words and len(words[0]) > 4 and words[0].lower().endswith("ing"):
+        words[0] = troubles.base(words[0])
+    return " ".join(words) if words and words[0].lower() in LEXICON.verbs else ""
 
 
 # A letter's occasion, by the words of the request (the first that matches): what its body says is the occasion's.

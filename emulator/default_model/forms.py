@@ -162,7 +162,7 @@ def _read(q: Question) -> Ask:
     if low.startswith(_PLANNING) and "?" not in text and q.kind in ("short", "prose"):  # "Plan a trip to Rome."
         plan = text[8:] if low.startswith("help me ") else text
         return Ask("steps", _topic(q), task=flip(plan[:1].lower() + plan[1:]))
-    tips = everyday.tips(text, low)
+    tips = everyday.tips(text, low) if _may(plain, everyday.ASKING) else None
     if tips is not None:
         task, other = tips
         return Ask("steps", _topic(q), task=task, other=other, count=q.count or _count(low) if other else 0)
@@ -282,7 +282,7 @@ _NEEDED = frozenset(
         _PROSCONS_WORDS,
     )
     for w in words
-) | {"call", "name", "what", "define", *_IDEAS_WORDS, *_EXPLAIN_WORDS, *_JOKE_WORDS, *_LOOKUP_WORDS}
+) | {"call", "name", "what", "define", *_IDEAS_WORDS, *_EXPLAIN_WORDS, *_JOKE_WORDS, *_LOOKUP_WORDS, *everyday.ASKING}
 
 
 def _list(phrase: str, q: Question) -> Ask:

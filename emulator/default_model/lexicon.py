@@ -98,10 +98,15 @@ class Lexicon:
     things: Mapping[str, Thing]  # common things by each of their names, lower case (lexicon/things.txt)
     senses: Mapping[str, frozenset[str]]  # a word → the words that give it another sense (things.txt [senses])
     heads: frozenset[str]  # the last word of each name in `things`: a subject ending on another names none
+    objects: Mapping[str, tuple[str, bool]]  # a thing to repair ("chair") → the kind of repair whose steps fit it,
+    # and whether the word names a fault that decides the kind wherever it is said ("blocked"; howto.txt)
+    by_verb: Mapping[str, str]  # a how-to's verb → the kind of task whose `verbs` list it first (howto.txt)
+    goals: Mapping[str, str]  # a goal said as a noun ("better sleep") → the task it names ("sleep better")
 
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
-        return next(((kind, steps) for kind, (verbs, steps) in self.howto.items() if verb in verbs), None)
+        kind = self.by_verb.get(verb)
+        return (kind, self.howto[kind][1]) if kind else None
 
     def kind_of(self, task: str) -> str:
         """The kind of task (a section of lexicon/howto.txt) whose phrase opens `task` ("get better at chess":
@@ -113,6 +118,18 @@ class Lexicon:
             ):
                 return kind
         return ""
+
+    def repaired(self, task: str) -> str:
+        """The kind of repair whose steps fit what `task` is done to, by the first word of it that a `repair-…`
+        section of lexicon/howto.txt lists ("fix a squeaky chair": repair-furniture), unless a later word names a
+        fault ("my shower drain is blocked": repair-drain); "" when none does."""
+        first = ""
+        for word in task.lower().split():
+            kind, fault = self.objects.get(word.strip(_PUNCTUATION).removesuffix("'s"), _NO_OBJECT)
+            if fault:
+                return kind
+            first = first or kind
+        return first
 
     def thing(self, subject: str, context: frozenset[str] = frozenset()) -> Thing | None:
         """The common thing `subject` names (lexicon/things.txt), if it is one: "a refrigerator", "solar panels",
@@ -151,6 +168,7 @@ class Lexicon:
 
 
 _NONE: frozenset[str] = frozenset()
+_NO_OBJECT = ("", False)
 _PUNCTUATION = "?.,!'\""
 _LEADING = frozenset(
     ["a", "an", "the", "your", "my", "our", "their", "his", "her", "this", "that", "these", "those", "what", "how"]
@@ -186,6 +204,21 @@ _PLAIN_ADJECTIVES = frozenset(
 )
 
 
+def goal(noun: str) -> str:
+    """A goal said as a noun, as `Lexicon.goals` keys it: lower case, without a leading article or "your"."""
+    words = noun.lower().split()
+    return " ".join(words[1:] if words and words[0] in _GOAL_ARTICLES else words)
+
+
+_GOAL_ARTICLES = frozenset(("a", "an", "the", "your", "my", "some"))
+
+
+def _longest(phrase: tuple[tuple[str, ...], str]) -> tuple[int, bool]:
+    """The order phrases are tried in: the longest first, and of two as long, words before a wildcard ("start
+    gardening" before "start *ing")."""
+    return -len(phrase[0]), "*ing" in phrase[0]
+
+
 def load() -> Lexicon:
     domains = tuple(_domain(name, lines) for name, lines in sections("domains").items())
     cued: dict[str, list[int]] = {}
@@ -197,21 +230,43 @@ def load() -> Lexicon:
     howto = {}
     phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     closes: dict[str, tuple[str, ...]] = {}
+    objects: dict[str, tuple[str, bool]] = {}
+    by_verb: dict[str, str] = {}
+    goals: dict[str, str] = {}
     for kind, lines in sections("howto").items():
         task = _domain(kind, lines)
         howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
         if "close" in task.lists:
             closes[kind] = task.lists["close"]
+        objects |= {word.lstrip("!"): (kind, word[0] == "!") for word in task.lists.get("objects", ())}
+        by_verb |= {verb: kind for verb in task.lists.get("verbs", ()) if verb not in by_verb}
+        goals |= {goal(noun): aim.strip() for noun, _, aim in (g.partition(" = ") for g in task.lists.get("goals", ()))}
         for phrase in task.lists.get("phrases", ()):
             words = tuple(phrase.lower().split())
             phrases.setdefault(words[0], []).append((words, kind))
-    opening = {first: tuple(sorted(found, key=lambda p: -len(p[0]))) for first, found in phrases.items()}
+    opening = {first: tuple(sorted(found, key=_longest)) for first, found in phrases.items()}
     read = sections("things")
     things = dict(pair for line in read["things"] for pair in _things(line))
     senses = {word: frozenset(cues.split()) for word, _, cues in (line.partition(": ") for line in read["senses"])}
     frames, verse, letters = sections("frames"), sections("verse"), sections("letters")
     heads = frozenset(name.rpartition(" ")[2] for name in things)
-    return Lexicon(frames, domains, verse, letters, cues, verbs, howto, opening, closes, things, senses, heads)
+    return Lexicon(
+        frames,
+        domains,
+        verse,
+        letters,
+        cues,
+        verbs,
+        howto,
+        opening,
+        closes,
+        things,
+        senses,
+        heads,
+        objects,
+        by_verb,
+        goals,
+    )
 
 
 LEXICON = load()

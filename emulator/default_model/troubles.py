@@ -20,6 +20,7 @@ _I = re.I
 _SPLIT = re.compile(r"^(?P<c>[^,.;!?]+?)\s*(?:(?:[,.;!?]+|\s+(?:-|–|—))\s*(?P<ask>.*?))?\s*$", re.S)
 _PLEA = re.compile(
     r"(?:(?:so|and|but|please)\s+)?(?:any (?:advice|tips|ideas|suggestions|help)|what (?:can|should|do) i do"
+    r"(?: about it| now| today| tonight| this weekend| this evening| with myself| to feel better)?"
     r"|what would you (?:suggest|recommend|do)|how (?:do|can|should) i (?:fix|stop|deal with|handle|change) "
     r"(?:it|this|that)|can you help(?: me)?|help(?: me)?(?: please)?|please help|ideas|tips|advice|suggestions)"
     r"(?:\s+(?:for|on) (?:me|this|that|it))?\W*$",
@@ -40,8 +41,9 @@ _HURTS = re.compile(
     _I,
 )
 _FEEL = re.compile(
-    r"i(?:'m| am| feel| always feel| get| often feel)(?: (?:always|so|really|very|too|constantly|often|quite"
-    r"|a bit|a little|kind of|all the time))* (?P<a>[a-z]+)\b",
+    r"i(?:'m feeling| am feeling|'ve been feeling| have been feeling|'ve been| have been|'m| am| feel| always feel"
+    r"| get| often feel)(?: (?:always|so|really|very|too|constantly|often|quite|pretty|super|extremely|just|still"
+    r"|a bit|a little|kind of|sort of|all the time))* (?P<a>[a-z]+)\b(?P<rest>.*)",
     _I,
 )
 _ENDS = re.compile(r"\s+(?:all the time|lately|recently|these days|anymore|any more)$", _I)
@@ -52,16 +54,16 @@ def task(text: str) -> tuple[str, bool]:
     when the text is no complaint this reads; and whether it is a complaint rather than a wish ("I want to get
     fit"), which an answer meets with a word of sympathy."""
     low = text.lstrip().lower()
-    if not low.startswith(("i ", "i'm ", "my ")):
+    if not low.startswith(("i ", "i'm ", "i've ", "my ")):
         return "", False
     parts = _SPLIT.match(text.strip())
     if parts is None or parts["ask"] and not _PLEA.match(parts["ask"]):
         return "", False
     said = _ENDS.sub("", parts["c"].strip())
-    for reader in (_cannot, _keep, _hurts, _feel, _want, _mine):
-        found = reader(said)
+    for reader in (_cannot, _keep, _hurts, _feel, _want, _am, _mine):
+        found = reader(said) if reader is not _am or parts["ask"] else ""  # "I am a student." asks nothing
         if found:
-            return flip(found), reader is not _want
+            return flip(found), reader is not _want and reader is not _am
     return "", False
 
 
@@ -114,8 +116,28 @@ _NOT_BODY = frozenset(("feelings", "pride", "heart", "business", "wallet", "budg
 
 
 def _feel(said: str) -> str:
+    """How one feels, read as what to work on ("I'm so bored" → "beat boredom"), with where or what it is about
+    where that fits the task ("I'm stressed about exams" → "manage stress about exams", "I feel lonely at
+    university" → "make new friends at university")."""
     m = _FEEL.match(said)
-    return _STATES.get(m["a"].lower(), "") if m else ""
+    if m is None:
+        return ""
+    feeling, rest = m["a"].lower(), m["rest"].strip()
+    task = _STATES.get(feeling, "")
+    if task and (rest.lower().startswith(_WHERE) or rest.lower().startswith("about ") and task in _ABOUT):
+        return f"{task} {rest}"
+    if feeling in _FED_UP and rest.startswith("of "):  # "I'm tired of this": fed up, not sleepy
+        return "cope with feeling fed up"
+    if rest and rest.lower() not in _WHEN and feeling in _BARE:
+        return ""  # "I'm down to my last ten dollars", "I'm low on petrol": no mood
+    return task
+
+
+_WHERE = ("at work", "at school", "at university", "at college", "at home", "in a new city", "in my new job")
+_ABOUT = frozenset(("manage stress", "manage anxiety", "stop worrying"))
+_BARE = frozenset(("down", "low", "blue", "alone"))  # a mood only when said alone, or with a time
+_FED_UP = frozenset(("tired", "exhausted", "sick", "bored"))  # of something: fed up
+_WHEN = frozenset(("today", "tonight", "this week", "this morning", "right now", "at the moment"))
 
 
 # How one feels, and what to work on for it (written for this project).
@@ -140,6 +162,25 @@ _STATES = {
     "stiff": "become more flexible",
     "unfit": "get fit",
     "out": "get fit",  # "I'm out of shape"
+    "bored": "beat boredom",
+    "sad": "lift my mood",
+    "down": "lift my mood",
+    "low": "lift my mood",
+    "blue": "lift my mood",
+    "unhappy": "lift my mood",
+    "miserable": "lift my mood",
+    "depressed": "lift my mood",
+    "homesick": "cope with homesickness",
+    "heartbroken": "get over heartbreak",
+    "angry": "calm down",
+    "furious": "calm down",
+    "frustrated": "calm down",
+    "irritable": "calm down",
+    "scared": "manage anxiety",
+    "afraid": "manage anxiety",
+    "panicky": "manage anxiety",
+    "isolated": "make new friends",
+    "alone": "make new friends",
 }
 
 
@@ -185,6 +226,15 @@ def _want(said: str) -> str:
     return m["v"] if verb in LEXICON.verbs or LEXICON.kind_of(m["v"]) else ""
 
 
+def _am(said: str) -> str:
+    """Who one is, read as what such people do: "I'm a new teacher" → "teach a class well" (see `group`)."""
+    m = _AM.match(said)
+    return group(m["g"].split()) if m else ""
+
+
+_AM = re.compile(r"i(?:'m| am) (?:a|an) (?P<g>(?:[a-z-]+ ){0,2}[a-z]+)$", _I)
+
+
 def base(gerund: str) -> str:
     """A verb's base form from its -ing form: "staying" → "stay", "running" → "run", "saving" → "save"."""
     stem = gerund[:-3].lower()
@@ -203,16 +253,24 @@ def group(words: list[str]) -> str:
     "first-time managers" → "manage a team", "writers" → "write better"; "" when no word names people by what
     they do (an agent noun whose verb the lexicon knows)."""
     said = [w.lower().strip(".,?!") for w in words]
+    if len(said) > 1 and said[0] in ("a", "an") and not said[-1].endswith("s"):  # "a first-time hiker"
+        said = said[1:]
     if not said or len(said) > 4 or said[0] in ("a", "an", "the", "my", "your"):
         return ""
     agent = said[-1]
     verb = _PEOPLE.get(agent.removesuffix("s")) or _doer(agent)
     if not verb:
         return ""
+    starting = not STARTING.isdisjoint(w for word in said[:-1] for w in word.split("-"))
+    if verb in _BOUGHT and len(said) > 1 and said[-2] in _BOUGHT[verb]:  # "first-time home buyers"
+        return f"{verb} {'your first' if starting else 'a'} {said[-2]}"
+    if verb == "play" and len(said) > 1 and said[-2] not in STARTING and said[-2] not in _YOUNG:  # "chess players"
+        return f"learn to play {said[-2]}" if starting else f"play {said[-2]} better"
     if verb in _OBJECTS:
-        return _OBJECTS[verb]
-    if STARTING.intersection(w for word in said[:-1] for w in word.split("-")):
-        return f"start {grammar.participle(verb)}"
+        return _STARTING_OBJECTS.get(verb, _OBJECTS[verb]) if starting else _OBJECTS[verb]
+    if starting:  # "new runners": start running, where that has steps of its own; else learn it ("learn to swim")
+        started = f"start {grammar.participle(verb)}"
+        return started if LEXICON.kind_of(started) not in ("", "habit") else f"learn to {verb}"
     return f"{verb} better"
 
 
@@ -232,7 +290,14 @@ def _doer(noun: str) -> str:
 STARTING = frozenset(("new", "first", "beginner", "beginning", "novice", "aspiring", "budding", "starting"))
 # People named by what they do without an -er ("students" study); and verbs whose task needs its object.
 _PEOPLE = {"student": "study", "cook": "cook", "leader": "lead", "cyclist": "cycle"}
-_PEOPLE |= {"blogger": "blog", "programmer": "code", "coder": "code", "golfer": "golf"}
+_PEOPLE |= {"blogger": "blog", "programmer": "code", "coder": "code", "golfer": "golf", "gardener": "garden"}
+_PEOPLE |= {"photographer": "photograph", "parent": "parent", "mom": "parent", "mum": "parent", "dad": "parent"}
+_PEOPLE |= {"mother": "parent", "father": "parent", "hiker": "hike", "trekker": "hike", "guitarist": "guitar"}
+_PEOPLE |= {"pianist": "piano", "traveler": "travel", "traveller": "travel"}
+# Things bought, sold or rented, named before the agent noun ("home buyers": buy a home).
+_BOUGHT = {"buy": frozenset(("home", "house", "car", "flat", "apartment", "property")), "rent": frozenset(("flat",))}
+_BOUGHT["sell"] = _BOUGHT["buy"]
+_YOUNG = frozenset(("young", "old", "older", "good", "better", "great", "amateur", "serious", "casual", "keen"))
 _OBJECTS = {
     "manage": "manage a team",
     "lead": "lead a team",
@@ -242,4 +307,19 @@ _OBJECTS = {
     "invest": "invest your money wisely",
     "drive": "drive safely and confidently",
     "study": "study more effectively",
+    "parent": "be a better parent",
+    "photograph": "take better photos",
+    "garden": "garden better",
+    "guitar": "play the guitar better",
+    "piano": "play the piano better",
+    "travel": "travel well",
+    "write": "write better",
 }
+# For people new to it: a new parent's task is not an old one's.
+_STARTING_OBJECTS = {"parent": "look after a new baby", "garden": "start gardening"}
+_STARTING_OBJECTS |= {
+    "guitar": "learn to play the guitar",
+    "piano": "learn to play the piano",
+    "travel": "plan your first trip",
+}
+_STARTING_OBJECTS |= {"write": "write better"}

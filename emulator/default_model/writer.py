@@ -289,6 +289,10 @@ def steps_of(domain: Domain, task: str) -> tuple[str, Steps]:
         return "", domain.steps
     if technical and (found is None or found[0] in _EVERYDAY_KINDS) or verb == "improve" and domain.name in _OWN_STEPS:
         return "", domain.steps  # "fix a bug", "build a website", "improve your sleep": the domain's own
+    if found and found[0] in _FIXING or found is None and domain.name == "repair":
+        fitted = LEXICON.repaired(task)  # a chair is glued and tightened, a tap's water turned off first
+        if fitted not in ("", "repair") and (fitted != "repair-appliance" or found is None or found[0] == "repair"):
+            return fitted, LEXICON.howto[fitted][1]
     if verb in _WRITING:  # a cover letter, a speech, an essay: the writer's steps
         return "", _LANGUAGE.steps
     if found and (found[0] != "setup" or technical):
@@ -306,10 +310,12 @@ _PHYSICAL = frozenset(
     ["wobbly", "loose", "squeaky", "creaky", "leaky", "leaking", "dripping", "cracked", "torn", "ripped", "stuck"]
     + ["jammed", "wonky", "rattling", "sagging", "scratched", "dented", "chipped", "bent", "peeling", "wooden"]
 )
-_ANY_DOMAIN = frozenset(("learn", "habit"))  # kinds that fit a technical task too ("learn to code")
+_ANY_DOMAIN = frozenset(("learn", "habit", "cope", "mood", "boredom", "friends"))  # fit a technical task too
+# ("learn to code"), or are about a person, whatever the domain's words ("manage anxiety about your driving test")
 _EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant", "pain", "stretch"))
 _EVERYDAY_KINDS |= {"fitness", "remember"}  # found by a verb a technical task may also use
 _WRITING = frozenset(("write", "draft", "compose"))
+_FIXING = frozenset(("repair", "troubleshoot"))  # kinds whose steps depend on what is fixed (a chair, a tap…)
 _LANGUAGE = next(d for d in LEXICON.domains if d.name == "language")
 
 
@@ -339,12 +345,12 @@ def _steps(page: Page, places: Sequence[str]) -> str:
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
     closing = fill(page.pick(LEXICON.closes[kind]), slots) if kind in LEXICON.closes else page.say("steps-close")
     if page.ask.other == "tips":  # "Any tips for staying focused?": the kind's steps as tips
-        return _tips(page, steps, slots, closing)
+        return _tips(page, steps, slots, closing, kind)
     lines = [f"{n}. **{label}**: {fill(sentence, slots)}" for n, (label, sentence) in enumerate(chosen, 1)]
     return f"{page.say('steps-open')}\n\n" + "\n".join(lines) + f"\n\n{closing}"
 
 
-def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str) -> str:
+def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str, kind: str) -> str:
     """Tips for a task: as many of its kind's steps as asked for (five when it does not say), in their order."""
     asked = page.ask.count
     kept = list(steps)
@@ -355,10 +361,12 @@ def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str) -> str:
         count = slots.adding({"count": _NUMBERS[asked]})
         opening = fill(page.pick(FRAMES["tips-open-count"]), count)
     else:  # a complaint ("I can't sleep"), which the user said as their own text, opens with a word for it
-        opening = fill(page.pick(FRAMES["tips-open-trouble" if page.ask.source else "tips-open"]), slots)
+        said = ("tips-open-feeling" if kind in _FEELINGS else "tips-open-trouble") if page.ask.source else "tips-open"
+        opening = fill(page.pick(FRAMES[said]), slots)
     return f"{opening}\n\n" + "\n".join(lines) + f"\n\n{closing}"
 
 
+_FEELINGS = frozenset(("cope", "mood", "boredom", "friends"))  # kinds of task a feeling is read as ("I'm bored")
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
