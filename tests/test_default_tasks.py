@@ -223,3 +223,49 @@ def test_the_reasoning_of_a_plural_definition_agrees() -> None:
     assert "what black holes are" in reasoning, reasoning
     _, reasoning = answer("What is a black hole?")
     assert "what a black hole is" in reasoning, reasoning
+
+
+# --- help with code one has, and with git ---------------------------------------------------------------------
+
+_STEP = re.compile(r"^\d+\. \*\*[^*]+\*\*: .+", re.M)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "said"),
+    [
+        ("How do I fix a bug in my Python code?", "software", ("change",)),
+        ("How can I debug our Rust code?", "software", ("change",)),
+        ("How can I make my Go code run faster?", "speed", ("measure",)),
+        ("How do I speed up my Postgres query?", "speed", ("measure",)),
+        ("How do I write more readable code?", "quality", ("clean code", "function")),
+        ("How should I refactor my Java code?", "quality", ("clean code", "function")),
+        ("How do I resolve merge conflicts?", "git", ("git", "merge")),
+        ("How do I deal with a merge conflict in my branch?", "git", ("git", "merge")),
+        ("How do I undo the last commit?", "git", ("git", "reflog")),
+        ("How can I squash my commits before a pull request?", "git", ("git", "reflog")),
+    ],
+)
+def test_help_with_code_one_has_or_with_git_is_steps_of_that_work_not_a_stub(
+    question: str, kind: str, said: tuple[str, ...]
+) -> None:
+    """'How do I fix a bug in my Python code?' was read as a request for code: a stub named `how_do_fix_bug`.
+    "How do I fix a merge conflict?" got a chair's repair steps (a screwdriver, glue, a patch kit)."""
+    text, reasoning = answer(question)
+    assert "```" not in text and "def " not in text, text
+    assert len(_STEP.findall(text)) >= 4, text
+    assert "software development" in reasoning or "data work" in reasoning or kind == "git", reasoning
+    assert all(word in text.lower() for word in said), (said, text)  # words of the kind's every other step
+    assert not any(word in text.lower() for word in ("screwdriver", "glue", "patch kit", "repair shop")), text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I write a function that merges two sorted lists?",
+        "Write a Python script that renames my photos by date.",
+        "Can you write clean Python code that parses a CSV file?",
+        "Write a SQL query to find our top ten customers.",
+    ],
+)
+def test_a_request_for_new_code_is_still_answered_with_code(question: str) -> None:
+    assert "```" in answer(question)[0]

@@ -89,6 +89,8 @@ _NOT_CODE_PAGE = vocabulary("page paragraph")
 # other senses in the lexicon, where they also keep it from cueing software.
 _OTHER_CODE_BEFORE = LEXICON.senses["code"]  # lexicon/things.txt [senses]: qr, zip, dress, error…
 _OTHER_CODE_AFTER = vocabulary("of word words name names red blue")
+_OWN = vocabulary("my our")  # code the user has already: what they ask is how to work on it
+_KIND = vocabulary("clean cleaner better good readable maintainable faster efficient secure testable idiomatic")
 
 
 def other_code(before: str, after: str) -> bool:
@@ -107,6 +109,9 @@ def asks(request: str, words: list[str], verb: bool) -> bool:
         if word in _NOUNS:
             if word == "code" and other_code(words[at - 1] if at else "", words[at + 1] if at + 1 < len(words) else ""):
                 continue
+            before = words[max(at - 3, 0) : at]
+            if not _OWN.isdisjoint(before) or word == "code" and not _KIND.isdisjoint(before[-2:]):
+                return False  # "fix a bug in my Python code", "write cleaner code": help with code, not code
             if not verb and words[at + 1 : at + 2] not in (["to"], ["that"], ["which"], ["for"]):
                 return False
             return word not in _NOT_CODE_PAGE or language(request) in ("html", "jsx", "tsx")

@@ -114,7 +114,7 @@ class Lexicon:
         words = task.lower().split()
         for phrase, kind in self.phrases.get(words[0] if words else "", ()):
             if len(words) >= len(phrase) and all(
-                w == p or p == "*ing" and w.endswith("ing") for w, p in zip(words, phrase, strict=False)
+                w == p or p == "*" or p == "*ing" and w.endswith("ing") for w, p in zip(words, phrase, strict=False)
             ):
                 return kind
         return ""
@@ -213,10 +213,10 @@ def goal(noun: str) -> str:
 _GOAL_ARTICLES = frozenset(("a", "an", "the", "your", "my", "some"))
 
 
-def _longest(phrase: tuple[tuple[str, ...], str]) -> tuple[int, bool]:
+def _longest(phrase: tuple[tuple[str, ...], str]) -> tuple[int, int]:
     """The order phrases are tried in: the longest first, and of two as long, words before a wildcard ("start
-    gardening" before "start *ing")."""
-    return -len(phrase[0]), "*ing" in phrase[0]
+    gardening" before "start *ing", "*ing" before "*", which stands for any one word)."""
+    return -len(phrase[0]), 2 if "*" in phrase[0] else int("*ing" in phrase[0])
 
 
 def load() -> Lexicon:

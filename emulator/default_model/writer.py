@@ -281,7 +281,7 @@ def steps_of(domain: Domain, task: str) -> tuple[str, Steps]:
     kind's."""
     technical = domain.name in _TECHNICAL and _PHYSICAL.isdisjoint(task.lower().split())
     kind = LEXICON.kind_of(task)
-    if kind and (not technical or kind in _ANY_DOMAIN):
+    if kind and (not technical or kind in _ANY_DOMAIN or kind in _TECHNICAL_KINDS):
         return kind, LEXICON.howto[kind][1]
     verb = "remove" if _TAKING_OUT.match(task) else task.split(" ", 1)[0].lower()
     found = LEXICON.steps_for(verb)
@@ -312,6 +312,8 @@ _PHYSICAL = frozenset(
 )
 _ANY_DOMAIN = frozenset(("learn", "habit", "cope", "mood", "boredom", "friends"))  # fit a technical task too
 # ("learn to code"), or are about a person, whatever the domain's words ("manage anxiety about your driving test")
+# Kinds of a technical task named by phrases of their own: over the domain's steps ("resolve merge conflicts")
+_TECHNICAL_KINDS = frozenset(("merge-conflict", "git", "code-quality", "code-speed"))
 _EVERYDAY_KINDS = frozenset(("repair", "make", "grow", "talk", "cope", "friends", "pet", "plant", "pain", "stretch"))
 _EVERYDAY_KINDS |= {"fitness", "remember"}  # found by a verb a technical task may also use
 _WRITING = frozenset(("write", "draft", "compose"))
