@@ -269,3 +269,45 @@ def test_help_with_code_one_has_or_with_git_is_steps_of_that_work_not_a_stub(
 )
 def test_a_request_for_new_code_is_still_answered_with_code(question: str) -> None:
     assert "```" in answer(question)[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "reasoned"),
+    [
+        ("Should I tell my landlord I'm moving out?", "you're moving out", "they're moving out"),
+        ("How do I tell my coach I’ve hurt my knee?", "you've hurt your knee", "they've hurt their knee"),
+        ("How do I tell my sister we'll miss her party?", "you'll miss her party", "they'll miss her party"),
+        ("How do I say no when I'd rather not go?", "you'd rather not go", "they'd rather not go"),
+    ],
+)
+def test_a_contraction_of_the_users_own_is_said_back_in_the_answers_person(
+    question: str, said: str, reasoned: str
+) -> None:
+    """'I'm leaving' came back as 'you'm leaving' in the answer and 'them'm leaving' in the reasoning."""
+    text, reasoning = answer(question)
+    assert said in text and reasoned in reasoning, (text, reasoning)
+    assert not re.search(r"\b(?:you|them|they)'m\b|\bthem'(?:ve|d|ll)\b", text + reasoning), (text, reasoning)
+
+
+@pytest.mark.parametrize(
+    ("question", "task"),
+    [
+        ("What should I say to my flatmate about the dishes?", "talk to your flatmate about the dishes"),
+        ("What should I say to a coworker who keeps interrupting?", "talk to a coworker who keeps interrupting"),
+        ("What should I say in a salary negotiation?", "prepare for a salary negotiation"),
+    ],
+)
+def test_what_to_say_to_someone_or_in_something_gets_tips_for_that_talk(question: str, task: str) -> None:
+    """'What should I say to my boss?' was advice on 'whether or how to say to your boss'."""
+    text, reasoning = answer(question)
+    assert len(_TIP.findall(text)) >= 4 and task in text, text
+    assert "whether or how" not in reasoning and "say to your" not in text, text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How do I tell my parents I failed a class?", "Is it okay to skip a yoga class when I'm tired?"],
+)
+def test_a_class_one_takes_is_not_a_request_for_code(question: str) -> None:
+    text, reasoning = answer(question)
+    assert "```" not in text and "wants code" not in reasoning, (text, reasoning)

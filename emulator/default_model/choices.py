@@ -99,6 +99,9 @@ def advice(text: str) -> Ask | None:
         if task.startswith("do about "):  # "What should I do about my debt?": how to deal with it
             task = f"deal with {task[9:]}"
             return Ask("steps", task, task=task, other="tips")
+        if task.startswith(("say to ", "say in ")) and text[:4].lower() == "what":  # "What should I say to my boss?"
+            task = f"{'talk to' if task[4:6] == 'to' else 'prepare for'} {task[7:]}"  # "… in a job interview?"
+            return Ask("steps", task, task=task, other="tips")
         if sort == "free":  # "What can I do to help?": none of these
             continue
         if " or " in f" {task} " and task.split()[1:2] != ["or"]:

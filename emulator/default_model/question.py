@@ -91,9 +91,10 @@ _CODE_ASK = re.compile(
     re.I,
 )
 _CODE_NOUN = re.compile(rf"\b({'|'.join(CODE_NOUNS)})\b(?:\s+((?:that|which|to|for)\b.*))?", re.I)
-_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours|am)\b", re.I)
+_PERSON = re.compile(r"\b(?:(?:I|we)['’](?:m|re|ve|d|ll)|I|me|my|mine|myself|we|us|our|ours|am)\b", re.I)
 _FLIPPED = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "we": "you", "us": "you"}
-_FLIPPED |= {"our": "your", "ours": "yours", "am": "are"}
+_FLIPPED |= {"our": "your", "ours": "yours", "am": "are", "i'm": "you're", "we're": "you're"}
+_FLIPPED |= {f"{who}'{end}": f"you'{end}" for who in ("i", "we") for end in ("ve", "d", "ll")}  # "I'd" → "you'd"
 _TRAILING = re.compile(r"[\s?.!:;,]+$")
 
 
@@ -285,7 +286,9 @@ _LISTS = frozenset(("what", "which", "list", "name", "enumerate", "give"))
 def flip(clause: str) -> str:
     """`clause` in the answer's person, its closing punctuation dropped: "fix my build?" → "fix your build"."""
     clause = _TRAILING.sub("", clause)
-    return _PERSON.sub(lambda m: _FLIPPED[m.group().lower()], clause) if _PERSON.search(clause) else clause
+    if not _PERSON.search(clause):
+        return clause
+    return _PERSON.sub(lambda m: _FLIPPED[m.group().lower().replace("’", "'")], clause)
 
 
 def stem(word: str) -> str:

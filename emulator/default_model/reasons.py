@@ -78,8 +78,9 @@ _FOLLOWED = ("The user wants more without naming a subject.", "I should ask whic
 _CREATIVE = frozenset(
     ("haiku", "limerick", "poem", "story", "email", "summarize", "rewrite", "formal", "translate", "joke")
 )
-_YOUR = re.compile(r"\b(?:(\w+) )?(?<![-\w])(your|yours|yourself|you're|you)\b(?!-)")
-_THEIR = {"your": "their", "yours": "theirs", "yourself": "themselves", "you're": "they're"}
+_YOUR = re.compile(r"\b(?:(\w+) )?(?<![-\w])(your|yours|yourself|you're|you've|you'd|you'll|you)\b(?!-)")
+_THEIR = {"your": "their", "yours": "theirs", "yourself": "themselves", "you're": "they're", "you've": "they've"}
+_THEIR |= {"you'd": "they'd", "you'll": "they'll"}
 # Before "you" as the subject of a clause ("when you squat"); after any other word "you" is an object ("for you").
 _SUBJECT = frozenset(
     [
