@@ -311,3 +311,11 @@ def test_what_to_say_to_someone_or_in_something_gets_tips_for_that_talk(question
 def test_a_class_one_takes_is_not_a_request_for_code(question: str) -> None:
     text, reasoning = answer(question)
     assert "```" not in text and "wants code" not in reasoning, (text, reasoning)
+
+
+@pytest.mark.parametrize("question", ["Name ideas for our new collie", "Names for a dachshund", "Name my husky"])
+def test_a_pet_named_by_its_breed_gets_a_pets_names(question: str) -> None:
+    """'What's a good name for a golden retriever?' got a shop's names ('The Honest Compass')."""
+    text = answer(question)[0]
+    assert "pets" in text or "vet" in text or '"sit"' in text or "call out" in text, text
+    assert not re.search(r"\*\*The [A-Z]\w+ [A-Z]\w+\*\*", text), text
