@@ -76,9 +76,11 @@ _PROSCONS = re.compile(
 _IDEAS = re.compile(
     r".*?\b(?:ideas?|names?|suggestions?|themes?|titles?)\b(?:\s+ideas)?\s+(?:for|about|of)\s+(?P<s>.+?)[.?!]*$", _I
 )
-# Asking for a name without the word "names for": "What should I call my bakery?", "Help me name our podcast".
+# Asking for a name without the word "names for": "What should I call my bakery?", "Help me name our podcast",
+# "Name my cat" (of something one's own: "Name a country in Africa" asks for one).
 _NAMING = re.compile(
-    r".*?\b(?:what\s+(?:should|could|shall)\s+(?:i|we)\s+(?:call|name)|help\s+(?:me|us)\s+name|(?:suggest|give\s+me|"
+    r".*?\b(?:what\s+(?:should|could|shall)\s+(?:i|we)\s+(?:call|name)|help\s+(?:me|us)\s+name|name(?=\s+(?:my|our)\s)|"
+    r"(?:suggest|give\s+me|"
     r"come\s+up\s+with|think\s+of)\s+(?:a\s+)?(?:good\s+)?name\s+for)\s+(?P<s>.+?)[.?!]*$",
     _I,
 )
