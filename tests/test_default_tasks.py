@@ -319,3 +319,49 @@ def test_a_pet_named_by_its_breed_gets_a_pets_names(question: str) -> None:
     text = answer(question)[0]
     assert "pets" in text or "vet" in text or '"sit"' in text or "call out" in text, text
     assert not re.search(r"\*\*The [A-Z]\w+ [A-Z]\w+\*\*", text), text
+
+
+# --- an enumeration names the members themselves ------------------------------------------------------------
+
+_ITEM = re.compile(r"^(?:- |\d+\. )(.+)$", re.M)
+
+
+@pytest.mark.parametrize(
+    ("question", "count", "ordered"),
+    [
+        ("Name four vegetables", 4, False),
+        ("What are some good board games?", 5, False),
+        ("List six spices.", 6, False),
+        ("Name three cat breeds.", 3, False),
+        ("List the days of the week", 7, True),
+        ("Name two oceans", 2, True),
+        ("What are the states of matter?", 4, True),
+        ("What are the layers of the Earth?", 4, True),
+    ],
+)
+def test_an_enumeration_names_members_of_its_category_not_benefits_of_it(
+    question: str, count: int, ordered: bool
+) -> None:
+    """'Name three fruits' got 'Fruits can lower the chance of dough that will not rise'; 'List five countries in
+    Europe', 'Countries in Europe can take work off your hands'. An enumeration of a known category names its
+    members: all of a small ordered set in its order, or as many of a large one as asked (five if not said)."""
+    from emulator.default_model.members import members
+
+    text, reasoning = answer(question)
+    items = _ITEM.findall(text)
+    category = members(question.rstrip("?.").split(" ", 2)[-1].removeprefix("list ").removeprefix("the "))
+    assert category is not None, question
+    known = [m.lower() for m in category[1]]
+    assert len(items) == count and all(item.lower() in known for item in items), (items, text)
+    assert len(set(items)) == len(items), items
+    if ordered:
+        assert [known.index(i.lower()) for i in items] == list(range(count)), items
+    assert "can improve" not in text and "take work off" not in text and "name" in reasoning, (text, reasoning)
+
+
+@pytest.mark.parametrize(
+    "question", ["What are vegetables?", "What are the benefits of team sports?", "Name my new kitten"]
+)
+def test_a_question_about_a_category_itself_is_not_an_enumeration(question: str) -> None:
+    text = answer(question)[0]
+    assert not re.search(r"^Here are \w+ \w+|^There are \w+ \w+", text, re.M), text

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import re
 
-from emulator.default_model import choices, everyday, grammar, troubles
+from emulator.default_model import choices, everyday, grammar, members, troubles
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import Ask
 from emulator.default_model.ask import np as _np
@@ -208,6 +208,12 @@ def _read(q: Question) -> Ask:
         words = phrase.lower().split()
         if q.kind == "list" and _LISTY.intersection(words):
             return _list(phrase, q)
+        if (
+            words[0] in ("some", "the")
+            and (category := members.members(phrase))
+            and (words[0] == "some" or category[2])
+        ):
+            return _list(phrase, q)  # "What are some good houseplants?", "What are the noble gases?": the members
         if " of " in f" {phrase} " or len(words) > 6:
             return Ask("short", phrase)
         return Ask("definition", phrase)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from emulator.default_model import grammar
+from emulator.default_model import grammar, members
 from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import fill
 from emulator.default_model.lexicon import Domain
@@ -41,6 +41,8 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
         if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
             what = f"The user wants to know whether to {task}, and so how {subject} and {ask.other} compare."
         said = [_theirs(what), _TIPS_PLAN if ask.other == "tips" else _PLANS[ask.form]]
+        if ask.form == "list" and (category := members.asked(ask)):  # "Name three fruits": the members
+            said = [f"The user asks me to name {members.which(category, ask.count)}.", members.PLAN]
         if ask.form == "recipe" and ask.other == "suggest":
             said = [f"The user wants ideas for what to cook: {subject}.", _SUGGEST_PLAN]
         if ask.form not in _CREATIVE:

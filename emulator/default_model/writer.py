@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import advice, edits, grammar, jokes, recipes, tales, verse
+from emulator.default_model import advice, edits, grammar, jokes, members, recipes, tales, verse
 from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Steps, Thing
@@ -373,6 +373,9 @@ _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight"
 
 
 def _list(page: Page, places: Sequence[str]) -> str:
+    category = members.asked(page.ask)
+    if category is not None:  # "Name three fruits", "List the planets": the members themselves
+        return members.listed(page, category)
     count = min(page.ask.count or 3 + page.roll(2), 5)
     items = []
     for _ in range(count):

@@ -1,0 +1,83 @@
+"""What an enumeration lists ("Name three fruits", "What are the planets?"): the members of common categories,
+from lexicon/members.txt, all of a small ordered set or some of a large one."""
+
+from __future__ import annotations
+
+import re
+
+from emulator.default_model.ask import Ask
+from emulator.default_model.grammar import capital
+from emulator.default_model.lexicon import sections
+from emulator.default_model.page import Page
+
+Category = tuple[str, tuple[str, ...], bool]  # as the answer names it, its members, whether it names them all
+
+_LEADING = re.compile(
+    r"^(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|some|a few|few|several|good|common|popular"
+    r"|famous|different|main|best|great|well-known|the|kinds of|types of|examples of|a list of|list of)\s+)+"
+)
+_OWNED = re.compile(r"\b(?:our|your|my)\b")  # "the planets in our solar system" (said back as "your")
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def _key(said: str) -> str:
+    """A category as it is looked up: lower case, without counts and the words that only praise or pick it."""
+    return _LEADING.sub("", _OWNED.sub("the", said.lower().replace("’", "'").strip(" ?.!")))
+
+
+def _read() -> tuple[dict[str, Category], tuple[str, ...]]:
+    read = sections("members")
+    found: dict[str, Category] = {}
+    for every in ("all", "some"):
+        for line in read[every]:
+            names, _, listed = line.partition(": ")
+            said = [name.strip() for name in names.split("|")]
+            category = (said[0], tuple(m.strip() for m in listed.split(", ")), every == "all")
+            for name in said:
+                found.setdefault(_key(name), category)
+    return found, read["close"]
+
+
+CATEGORIES, _CLOSES = _read()
+
+
+def members(said: str) -> Category | None:
+    """The category `said` names ("three fruits", "the planets in our solar system"), if it is a known one."""
+    return CATEGORIES.get(_key(said)) if said else None
+
+
+def asked(ask: Ask) -> Category | None:
+    """The category a list `ask` names, if it is a known one: "three fruits", or "the colors" of "the rainbow"."""
+    return members(ask.task) or members(f"{ask.other} of {ask.subject}" if ask.other else "")
+
+
+def which(category: Category, count: int | None) -> str:
+    """The members asked for, in words: "the planets in the solar system", "three fruits", "some fruits"."""
+    name, items, every = category
+    if every and not (count and count < len(items)):
+        return f"the {name}"
+    return f"{_number(count)} {name}" if count else f"some {name}"
+
+
+def _number(count: int) -> str:
+    return _NUMBERS[count] if count < len(_NUMBERS) else str(count)
+
+
+PLAN = "A short list of the members themselves fits, with nothing added to each."
+
+
+def listed(page: Page, category: Category) -> str:
+    """The answer that names the members asked for: all of a small ordered set, in order and numbered, or as many
+    as asked (five if not said) of a large one."""
+    name, items, every = category
+    count = page.ask.count
+    if every:
+        chosen = list(items[:count] if count and count < len(items) else items)
+        many = _number(len(chosen))
+        opening = f"There are {many} {name}:" if len(chosen) == len(items) else f"Here are {many} of the {name}:"
+        lines = [f"{i}. {capital(item)}" for i, item in enumerate(chosen, 1)]
+    else:
+        chosen = [page.pick(items) for _ in range(min(count or 5, len(items)))]
+        opening = f"Here are {_number(len(chosen))} {name}:"
+        lines = [f"- {capital(item)}" for item in chosen]
+    return f"{opening}\n\n" + "\n".join(lines) + f"\n\n{page.pick(_CLOSES)}"
