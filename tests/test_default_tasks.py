@@ -365,3 +365,9 @@ def test_an_enumeration_names_members_of_its_category_not_benefits_of_it(
 def test_a_question_about_a_category_itself_is_not_an_enumeration(question: str) -> None:
     text = answer(question)[0]
     assert not re.search(r"^Here are \w+ \w+|^There are \w+ \w+", text, re.M), text
+
+
+@pytest.mark.parametrize("question", ["Could you list four herbs?", "Can you please name the seasons?"])
+def test_a_polite_request_for_a_list_is_one(question: str) -> None:
+    text, reasoning = answer(question)
+    assert len(_ITEM.findall(text)) == 4 and "name" in reasoning, text

@@ -270,6 +270,9 @@ def _kind(text: str, first: str) -> tuple[Kind, str, str]:
         noun = None if other_code("".join(before).lower(), "".join(after).lower().strip(".,?!")) else noun
     if noun:
         return "code", flip(noun.group(2) or ""), noun.group(1).lower()
+    polite = _POLITE.match(text) if first in _POLITE_WORDS else None
+    if polite:  # "Can you list six spices?", "Could you please name the planets?": as "List…", "Name…"
+        text, first = text[polite.end() :], polite.group(1).lower()
     pattern = _STEPS if first in ("how", "so") else _LIST if first in _LISTS else None
     asked = pattern.match(text) if pattern else None
     if asked:
@@ -281,6 +284,8 @@ _GREETS = frozenset(("hi", "hello", "hey", "hiya", "howdy", "yo", "good"))
 _ASKS = frozenset(("can", "could", "would", "please", "i", "write", "implement", "code", "create", "generate"))
 _ASKS |= {"show", "give", "make"}
 _LISTS = frozenset(("what", "which", "list", "name", "enumerate", "give"))
+_POLITE = re.compile(r"(?:(?:can|could|would|will) you (?:please )?|please )(?=(list|name|enumerate)\b)", re.I)
+_POLITE_WORDS = frozenset(("can", "could", "would", "will", "please"))
 
 
 def flip(clause: str) -> str:
