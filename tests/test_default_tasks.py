@@ -371,3 +371,15 @@ def test_a_question_about_a_category_itself_is_not_an_enumeration(question: str)
 def test_a_polite_request_for_a_list_is_one(question: str) -> None:
     text, reasoning = answer(question)
     assert len(_ITEM.findall(text)) == 4 and "name" in reasoning, text
+
+
+@pytest.mark.parametrize(
+    ("question", "category"),
+    [("Name a country in Asia", "country in Asia"), ("Give me an example of a citrus fruit", "citrus fruit")]
+    + [("Name one spice", "spice"), ("Name a musical instrument", "musical instrument")],
+)
+def test_one_member_asked_for_is_named_in_a_sentence(question: str, category: str) -> None:
+    """'Name a country in Africa' got a list of a country's benefits."""
+    text, reasoning = answer(question)
+    assert re.fullmatch(rf"[A-Z][\w ()'-]+ is an? {category}\. .+", text), text
+    assert f"name one {category}" in reasoning, reasoning

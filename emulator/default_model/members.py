@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from emulator.default_model.ask import Ask
-from emulator.default_model.grammar import capital
+from emulator.default_model.grammar import article, capital, is_plural, plural, singular
 from emulator.default_model.lexicon import sections
 from emulator.default_model.page import Page
 
@@ -14,8 +14,10 @@ Category = tuple[str, tuple[str, ...], bool]  # as the answer names it, its memb
 
 _LEADING = re.compile(
     r"^(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|some|a few|few|several|good|common|popular"
-    r"|famous|different|main|best|great|well-known|the|kinds of|types of|examples of|a list of|list of)\s+)+"
+    r"|famous|different|main|best|great|well-known|the|kinds of|types of|examples of|an example of|example of"
+    r"|a list of|list of|a|an)\s+)+"
 )
+_AFTER_HEAD = frozenset(("in", "of", "for", "that", "to", "from", "on", "with", "by"))  # what ends the head noun
 _OWNED = re.compile(r"\b(?:our|your|my)\b")  # "the planets in our solar system" (said back as "your")
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
@@ -42,8 +44,23 @@ CATEGORIES, _CLOSES = _read()
 
 
 def members(said: str) -> Category | None:
-    """The category `said` names ("three fruits", "the planets in our solar system"), if it is a known one."""
-    return CATEGORIES.get(_key(said)) if said else None
+    """The category `said` names ("three fruits", "the planets in our solar system", "a country in Africa"), if
+    it is a known one."""
+    if not said:
+        return None
+    key = _key(said)
+    found = CATEGORIES.get(key)
+    if found is None and key:  # one of them: "a country in Africa", "an example of a mammal", "a board game"
+        words = key.split()
+        head = next((i for i, w in enumerate(words) if i and w in _AFTER_HEAD), len(words)) - 1
+        words[head] = plural(words[head])
+        found = CATEGORIES.get(" ".join(words))
+    return found
+
+
+def _one(said: str) -> bool:
+    """Whether `said` asks for one member: "a country in Africa", "an example of a mammal"."""
+    return said.lower().startswith(("a ", "an ", "one "))
 
 
 def asked(ask: Ask) -> Category | None:
@@ -51,26 +68,48 @@ def asked(ask: Ask) -> Category | None:
     return members(ask.task) or members(f"{ask.other} of {ask.subject}" if ask.other else "")
 
 
-def which(category: Category, count: int | None) -> str:
+def which(category: Category, ask: Ask) -> str:
     """The members asked for, in words: "the planets in the solar system", "three fruits", "some fruits"."""
     name, items, every = category
+    count = ask.count or (1 if _one(ask.task) else 0)
+    if count == 1:
+        return f"one {_one_of(name)}"
     if every and not (count and count < len(items)):
         return f"the {name}"
     return f"{_number(count)} {name}" if count else f"some {name}"
+
+
+def _one_of(name: str) -> str:
+    """One of a category, in words: "countries in Africa" → "country in Africa"."""
+    words = name.split()
+    head = next((i for i, w in enumerate(words) if i and w in _AFTER_HEAD), len(words)) - 1
+    words[head] = singular(words[head])
+    return " ".join(words)
 
 
 def _number(count: int) -> str:
     return _NUMBERS[count] if count < len(_NUMBERS) else str(count)
 
 
-PLAN = "A short list of the members themselves fits, with nothing added to each."
+_MORE = "I can name a few more if you like."
+
+
+def plan(category: Category, ask: Ask) -> str:
+    """What the answer will be, for the reasoning."""
+    if which(category, ask).startswith("one "):
+        return "One example, named in a sentence, fits."
+    return "A short list of the members themselves fits, with nothing added to each."
 
 
 def listed(page: Page, category: Category) -> str:
     """The answer that names the members asked for: all of a small ordered set, in order and numbered, or as many
     as asked (five if not said) of a large one."""
     name, items, every = category
-    count = page.ask.count
+    count = page.ask.count or (1 if _one(page.ask.task) else 0)
+    if count == 1:  # "Name a country in Africa": one, in a sentence
+        one = items[0] if every else page.pick(items)
+        said = article(singular(one)) if one[:1].islower() and is_plural(one) else one  # "an elephant", "basil"
+        return f"{capital(said)} is {article(_one_of(name))}. {_MORE}"
     if every:
         chosen = list(items[:count] if count and count < len(items) else items)
         many = _number(len(chosen))
