@@ -383,3 +383,18 @@ def test_one_member_asked_for_is_named_in_a_sentence(question: str, category: st
     text, reasoning = answer(question)
     assert re.fullmatch(rf"[A-Z][\w ()'-]+ is an? {category}\. .+", text), text
     assert f"name one {category}" in reasoning, reasoning
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [("How many seasons are there?", 4), ("How many Great Lakes are there?", 5), ("How many vowels are there?", 5)],
+)
+def test_how_many_of_a_small_set_says_the_number_and_names_them(question: str, count: int) -> None:
+    text = answer(question)[0]
+    assert text.startswith(f"There are {('four', 'five')[count - 4]} ") and len(_ITEM.findall(text)) == count, text
+
+
+@pytest.mark.parametrize("question", ["Could you recommend four cooking herbs?", "Suggest some indoor plants"])
+def test_a_recommendation_from_a_known_category_names_members(question: str) -> None:
+    text, reasoning = answer(question)
+    assert len(_ITEM.findall(text)) in (4, 5) and "name" in reasoning and "whether" not in reasoning, text

@@ -109,6 +109,8 @@ _FACTS = frozenset(
         "timezone"
     ]
 )  # fmt: skip
+_RECOMMEND = re.compile(r"(?:(?:can|could|would) you |please )*(?:recommend|suggest)\s+(?P<s>.+?)[.?!]*$", _I)
+_HOW_MANY = re.compile(r"how many (?P<s>.+?) (?:are there|exist|do we have|are in .+|does .+ have)[.?!]*$", _I)
 _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
 
 
@@ -171,6 +173,9 @@ def _read(q: Question) -> Ask:
     trouble, complaint = troubles.task(text) if low.startswith(("i ", "i'", "my ")) else ("", False)
     if trouble:  # "I can't sleep, any advice?": tips to sleep better, a complaint kept as the user said it
         return Ask("steps", _topic(q), task=trouble, other="tips", source=text if complaint else "")
+    m = _RECOMMEND.match(text) if "recommend" in low or "suggest" in low else None
+    if m and members.members(m["s"]) is not None:  # "Recommend some houseplants for a dark room": the members
+        return Ask("list", m["s"], task=m["s"], count=q.count or _count(low))
     said = choices.advice(text)
     if said is not None:
         return said
@@ -200,6 +205,9 @@ def _read(q: Question) -> Ask:
     m = _WAS.match(text) if low.startswith(("what was", "what were")) else None
     if m and LEXICON.thing(_np(m["s"]), frozenset(w.lower() for w in q.words)):  # "What was the Cold War?"
         return Ask("definition", _np(m["s"]))
+    m = _HOW_MANY.match(text) if low.startswith("how many") else None
+    if m and (category := members.members(m["s"])) is not None and category[2]:  # "How many continents are there?"
+        return Ask("list", m["s"], task=m["s"])
     if low.startswith(_SHORT_OPENINGS) or low.startswith("summarize"):
         return Ask("short", _named(q) or _plain(_topic(q, whole=True)))
     m = _DEFINE.match(text) if _may(plain, ("what", "define")) else None
