@@ -3,6 +3,7 @@ from lexicon/members.txt, all of a small ordered set or some of a large one."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from emulator.default_model.ask import Ask
@@ -43,6 +44,7 @@ def _read() -> tuple[dict[str, Category], tuple[str, ...]]:
 CATEGORIES, _CLOSES = _read()
 
 
+@functools.lru_cache(maxsize=1024)
 def members(said: str) -> Category | None:
     """The category `said` names ("three fruits", "the planets in our solar system", "a country in Africa"), if
     it is a known one."""
@@ -50,7 +52,7 @@ def members(said: str) -> Category | None:
         return None
     key = _key(said)
     found = CATEGORIES.get(key)
-    if found is None and key:  # one of them: "a country in Africa", "an example of a mammal", "a board game"
+    if found is None and key and _one(said):  # one of them: "a country in Africa", "an example of a mammal"
         words = key.split()
         head = next((i for i, w in enumerate(words) if i and w in _AFTER_HEAD), len(words)) - 1
         words[head] = plural(words[head])
