@@ -99,7 +99,18 @@ _SOMEONE = re.compile(
     r".*?\b(?:someone|somebody|anyone|a person|people|a friend)\s+(?:(?:who|that)\s+)?(?P<w>.+?)[.?!]*$", _I
 )
 # What a request for tips holds, one of them at least: `forms` asks `tips` only of a text that holds one.
-ASKING = ("tip", "way", "strateg", "trick", "advice", "hack", "recommend", "suggestion", "pointer", "hint")
+ASKING: tuple[str, ...] = (
+    "tip",
+    "way",
+    "strateg",
+    "trick",
+    "advice",
+    "hack",
+    "recommend",
+    "suggestion",
+    "pointer",
+    "hint",
+)
 
 
 def tips(text: str, low: str) -> tuple[str, str] | None:
