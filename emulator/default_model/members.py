@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import article, capital, is_plural, plural, singular
@@ -53,16 +54,27 @@ def members(said: str) -> Category | None:
     key = _key(said)
     found = CATEGORIES.get(key)
     if found is None and key and _one(said):  # one of them: "a country in Africa", "an example of a mammal"
-        words = key.split()
-        head = next((i for i, w in enumerate(words) if i and w in _AFTER_HEAD), len(words)) - 1
-        words[head] = plural(words[head])
-        found = CATEGORIES.get(" ".join(words))
+        found = CATEGORIES.get(_headed(key, plural))
     return found
+
+
+def _headed(phrase: str, inflect: Callable[[str], str]) -> str:
+    """`phrase` with its head noun (its last word before a preposition or "that") inflected: "country in Africa"
+    → "countries in Africa" by `plural`."""
+    words = phrase.split()
+    head = next((i for i, w in enumerate(words) if i and w in _AFTER_HEAD), len(words)) - 1
+    words[head] = inflect(words[head])
+    return " ".join(words)
 
 
 def _one(said: str) -> bool:
     """Whether `said` asks for one member: "a country in Africa", "an example of a mammal"."""
     return said.lower().startswith(("a ", "an ", "one "))
+
+
+def _wanted(ask: Ask) -> int:
+    """How many members `ask` wants: the count it says, one for "a …", else 0 (as many as fit)."""
+    return ask.count or (1 if _one(ask.task) else 0)
 
 
 def asked(ask: Ask) -> Category | None:
@@ -73,20 +85,12 @@ def asked(ask: Ask) -> Category | None:
 def which(category: Category, ask: Ask) -> str:
     """The members asked for, in words: "the planets in the solar system", "three fruits", "some fruits"."""
     name, items, every = category
-    count = ask.count or (1 if _one(ask.task) else 0)
+    count = _wanted(ask)
     if count == 1:
-        return f"one {_one_of(name)}"
+        return f"one {_headed(name, singular)}"
     if every and not (count and count < len(items)):
         return f"the {name}"
     return f"{_number(count)} {name}" if count else f"some {name}"
-
-
-def _one_of(name: str) -> str:
-    """One of a category, in words: "countries in Africa" → "country in Africa"."""
-    words = name.split()
-    head = next((i for i, w in enumerate(words) if i and w in _AFTER_HEAD), len(words)) - 1
-    words[head] = singular(words[head])
-    return " ".join(words)
 
 
 def _number(count: int) -> str:
@@ -96,9 +100,9 @@ def _number(count: int) -> str:
 _MORE = "I can name a few more if you like."
 
 
-def plan(category: Category, ask: Ask) -> str:
+def plan(ask: Ask) -> str:
     """What the answer will be, for the reasoning."""
-    if which(category, ask).startswith("one "):
+    if _wanted(ask) == 1:
         return "One example, named in a sentence, fits."
     return "A short list of the members themselves fits, with nothing added to each."
 
@@ -107,11 +111,11 @@ def listed(page: Page, category: Category) -> str:
     """The answer that names the members asked for: all of a small ordered set, in order and numbered, or as many
     as asked (five if not said) of a large one."""
     name, items, every = category
-    count = page.ask.count or (1 if _one(page.ask.task) else 0)
+    count = _wanted(page.ask)
     if count == 1:  # "Name a country in Africa": one, in a sentence
         one = items[0] if every else page.pick(items)
         said = article(singular(one)) if one[:1].islower() and is_plural(one) else one  # "an elephant", "basil"
-        return f"{capital(said)} is {article(_one_of(name))}. {_MORE}"
+        return f"{capital(said)} is {article(_headed(name, singular))}. {_MORE}"
     if every:
         chosen = list(items[:count] if count and count < len(items) else items)
         many = _number(len(chosen))

@@ -42,7 +42,7 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
             what = f"The user wants to know whether to {task}, and so how {subject} and {ask.other} compare."
         said = [_theirs(what), _TIPS_PLAN if ask.other == "tips" else _PLANS[ask.form]]
         if ask.form == "list" and (category := members.asked(ask)):  # "Name three fruits": the members
-            said = [f"The user asks me to name {members.which(category, ask)}.", members.plan(category, ask)]
+            said = [f"The user asks me to name {members.which(category, ask)}.", members.plan(ask)]
         if ask.form == "recipe" and ask.other == "suggest":
             said = [f"The user wants ideas for what to cook: {subject}.", _SUGGEST_PLAN]
         if ask.form not in _CREATIVE:
