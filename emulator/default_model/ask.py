@@ -37,6 +37,8 @@ class Ask:
 
 
 DETERMINERS = frozenset(["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "these", "those"])
+# The prepositions that end a noun phrase in a question ("your website slow on phones": "your website slow").
+PREPOSITIONS = frozenset(["on", "in", "at", "for", "with", "after", "when", "of", "from", "to", "by", "during"])
 
 
 _POLITE = re.compile(r"\s+(?:please|for me|in \w+ sentences?|in detail|briefly)$", re.I)

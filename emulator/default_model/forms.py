@@ -11,9 +11,9 @@ import dataclasses
 import functools
 import re
 
-from emulator.default_model import choices, everyday, grammar, members, troubles
+from emulator.default_model import choices, everyday, members, troubles, why
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
-from emulator.default_model.ask import Ask
+from emulator.default_model.ask import PREPOSITIONS, Ask
 from emulator.default_model.ask import np as _np
 from emulator.default_model.lexicon import LEXICON
 from emulator.default_model.question import Question, flip
@@ -127,13 +127,40 @@ def _read(q: Question) -> Ask:
     # On ASCII text (most), re.I compares as str.lower does: a pattern is tried only where `low` holds a word it
     # needs (`_may`), since each `.*?\b…` pattern tries every position of the text (the table cost 180,000 to
     # 300,000 instructions a question; 95,000 for "Tell me about rate limits." now).
-    plain = {w for w in _NEEDED if w in low} if text.isascii() else None
+    said = _Said(q, text, low, {w for w in _NEEDED if w in low} if text.isascii() else None)
+    for reading in _READINGS:
+        found = reading(said)
+        if found is not None:
+            return found
+    return _question(said)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Said:
+    """A request as the readings take it: the question, its text, that text in lower case, and the words of
+    `_NEEDED` it holds (None: not ASCII, so every pattern is tried)."""
+
+    q: Question
+    text: str
+    low: str
+    plain: set[str] | None
+
+
+def _talk(said: _Said) -> Ask | None:
+    """A greeting or small talk ("Thanks!", "See you")."""
+    q, text, plain = said.q, said.text, said.plain
     if q.kind == "greeting" or _may(plain, _HELLO_WORDS) and _SAY_HELLO.match(text):
         return Ask("greeting", "", other="how" if everyday.HOW_ARE_YOU.search(text) else "")
     if len(text) < 64 and "?" not in text and _may(plain, _SMALL_TALK_WORDS):
         sort = everyday.small_talk(text)
         if sort:
             return Ask("greeting", "", other=sort)
+    return None
+
+
+def _working_on_text(said: _Said) -> Ask | None:
+    """A translation, a rewrite of the text after a colon, or code."""
+    q, text, plain = said.q, said.text, said.plain
     for pattern, needed in zip(_TRANSLATE, _TRANSLATE_WORDS, strict=True):
         m = pattern.match(text) if _may(plain, needed) else None
         if m:
@@ -146,6 +173,12 @@ def _read(q: Question) -> Ask:
             return Ask(form, read_question(source).topic or _topic(q), source=source)  # type: ignore[arg-type]
     if q.kind == "code":
         return Ask("code", _topic(q))
+    return None
+
+
+def _writing(said: _Said) -> Ask | None:
+    """A joke, verse, a letter or a recipe."""
+    q, text, low, plain = said.q, said.text, said.low, said.plain
     m = _JOKE.match(text) if _may(plain, _JOKE_WORDS) else None
     if m:  # "Tell me a joke about cats": the kind ("joke", "pun", "riddle", "fact") and its subject, if any
         kind = (m["k"] or "joke").lower().split()[-1]
@@ -157,9 +190,12 @@ def _read(q: Question) -> Ask:
     m = _LETTER.match(text) if _may(plain, _LETTER_WORDS) else None
     if m:
         return _letter(m["rest"], low, q)
-    said = everyday.recipe(text, low, q)
-    if said is not None:
-        return said
+    return everyday.recipe(text, low, q)
+
+
+def _help(said: _Said) -> Ask | None:
+    """A fact to look up, a plan, tips, a complaint, members recommended, or advice on a choice."""
+    q, text, low, plain = said.q, said.text, said.low, said.plain
     m = _LOOKUP.match(text) if _may(plain, _LOOKUP_WORDS) else None
     if m and m["h"].lower() in _FACTS:
         return Ask("short", _np(m["s"]), other="lookup")
@@ -176,9 +212,12 @@ def _read(q: Question) -> Ask:
     m = _RECOMMEND.match(text) if "recommend" in low or "suggest" in low else None
     if m and members.members(m["s"]) is not None:  # "Recommend some houseplants for a dark room": the members
         return Ask("list", m["s"], task=m["s"], count=q.count or _count(low))
-    said = choices.advice(text)
-    if said is not None:
-        return said
+    return choices.advice(text)
+
+
+def _weighing(said: _Said) -> Ask | None:
+    """A comparison, pros and cons, names, or ideas."""
+    q, text, low, plain = said.q, said.text, said.low, said.plain
     for pattern, needed in zip(_COMPARE, _COMPARE_WORDS, strict=True):
         m = pattern.match(text) if _may(plain, needed) else None
         if m and len(m["a"].split()) <= 6 and len(m["b"].split()) <= 6:
@@ -198,10 +237,19 @@ def _read(q: Question) -> Ask:
     if m and not low.startswith(("what is", "what are", "why")):
         names = re.search(r"\bnames?\b", low) is not None
         return Ask("ideas", _np(m["s"]), task="names" if names else "", count=q.count or _count(low))
+    return None
+
+
+_READINGS = (_talk, _working_on_text, _writing, _help, _weighing)  # tried in order; then `_question`
+
+
+def _question(said: _Said) -> Ask:
+    """What is left: a question (steps, why, a definition, a list, an explanation, a short fact) or a follow-up."""
+    q, text, low, plain = said.q, said.text, said.low, said.plain
     if q.kind == "steps" and q.clause:
         return Ask("steps", _topic(q), task=q.clause)
     if low.startswith("why"):
-        return _why(text, q)
+        return why.read(text, q, _topic)
     m = _WAS.match(text) if low.startswith(("what was", "what were")) else None
     if m and LEXICON.thing(_np(m["s"]), frozenset(w.lower() for w in q.words)):  # "What was the Cold War?"
         return Ask("definition", _np(m["s"]))
@@ -212,19 +260,7 @@ def _read(q: Question) -> Ask:
         return Ask("short", _named(q) or _plain(_topic(q, whole=True)))
     m = _DEFINE.match(text) if _may(plain, ("what", "define")) else None
     if m and not low.startswith("explain"):
-        phrase = _np(m["s"])
-        words = phrase.lower().split()
-        if q.kind == "list" and _LISTY.intersection(words):
-            return _list(phrase, q)
-        if (
-            words[0] in ("some", "the")
-            and (category := members.members(phrase))
-            and (words[0] == "some" or category[2])
-        ):
-            return _list(phrase, q)  # "What are some good houseplants?", "What are the noble gases?": the members
-        if " of " in f" {phrase} " or len(words) > 6:
-            return Ask("short", phrase)
-        return Ask("definition", phrase)
+        return _defined(_np(m["s"]), q)
     if q.kind == "list" and q.clause:
         return _list(_np(q.clause), q)
     m = _EXPLAIN.match(text) if _may(plain, _EXPLAIN_WORDS) else None
@@ -233,11 +269,24 @@ def _read(q: Question) -> Ask:
         how = _HOW_IT.match(subject) or _DOES_WHAT.match(subject)
         return Ask("explain", _np(how["s"]) if how else subject)
     m = _WHAT_DOES.match(text)
-    if m and (said := _what_does(m["s"])):
-        return said
+    if m and (what := _what_does(m["s"])):
+        return what
     if not q.topics:  # "Tell me more.", "Go on": nothing named to write about
         return Ask("followup", "")
     return Ask("short" if q.kind == "short" else "explain", _topic(q, whole=True))
+
+
+def _defined(phrase: str, q: Question) -> Ask:
+    """A "what is/are" question: a definition, a short fact, or a list ("the benefits of…", "the noble gases")."""
+    words = phrase.lower().split()
+    if q.kind == "list" and _LISTY.intersection(words):
+        return _list(phrase, q)
+    category = members.members(phrase) if words[0] in ("some", "the") else None
+    if category is not None and (words[0] == "some" or category[2]):
+        return _list(phrase, q)  # "What are some good houseplants?", "What are the noble gases?": the members
+    if " of " in f" {phrase} " or len(words) > 6:
+        return Ask("short", phrase)
+    return Ask("definition", phrase)
 
 
 _WAS = re.compile(r"what (?:was|were) (?P<s>.+?)[.?!]*$", _I)
@@ -248,7 +297,7 @@ def _what_does(clause: str) -> Ask | None:
     """ "What does the zip code 10001 cover?": an explanation of what its subject does ("the zip code 10001"), or
     for "What does X mean?" a definition; the verb is the last word before a preposition ("do in a network")."""
     words = clause.split()
-    cut = next((i for i, w in enumerate(words) if i > 1 and w.lower() in _PREPOSITIONS), len(words))
+    cut = next((i for i, w in enumerate(words) if i > 1 and w.lower() in PREPOSITIONS), len(words))
     if cut < 2 or words[cut - 1].lower() not in LEXICON.verbs:
         return None
     subject = _np(" ".join(words[: cut - 1]))
@@ -385,72 +434,6 @@ def _plain(topic: str) -> str:
     if words and words[0].lower() in ("first", "last", "largest", "biggest", "oldest", "tallest", "best"):
         words = ["the", *words]
     return " ".join(words)
-
-
-def _why(text: str, q: Question) -> Ask:
-    """A why-question read for its subject and, where its verb can be found, the event it asks about as a clause:
-    "Why do cats knead blankets?" → "cats" and "cats knead blankets"; "Why does ice float?" → "ice floats"."""
-    m = _WHY_AUX.match(text)
-    aux = m["aux"].lower() if m else ""
-    rest = flip(m["rest"] if m else text[3:].strip(" ,"))
-    words = rest.split()
-    doing = next((i for i, w in enumerate(words[1:7], 1) if len(w) > 4 and w.lower().endswith("ing")), 0)
-    if aux in _BE and doing:  # "Why is my phone battery dying so fast?": "your phone battery is dying so fast"
-        subject = " ".join(words[:doing])
-        return Ask("why", subject, task=f"{subject} {aux} {' '.join(words[doing:])}")
-    if aux in _BE:
-        subject = _being_subject(words, q)
-        after = rest[len(subject) :].strip() if rest.lower().startswith(subject.lower()) else ""
-        return Ask("why", subject, task=f"{subject} {aux} {after}" if after else "")
-    verb = next((i for i, w in enumerate(words[1:8], 1) if w in LEXICON.verbs), 0)
-    if not verb:  # no verb found: the first run of salient words, and no clause
-        return Ask("why", _first_run(rest, q))
-    subject, said, after = " ".join(words[:verb]), words[verb], " ".join(words[verb + 1 :])
-    if aux in ("", "do"):  # "cats knead blankets": the question's own words are the clause
-        event = f"{subject} {said} {after}"
-    elif aux == "does":
-        event = f"{subject} {grammar.present(said)} {after}"
-    elif aux in _MODAL:
-        event = f"{subject} {_MODAL[aux]} {said} {after}"
-    else:  # "did": a past tense this reader does not make
-        event = ""
-    return Ask("why", subject, task=event.strip())
-
-
-_WHY_AUX = re.compile(
-    r"why\s+(?P<aux>is|are|was|were|isn't|aren't|do|does|did|can't|cannot|can|won't|will|don't|doesn't|didn't|"
-    r"should|shouldn't|would|could|might)\s+(?P<rest>.+?)[.?!]*$",
-    _I,
-)
-_BE = frozenset(("is", "are", "was", "were", "isn't", "aren't"))
-_MODAL = {"can": "can", "cannot": "cannot", "can't": "cannot", "won't": "will not", "will": "will"}
-_MODAL |= {"don't": "do not", "doesn't": "does not", "didn't": "did not", "should": "should"}
-_MODAL |= {"shouldn't": "should not", "would": "would", "could": "could", "might": "might"}
-
-
-def _being_subject(words: list[str], q: Question) -> str:
-    """Why-is's subject: the words before the last, before a preposition ("your website slow on phones" → "your
-    website"), else the first run of salient words less its last ("the sky blue" → "the sky")."""
-    cut = next((i for i, w in enumerate(words) if w.lower() in _PREPOSITIONS), len(words))
-    if 2 <= len(words) <= 9 and cut >= 2:
-        return " ".join(words[: cut - 1])
-    return _first_run(" ".join(words), q, drop_last=True)
-
-
-def _first_run(rest: str, q: Question, drop_last: bool = False) -> str:
-    """The question's first run of salient words, with the determiner before it ("my phone" → "your phone")."""
-    first = q.topics[0] if q.topics else q.topic
-    words = first.split()
-    if drop_last and len(words) > 1:
-        words = words[:-1]
-    if not words:
-        return _topic(q)
-    found = re.search(r"(\w+)\s+" + re.escape(words[0]), rest)
-    determiner = found.group(1).lower() if found and found.group(1).lower() in _DETERMINERS else ""
-    return flip(" ".join([determiner, *words]).strip())
-
-
-_PREPOSITIONS = frozenset(["on", "in", "at", "for", "with", "after", "when", "of", "from", "to", "by", "during"])
 
 
 def _count(text: str) -> int:
