@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -150,25 +151,28 @@ class Slots(Mapping[str, str]):
         self._many = last[3]
 
     def __getitem__(self, key: str) -> str:
-        value = self._fixed.get(key)
+        fixed = self._fixed
+        value = fixed.get(key)
         if value is not None:
             return value
-        kind, name = _key(key)
-        if kind is _CAPITAL:
-            value = capital(self[name])
-        elif kind is _VERB:
-            value = agree(name, self._many)
-        else:
+        kind, name = _KEYS.get(key) or _key(key)
+        if kind is _LIST:
             options = self._lists.get(name)
             if options is None:
                 raise KeyError(key)
             said = self._said  # a value a list has given, or the slots say: the next draw of that list is another
-            fresh = options if said.isdisjoint(options) else [o for o in options if o not in said] or options
-            value = fresh[next(self._dice) % len(fresh)]
+            if not said.isdisjoint(options):
+                options = [o for o in options if o not in said] or options
+            value = options[next(self._dice) % len(options)]
             said.add(value)
             if name not in KEPT:
                 return value  # a "{check}" or "{risk}" is said once; the next one is another
-        self._fixed[key] = value  # "{aspect}" names the same thing in every sentence of an answer
+        elif kind is _CAPITAL:
+            low = fixed.get(name) or self[name]
+            value = low[:1].upper() + low[1:]
+        else:
+            value = agree(name, self._many)
+        fixed[key] = value  # "{aspect}" names the same thing in every sentence of an answer
         return value
 
     def adding(self, more: Mapping[str, str], lists: Mapping[str, Sequence[str]] | None = None) -> Slots:
@@ -178,6 +182,15 @@ class Slots(Mapping[str, str]):
         fixed.update(more)
         many = is_plural(fixed["subject"]) if "subject" in more else self._many
         return Slots(fixed, self._lists if lists is None else lists, self._dice, many)
+
+    def add(self, more: Mapping[str, str]) -> None:
+        """Say `more` too, over what these slots say: `self.adding(more)` in place, for the one holder of these
+        slots (a page), without a copy and a new `Slots`."""
+        fixed = self._fixed
+        fixed.update(more)
+        self._said = set(fixed.values())
+        if "subject" in more:
+            self._many = is_plural(fixed["subject"])
 
     def known(self) -> dict[str, str]:
         """What the slots say so far (a copy): `{**slots}` without a call of `__getitem__` a key, to build a `Slots`
@@ -205,10 +218,9 @@ _MADE: list[tuple[Mapping[str, str], dict[str, str], frozenset[str], bool] | Non
 _CAPITAL, _VERB, _LIST = "capital", "verb", "list"
 
 
-@functools.lru_cache(maxsize=4096)
 def _key(key: str) -> tuple[str, str]:
-    """What the key `key` asks for, kept: "{Aspect}" the capitalized "aspect", "{v·needs}" the verb "needs" in
-    agreement, "{aspect2}" a draw of the list "aspect"."""
+    """What the key `key` asks for, kept in `_KEYS`: "{Aspect}" the capitalized "aspect", "{v·needs}" the verb
+    "needs" in agreement, "{aspect2}" a draw of the list "aspect"."""
     low = key[:1].lower() + key[1:]
     if low != key:
         read = (_CAPITAL, low)
@@ -216,41 +228,72 @@ def _key(key: str) -> tuple[str, str]:
         read = (_VERB, low[2:])
     else:
         read = (_LIST, low.rstrip("2"))
+    if len(_KEYS) < 4096:  # the frames' keys, a few hundred
+        _KEYS[key] = read
     return read
+
+
+_KEYS: dict[str, tuple[str, str]] = {}
 
 
 def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
     """`frame` with its slots filled; a `sentence` opening on a slot opens with a capital. The frame is read once
-    (`_frame`: its "{v:needs}" read as the key "v·needs"). Its pieces are joined from what the slots say (no Python
-    call a slot said already, and 40% fewer instructions than `str.format_map`), asking `Slots.__getitem__` for
-    what is not said yet (it draws, agrees or capitalizes); a plain dict must say every key. Else, and for a frame
-    with a format spec, `str.format_map`."""
+    (`_frame`: its "{v:needs}" read as the key "v·needs"). Its pieces are joined from what the slots say, asking
+    `Slots.__getitem__` for what is not said yet (it draws, agrees or capitalizes); a plain dict must say every
+    key. Interpreted, by the frame's own function (`_joining`); compiled, by the loop below, which mypyc makes C.
+    Else, and for a frame with a format spec, `str.format_map`."""
     made = _frame(frame)
     pieces = made.pieces
-    plain = type(slots) is dict and slots.keys() >= made.keys
+    plain = type(slots) is dict
     if pieces is None or not (plain or type(slots) is Slots):
         filled = made.form.format_map(slots)
     else:
         fixed: Mapping[str, str] = slots if plain else slots._fixed  # type: ignore[attr-defined]
-        said = []
-        for literal, key in pieces:
-            said.append(literal)
-            said.append(fixed.get(key) or slots[key])
-        said.append(made.tail)
-        filled = "".join(said)
-    return capital(filled) if sentence and made.lower else filled
+        if made.join is not None:
+            filled = made.join(fixed, slots)
+        else:
+            said = []
+            for literal, key in pieces:
+                said.append(literal)
+                said.append(fixed.get(key) or slots[key])
+            said.append(made.tail)
+            filled = "".join(said)
+    return capital(filled) if sentence and made.lower and not filled[:1].isupper() else filled
+
+
+Join = Callable[[Mapping[str, str], Mapping[str, str]], str]
 
 
 @dataclass(frozen=True, slots=True)
 class _Frame:
-    """A frame as `fill` uses it: its format string, the keys it looks up, its pieces (each literal and the key
-    after it, then the `tail`) when every field is a plain key, and whether it may open in lower case."""
+    """A frame as `fill` uses it: its format string, its pieces (each literal and the key after it, then the
+    `tail`) when every field is a plain key, the function that joins them (interpreted only), and whether it may
+    open in lower case."""
 
     form: str
-    keys: frozenset[str]
     pieces: tuple[tuple[str, str], ...] | None
     tail: str
+    join: Join | None
     lower: bool
+
+
+def _joining(pieces: tuple[tuple[str, str], ...], tail: str) -> Join:
+    """A function that joins a frame's pieces as `fill`'s loop does, in one f-string: "{Subject} {is} set." →
+    `lambda fixed, slots, _0="Subject", _1="is": f"{fixed[_0] if _0 in fixed else slots[_0]} {…} set."`.
+    Interpreted, a third of the loop's instructions: no list, no call to append, no loop (a dozen frames an
+    answer). The frame is the lexicon's own text; its literals go in escaped and its keys as default values."""
+    names = [f"_{i}" for i in range(len(pieces))]
+    keys = ", ".join(f"{name}={key!r}" for name, (_, key) in zip(names, pieces, strict=True))
+    body = "".join(
+        f"{_braced(literal)}{{fixed[{name}] if {name} in fixed else slots[{name}]}}"
+        for name, (literal, _) in zip(names, pieces, strict=True)
+    )
+    made: Join = eval(f"lambda fixed, slots{', ' if keys else ''}{keys}: f{body + _braced(tail)!r}")
+    return made
+
+
+def _braced(literal: str) -> str:
+    return literal.replace("{", "{{").replace("}", "}}")
 
 
 _VERB_SLOT = re.compile(r"\{v:([^{}]+)\}")
@@ -259,16 +302,22 @@ _FORMATTER = string.Formatter()
 
 @functools.lru_cache(maxsize=4096)
 def _frame(frame: str) -> _Frame:
-    """`frame` read for `fill`: "{It} {v:works}." → "{It} {v·works}." (a colon would open a format spec), keys
-    {"It", "v·works"}, pieces ("", "It"), (" ", "v·works"), tail "."."""
+    """`frame` read for `fill`: "{It} {v:works}." → "{It} {v·works}." (a colon would open a format spec), pieces
+    ("", "It"), (" ", "v·works"), tail "."."""
     form = _VERB_SLOT.sub(r"{v·\1}", frame) if "{v:" in frame else frame
     parsed = list(_FORMATTER.parse(form))
-    keys = frozenset(re.split(r"[.\[]", field, maxsplit=1)[0] for _, field, _, _ in parsed if field)
     ends_on_text = bool(parsed) and parsed[-1][1] is None
     body = parsed[:-1] if ends_on_text else parsed
-    plain = all(field and field in keys and not spec and not conversion for _, field, spec, conversion in body)
+    plain = all(field and _NAME.fullmatch(field) and not spec and not conversion for _, field, spec, conversion in body)
     pieces = tuple((literal, field or "") for literal, field, _, _ in body) if plain else None
     tail = parsed[-1][0] if ends_on_text else ""
     opening = form[:1]
     lower = not (opening and opening not in "{}" and opening.upper() == opening)
-    return _Frame(form, keys, pieces, tail, lower)
+    join = _joining(pieces, tail) if pieces is not None and _INTERPRETED else None
+    return _Frame(form, pieces, tail, join, lower)
+
+
+_NAME = re.compile(r"[^.\[\]]+")  # a field that is a plain key, not an attribute or an index of one
+# Whether this module runs interpreted (a pure build): mypyc makes its functions built-ins, and its loop in `fill`
+# C, which a generated function would only slow down.
+_INTERPRETED = isinstance(capital, types.FunctionType)

@@ -22,7 +22,7 @@ class Page:
 
     def __init__(self, ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = ()) -> None:
         self.ask, self.domain, self.dice, self.people = ask, domain, dice, people
-        self.slots = Slots(_fixed(ask), domain.lists, dice)
+        self.slots = Slots(fixed(ask), domain.lists, dice)
         self.used: set[str] = set()
 
     def roll(self, n: int) -> int:
@@ -38,8 +38,13 @@ class Page:
         return chosen
 
     def say(self, section: str) -> str:
-        """A sentence from the frames of `section`, filled."""
-        return fill(self.pick(FRAMES[section]), self.slots)
+        """A sentence from the frames of `section`, filled: `fill(self.pick(FRAMES[section]), self.slots)`, the
+        pick written out (a dozen sentences an answer)."""
+        options, used = FRAMES[section], self.used
+        fresh = options if used.isdisjoint(options) else [o for o in options if o not in used] or options
+        chosen = fresh[next(self.dice) % len(fresh)]
+        used.add(chosen)
+        return fill(chosen, self.slots)
 
     def fresh(self, name: str) -> str:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
@@ -58,7 +63,7 @@ class Page:
         return sentence
 
 
-def _fixed(ask: Ask) -> dict[str, str]:
+def fixed(ask: Ask) -> dict[str, str]:
     """What a page's slots say of `ask` before anything is drawn; the same dict for the same `Ask` as the last (the
     reasoning and the answer of a request write from one, and `Slots` only reads it)."""
     last = _LAST[0]

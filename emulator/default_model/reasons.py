@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import re
 
-from emulator.default_model import grammar, members
+from emulator.default_model import grammar, members, page
 from emulator.default_model.ask import Ask
-from emulator.default_model.grammar import fill
+from emulator.default_model.grammar import Slots, fill
 from emulator.default_model.lexicon import Domain
-from emulator.default_model.page import Dice, Page
+from emulator.default_model.page import Dice
 
 
 def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str = "") -> str:
     """`count` sentences (one to four) of thinking about `ask`: what is asked, what the answer covers and in
     what order; or, `after_tools`, what the tools returned and what that means for the answer."""
-    page = Page(ask, domain, dice)
-    subject = page.slots["subject"]
+    slots = Slots(page.fixed(ask), domain.lists, dice)
+    subject = slots["subject"]
     if after_tools:
         said = [f"The tool results are in: {after_tools}.", f"Now I can answer the question about {subject}."]
     elif ask.form == "greeting":
@@ -25,7 +25,7 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
     elif ask.form == "followup":
         said = list(_FOLLOWED)
     else:
-        task = page.slots["task"]
+        task = slots["task"]
         recipient = f"their {ask.recipient}" if ask.recipient else "the reader"
         what = _ASKED[ask.form].format(
             subject=subject,
@@ -46,9 +46,7 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
         if ask.form == "recipe" and ask.other == "suggest":
             said = [f"The user wants ideas for what to cook: {subject}.", _SUGGEST_PLAN]
         if ask.form not in _CREATIVE:
-            said.append(
-                fill("It is a question from {field}, so plain words and one idea at a time serve best.", page.slots)
-            )
+            said.append(fill("It is a question from {field}, so plain words and one idea at a time serve best.", slots))
         if ask.subject:
             said.append(_theirs(f"Before answering, I will check that every part stays about {subject}."))
     return " ".join(said[: max(1, min(count, 4))])

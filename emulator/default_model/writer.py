@@ -8,6 +8,7 @@ answer, so the same conversation gets the same words and one answer never repeat
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -47,7 +48,7 @@ def passage(ask: Ask, domain: Domain, dice: Dice, kind: str, count: int | None) 
 
 
 def _paragraph(page: Page, *sections: str) -> str:
-    return " ".join(page.say(s) for s in sections)
+    return " ".join([page.say(s) for s in sections])
 
 
 def _greeting(page: Page, places: Sequence[str]) -> str:
@@ -85,7 +86,7 @@ def _known(page: Page) -> Thing | None:
         facts = {"named": thing.named, "sort": grammar.article(thing.kind)}
         facts |= {"parts": thing.parts, "does": thing.does, "how": thing.how, "care": thing.care}
         facts["name"] = thing.named.split(" ", 1)[1] if thing.named.startswith(("a ", "an ", "the ")) else thing.named
-        page.slots = page.slots.adding({**facts, "contrast": thing.contrast})
+        page.slots.add({**facts, "contrast": thing.contrast})
     return thing
 
 
@@ -99,14 +100,24 @@ def _parts(page: Page, thing: Thing) -> list[str]:
 def _named(page: Page) -> bool:
     """Whether the subject's own words say what kind of thing it is ("solar panels": panels, of the solar kind);
     if so, its slots {base} and {modifier} say them."""
-    words = page.slots["subject"].split()
+    kind = _kind_of(page.slots["subject"])
+    if kind is None:
+        return False
+    page.slots.add({"base": kind[0], "modifier": kind[1]})
+    return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _kind_of(subject: str) -> tuple[str, str] | None:
+    """What `subject`'s own words say it is, its base noun and what modifies it ("solar panels": "panel", "solar"),
+    when they are two or three plain lower-case words; kept, as a subject is asked about again."""
+    words = subject.split()
     if not _OWNING.isdisjoint(map(str.lower, words)):
         words = [w for w in words if w.lower() not in _OWNING]
     joined = "".join(words)  # the words are plain lower-case ones when what they make together is
     if not 2 <= len(words) <= 3 or not joined.isalpha() or not joined.islower() or not _ENDS.isdisjoint(words):
-        return False
-    page.slots = page.slots.adding({"base": grammar.singular(words[-1]), "modifier": " ".join(words[:-1])})
-    return True
+        return None
+    return grammar.singular(words[-1]), " ".join(words[:-1])
 
 
 def _explain(page: Page, places: Sequence[str]) -> str:
