@@ -18,7 +18,7 @@ import functools
 import re
 import string
 import types
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -150,6 +150,15 @@ class Slots(Mapping[str, str]):
         self._said = set(last[2])
         self._many = last[3]
 
+    @staticmethod
+    def agreeing(verbs: Iterable[str]) -> None:
+        """Have every `Slots` say `verbs` ("{v:works}") in agreement with its subject from the start, as it says
+        its pronouns: the lexicon's frames use a few dozen, and a frame says one or two (a lookup rather than a
+        call of `__getitem__` each)."""
+        for many, said in _FIXED.items():
+            said.update({f"v·{verb}": agree(verb, many) for verb in verbs})
+        _MADE[0] = None
+
     def __getitem__(self, key: str) -> str:
         fixed = self._fixed
         value = fixed.get(key)
@@ -242,7 +251,7 @@ def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
     `Slots.__getitem__` for what is not said yet (it draws, agrees or capitalizes); a plain dict must say every
     key. Interpreted, by the frame's own function (`_joining`); compiled, by the loop below, which mypyc makes C.
     Else, and for a frame with a format spec, `str.format_map`."""
-    made = _frame(frame)
+    made = _READ.get(frame) or _frame(frame)
     pieces = made.pieces
     plain = type(slots) is dict
     if pieces is None or not (plain or type(slots) is Slots):
@@ -300,7 +309,6 @@ _VERB_SLOT = re.compile(r"\{v:([^{}]+)\}")
 _FORMATTER = string.Formatter()
 
 
-@functools.lru_cache(maxsize=4096)
 def _frame(frame: str) -> _Frame:
     """`frame` read for `fill`: "{It} {v:works}." → "{It} {v·works}." (a colon would open a format spec), pieces
     ("", "It"), (" ", "v·works"), tail "."."""
@@ -313,8 +321,17 @@ def _frame(frame: str) -> _Frame:
     tail = parsed[-1][0] if ends_on_text else ""
     opening = form[:1]
     lower = not (opening and opening not in "{}" and opening.upper() == opening)
-    join = _joining(pieces, tail) if pieces is not None and _INTERPRETED else None
-    return _Frame(form, pieces, tail, join, lower)
+    kept = len(_READ) < 4096  # the lexicon's frames: a few hundred
+    join = _joining(pieces, tail) if pieces is not None and _INTERPRETED and kept else None
+    made = _Frame(form, pieces, tail, join, lower)
+    if kept:
+        _READ[frame] = made
+    return made
+
+
+# Each frame read, kept (with its generated function, made only for a frame kept): `fill` looks here first, as
+# a dict lookup rather than a call.
+_READ: dict[str, _Frame] = {}
 
 
 _NAME = re.compile(r"[^.\[\]]+")  # a field that is a plain key, not an attribute or an index of one

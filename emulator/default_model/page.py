@@ -6,6 +6,7 @@ gets the same words and one answer never repeats a sentence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from emulator.default_model import grammar
@@ -14,7 +15,11 @@ from emulator.default_model.grammar import Slots, fill
 from emulator.default_model.lexicon import LEXICON, Domain
 
 Dice = Iterator[int]
+_VERB = re.compile(r"\{v:([^{}]+)\}")  # a verb of a frame, said in agreement with the subject
 FRAMES, VERSE, LETTERS = LEXICON.frames, LEXICON.verse, LEXICON.letters
+Slots.agreeing(
+    {verb for said in (FRAMES, VERSE, LETTERS) for frames in said.values() for verb in _VERB.findall(" ".join(frames))}
+)
 
 
 class Page:
@@ -72,6 +77,7 @@ def fixed(ask: Ask) -> dict[str, str]:
         words = subject.split()
         head = words[-1] if words else subject
         fixed = {"subject": subject, "other": ask.other, "task": ask.task or f"work on {subject}", "head": head}
+        fixed["Subject"] = grammar.capital(subject)  # most answers open a sentence on it
         fixed["recipient"] = ask.recipient or "the reader"
         fixed["heads"] = grammar.plural(head) if head.isalpha() and not grammar.is_plural(head) else head
         last = _LAST[0] = (ask, fixed)

@@ -5,6 +5,7 @@ answer covers and in what order), or after tool results what they show; the user
 from __future__ import annotations
 
 import re
+import string
 
 from emulator.default_model import grammar, members, page
 from emulator.default_model.ask import Ask
@@ -16,8 +17,8 @@ from emulator.default_model.page import Dice
 def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str = "") -> str:
     """`count` sentences (one to four) of thinking about `ask`: what is asked, what the answer covers and in
     what order; or, `after_tools`, what the tools returned and what that means for the answer."""
-    slots = Slots(page.fixed(ask), domain.lists, dice)
-    subject = slots["subject"]
+    fixed = page.fixed(ask)
+    subject, wanted = fixed["subject"], max(1, min(count, 4))
     if after_tools:
         said = [f"The tool results are in: {after_tools}.", f"Now I can answer the question about {subject}."]
     elif ask.form == "greeting":
@@ -25,17 +26,22 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
     elif ask.form == "followup":
         said = list(_FOLLOWED)
     else:
-        task = slots["task"]
+        task = fixed["task"]
         recipient = f"their {ask.recipient}" if ask.recipient else "the reader"
-        what = _ASKED[ask.form].format(
-            subject=subject,
-            other=ask.other,
-            task=task,
-            language=ask.language,
-            recipient=recipient,
-            kind={"fact": "a fun fact"}.get(ask.other) or f"a {ask.other}",
-            about=f" about {subject}" * bool(ask.subject),
-            be="are" if ask.form == "definition" and grammar.is_plural(subject) else "is",  # "what carbs are"
+        asked = _ASKED[ask.form]
+        what = (
+            asked.replace("{subject}", subject)
+            if ask.form in _OF_SUBJECT
+            else asked.format(
+                subject=subject,
+                other=ask.other,
+                task=task,
+                language=ask.language,
+                recipient=recipient,
+                kind=_KINDS.get(ask.other) or f"a {ask.other}",
+                about=f" about {subject}" * bool(ask.subject),
+                be="are" if ask.form == "definition" and grammar.is_plural(subject) else "is",  # "what carbs are"
+            )
         )
         what = what.replace(" to the reader", "").replace("why work on ", "why ")
         if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
@@ -45,11 +51,15 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
             said = [f"The user asks me to name {members.which(category, ask)}.", members.plan(ask)]
         if ask.form == "recipe" and ask.other == "suggest":
             said = [f"The user wants ideas for what to cook: {subject}.", _SUGGEST_PLAN]
-        if ask.form not in _CREATIVE:
-            said.append(fill("It is a question from {field}, so plain words and one idea at a time serve best.", slots))
-        if ask.subject:
+        if ask.form not in _CREATIVE and len(said) < wanted:  # the only sentence the dice choose words for
+            said.append(fill(_FIELD, Slots(fixed, domain.lists, dice)))
+        if ask.subject and len(said) < wanted:
             said.append(_theirs(f"Before answering, I will check that every part stays about {subject}."))
-    return " ".join(said[: max(1, min(count, 4))])
+    return " ".join(said[:wanted])
+
+
+_FIELD = "It is a question from {field}, so plain words and one idea at a time serve best."
+_KINDS = {"fact": "a fun fact"}  # a joke's kind, said with its article
 
 
 _GREETED = (
@@ -130,6 +140,10 @@ _ASKED = {
     "joke": "The user wants {kind}{about}.",
     "recipe": "The user wants a recipe for {subject}.",
 }
+# The forms whose sentence names the subject alone: filled without `format` and its eight arguments.
+_OF_SUBJECT = frozenset(
+    form for form, said in _ASKED.items() if {f for _, f, _, _ in string.Formatter().parse(said) if f} == {"subject"}
+)
 _SUGGEST_PLAN = "I will suggest a few dishes I can give full recipes for, each with a line on what it is."
 _TIPS_PLAN = "I will give a few practical tips, each with a short explanation."
 _PLANS = {

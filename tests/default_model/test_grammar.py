@@ -23,9 +23,9 @@ KEY = st.from_regex(r"[a-z][a-z_]{0,6}", fullmatch=True)
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test once per way of filling: the generated function, and the loop a compiled build runs."""
     monkeypatch.setattr(grammar, "_INTERPRETED", request.param)
-    grammar._frame.cache_clear()
+    grammar._READ.clear()
     yield
-    grammar._frame.cache_clear()
+    grammar._READ.clear()
 
 
 def _frame(literals: list[str], keys: list[str]) -> str:
