@@ -206,13 +206,14 @@ class Slots(Mapping[str, str]):
         that says more."""
         return dict(self._fixed)
 
-    def without(self, name: str) -> dict[str, str]:
-        """What the slots say so far but `name` in any case ("{Aspect}" names the same thing as "{aspect}"): a
-        `Slots` that says something new for it is made from this."""
-        if name.isascii():  # a key that lowers to an ASCII name is as long as it (only "İ" lowers to two)
-            n = len(name)
-            return {k: v for k, v in self._fixed.items() if len(k) != n or k.lower() != name}
-        return {k: v for k, v in self._fixed.items() if k.lower() != name}
+    def renew(self, name: str, value: str) -> None:
+        """Say `value` for the list `name` (a lower-case name) from now on, and for its capitalized slot what it
+        makes of that ("{Aspect}" named the old one too): `Slots` made anew from what these say, in place."""
+        fixed = self._fixed
+        fixed.pop(name, None)
+        fixed.pop(name[:1].upper() + name[1:], None)
+        fixed[name] = value
+        self._said = set(fixed.values())
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._fixed)

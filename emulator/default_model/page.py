@@ -55,9 +55,7 @@ class Page:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""
         options = self.domain.lists[name]
         value = self.pick([o for o in options if o not in self.used] or options)
-        kept = self.slots.without(name)  # "{Aspect}" named the old one too
-        kept[name] = value
-        self.slots = Slots(kept, self.domain.lists, self.dice)
+        self.slots.renew(name, value)
         return value
 
     def of_subject(self, sentence: str) -> str:
