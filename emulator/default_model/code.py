@@ -13,6 +13,7 @@ template, which summary) is a face of the caller's dice, so the same request and
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -255,11 +256,13 @@ def _doc(request: str) -> str:
 
 
 READ = 4000  # characters of a request read: what is asked is said early, and a pasted file would cost its length
+_KEPT = 2000  # characters of a request whose reading is kept: a question asked again, not a pasted file
+Reading = tuple[str, "Template", list[str], list[str]]
 
 
-def write(request: str, dice: Iterator[int]) -> Code | None:
-    """The code a capable assistant writes for `request` (the user's text), or None when it asks for no code."""
-    request = request[:READ]
+def _reading(request: str) -> Reading | None:
+    """What `request` asks to be written, before any die is rolled: the language's tag, the template, and the
+    words that name the function and its type; None when it asks for no code."""
     words = words_of(request)
     # Asked for by a verb, or by naming the language first: "CSS for a responsive grid", "SQL query to…".
     verb = ASKS.search(request) is not None or bool(words) and (words[0] in NAMED or request[:3] == "Go ")
@@ -273,8 +276,23 @@ def write(request: str, dice: Iterator[int]) -> Code | None:
     template = TEMPLATES.get(tag, {}).get(found or "skeleton") if tag in TEMPLATES else None
     if template is None:
         return None
-    defaults = template.defaults
     function_words, type_words = names(_URL.sub(" ", request) if "://" in request else request)
+    return tag, template, function_words, type_words
+
+
+# A short request's reading, kept (it is pure: what it keeps is what it would read): the reasoning and the answer
+# of one request both read it, and a question is asked again. The lists it holds are only read.
+_read = functools.lru_cache(maxsize=256)(_reading)
+
+
+def write(request: str, dice: Iterator[int]) -> Code | None:
+    """The code a capable assistant writes for `request` (the user's text), or None when it asks for no code."""
+    request = request[:READ]
+    read = _read(request) if len(request) <= _KEPT else _reading(request)
+    if read is None:
+        return None
+    tag, template, function_words, type_words = read
+    defaults = template.defaults
     fallback = defaults.get("name", "solve")
     case = CASE.get(tag, "camel")
     main, default_type = defaults.get("main", "name"), defaults.get("type", fallback).split()
