@@ -253,14 +253,15 @@ def fill(frame: str, slots: Mapping[str, str], sentence: bool = True) -> str:
     key. Interpreted, by the frame's own function (`_joining`); compiled, by the loop below, which mypyc makes C.
     Else, and for a frame with a format spec, `str.format_map`."""
     made = _READ.get(frame) or _frame(frame)
-    pieces = made.pieces
-    plain = type(slots) is dict
-    if pieces is None or not (plain or type(slots) is Slots):
+    join, pieces = made.join, made.pieces
+    if join is not None and type(slots) is Slots:  # the common case first: an answer's page
+        filled = join(slots._fixed, slots)
+    elif pieces is None or not (type(slots) is dict or type(slots) is Slots):
         filled = made.form.format_map(slots)
     else:
-        fixed: Mapping[str, str] = slots if plain else slots._fixed  # type: ignore[attr-defined]
-        if made.join is not None:
-            filled = made.join(fixed, slots)
+        fixed: Mapping[str, str] = slots if type(slots) is dict else slots._fixed  # type: ignore[union-attr]
+        if join is not None:
+            filled = join(fixed, slots)
         else:
             said = []
             for literal, key in pieces:

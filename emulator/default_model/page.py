@@ -25,6 +25,8 @@ Slots.agreeing(
 class Page:
     """One answer being written: its slots, its dice, and the frames it has used (never used twice)."""
 
+    __slots__ = ("ask", "dice", "domain", "people", "slots", "used")
+
     def __init__(self, ask: Ask, domain: Domain, dice: Dice, people: Sequence[str] = ()) -> None:
         self.ask, self.domain, self.dice, self.people = ask, domain, dice, people
         self.slots = Slots(fixed(ask), domain.lists, dice)

@@ -81,7 +81,7 @@ def _definition(page: Page, places: Sequence[str]) -> str:
 
 def _known(page: Page) -> Thing | None:
     """The common thing the subject names (lexicon/things.txt), its facts then in the page's slots."""
-    thing = LEXICON.thing(page.slots["subject"], page.ask.context)
+    thing = _thing(page.slots["subject"], page.ask.context)
     if thing is not None:
         facts = {"named": thing.named, "sort": grammar.article(thing.kind)}
         facts |= {"parts": thing.parts, "does": thing.does, "how": thing.how, "care": thing.care}
@@ -90,6 +90,8 @@ def _known(page: Page) -> Thing | None:
     return thing
 
 
+# `LEXICON.thing`, kept: a subject is asked about again, and its reading is pure.
+_thing = functools.lru_cache(maxsize=1024)(LEXICON.thing)
 _BASE = {"is": "be", "has": "have"}
 
 
