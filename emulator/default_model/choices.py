@@ -26,6 +26,9 @@ _ADVICE = (
         ),
     ),
     ("free", re.compile(r"what (?:can|could) (?:i|we) (?P<t>do\b.+?)[.?!]*$", _I)),  # only as below
+    # What to say, however it is asked: "What do I say to a grieving friend?", "What to say to my landlord?"
+    ("", re.compile(r"what (?:do|can|could|would|might) (?:i|we) (?P<t>say (?:to|in)\b.+?)[.?!]*$", _I)),
+    ("", re.compile(r"what to (?P<t>say (?:to|in)\b.+?)[.?!]*$", _I)),
     ("safe", re.compile(r"is it (?:safe|dangerous|healthy|bad for you) (?:for me )?to (?P<t>.+?)[.?!]*$", _I)),
     (
         "",

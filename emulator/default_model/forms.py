@@ -206,7 +206,7 @@ def _help(said: _Said) -> Ask | None:
     if tips is not None:
         task, other = tips
         return Ask("steps", _topic(q), task=task, other=other, count=q.count or _count(low) if other else 0)
-    trouble, complaint = troubles.task(text) if low.startswith(("i ", "i'", "my ")) else ("", False)
+    trouble, complaint = troubles.task(text) if low.startswith(("i ", "i'", "my ", "our ", "the ")) else ("", False)
     if trouble:  # "I can't sleep, any advice?": tips to sleep better, a complaint kept as the user said it
         return Ask("steps", _topic(q), task=trouble, other="tips", source=text if complaint else "")
     m = _RECOMMEND.match(text) if "recommend" in low or "suggest" in low else None

@@ -48,8 +48,10 @@ def _domain(name: str, lines: Iterable[str]) -> Domain:
     lists: dict[str, list[str]] = {}
     for line in lines:
         key, _, value = line.partition(":")
-        if key == "step":
-            lists.setdefault(key, []).append(value.strip())
+        if key in ("step", "step!"):  # "step!": a step no answer leaves out (a safety step, the fix itself)
+            lists.setdefault("step", []).append(value.strip())
+            if key == "step!":
+                lists.setdefault("kept", []).append(value.strip().split(": ", 1)[0])
         else:
             lists.setdefault(key, []).extend(v.strip() for v in value.split("|") if v.strip())
     steps = tuple(tuple(s.split(": ", 1)) for s in lists.pop("step", ()))
@@ -102,6 +104,9 @@ class Lexicon:
     # and whether the word names a fault that decides the kind wherever it is said ("blocked"; howto.txt)
     by_verb: Mapping[str, str]  # a how-to's verb → the kind of task whose `verbs` list it first (howto.txt)
     goals: Mapping[str, str]  # a goal said as a noun ("better sleep") → the task it names ("sleep better")
+    # a word that names a fault of one kind of thing only when one is named ("slow" of a drain) → that kind
+    faults: Mapping[str, str]
+    kept: frozenset[str]  # the labels of steps no answer leaves out ("Stop the water first"; howto.txt's `step!`)
 
     def steps_for(self, verb: str) -> tuple[str, Steps] | None:
         """The kind of task `verb` names (lexicon/howto.txt) and its steps, if a section lists it."""
@@ -121,15 +126,21 @@ class Lexicon:
 
     def repaired(self, task: str) -> str:
         """The kind of repair whose steps fit what `task` is done to, by the first word of it that a `repair-…`
-        section of lexicon/howto.txt lists ("fix a squeaky chair": repair-furniture), unless a later word names a
-        fault ("my shower drain is blocked": repair-drain); "" when none does."""
-        first = ""
+        section of lexicon/howto.txt lists ("fix a squeaky chair": repair-furniture), unless a later word, or two,
+        names a fault ("my shower drain is blocked", "the sink is backed up": repair-drain), or names a fault of a
+        kind of thing also named ("my sink drains slowly": a drain, and slow; "my laptop is slow" is no drain's
+        fault); "" when none does."""
+        first, before, seen, hinted = "", "", set(), ""
         for word in task.lower().split():
-            kind, fault = self.objects.get(word.strip(_PUNCTUATION).removesuffix("'s"), _NO_OBJECT)
-            if fault:
-                return kind
-            first = first or kind
-        return first
+            word = word.strip(_PUNCTUATION).removesuffix("'s")
+            kind, fault = self.objects.get(word, _NO_OBJECT)
+            paired, said = self.objects.get(f"{before} {word}", _NO_OBJECT)  # a fault in two words: "backed up"
+            if fault or said:
+                return paired if said else kind
+            first, before = first or kind, word
+            seen.add(kind)
+            hinted = hinted or self.faults.get(word, "")
+        return hinted if hinted and hinted in seen else first  # "my shower drain is slow": a drain, and slow
 
     def thing(self, subject: str, context: frozenset[str] = frozenset()) -> Thing | None:
         """The common thing `subject` names (lexicon/things.txt), if it is one: "a refrigerator", "solar panels",
@@ -231,14 +242,18 @@ def load() -> Lexicon:
     phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     closes: dict[str, tuple[str, ...]] = {}
     objects: dict[str, tuple[str, bool]] = {}
+    faults: dict[str, str] = {}
     by_verb: dict[str, str] = {}
     goals: dict[str, str] = {}
-    for kind, lines in sections("howto").items():
-        task = _domain(kind, lines)
+    tasks = [_domain(kind, lines) for kind, lines in sections("howto").items()]
+    for task in tasks:
+        kind = task.name
         howto[kind] = (frozenset(task.lists.get("verbs", ())), task.steps)
         if "close" in task.lists:
             closes[kind] = task.lists["close"]
-        objects |= {word.lstrip("!"): (kind, word[0] == "!") for word in task.lists.get("objects", ())}
+        named = [word for word in task.lists.get("objects", ()) if word[0] != "~"]
+        objects |= {word.lstrip("!"): (kind, word[0] == "!") for word in named}
+        faults |= {word[1:]: kind for word in task.lists.get("objects", ()) if word[0] == "~"}
         by_verb |= {verb: kind for verb in task.lists.get("verbs", ()) if verb not in by_verb}
         goals |= {goal(noun): aim.strip() for noun, _, aim in (g.partition(" = ") for g in task.lists.get("goals", ()))}
         for phrase in task.lists.get("phrases", ()):
@@ -266,6 +281,8 @@ def load() -> Lexicon:
         objects,
         by_verb,
         goals,
+        faults,
+        frozenset(label for d in (*domains, *tasks) for label in d.lists.get("kept", ())),
     )
 
 

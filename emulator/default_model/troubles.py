@@ -54,13 +54,16 @@ def task(text: str) -> tuple[str, bool]:
     when the text is no complaint this reads; and whether it is a complaint rather than a wish ("I want to get
     fit"), which an answer meets with a word of sympathy."""
     low = text.lstrip().lower()
-    if not low.startswith(("i ", "i'm ", "i've ", "my ")):
+    if not low.startswith(("i ", "i'm ", "i've ", "my ", "our ", "the ")):
         return "", False
     parts = _SPLIT.match(text.strip())
     if parts is None or parts["ask"] and not _PLEA.match(parts["ask"]):
         return "", False
     said = _ENDS.sub("", parts["c"].strip())
-    for reader in (_cannot, _keep, _hurts, _feel, _want, _am, _mine):
+    if not low.startswith(("i ", "i'm ", "i've ", "my ")):  # "The sink is blocked": a thing's fault alone
+        found = _broken(said)
+        return (flip(found), True) if found else ("", False)
+    for reader in (_cannot, _keep, _hurts, _feel, _want, _am, _broken, _mine):
         found = reader(said) if reader is not _am or parts["ask"] else ""  # "I am a student." asks nothing
         if found:
             return flip(found), reader is not _want and reader is not _am
@@ -211,6 +214,30 @@ def _mine(said: str) -> str:
     if not verb or head in _ANIMALS:
         return ""
     return f"troubleshoot {np} when it {said}{rest}"  # "My sink drains slowly"
+
+
+# A thing said to be in a bad way: "My shower drain is slow", "The kitchen sink is backed up", "Our fridge is
+# making a weird noise", read as troubleshooting it in that state.
+_BROKEN = re.compile(
+    r"(?P<np>(?:my|our|the) (?:[a-z]+ ){0,2}[a-z]+) (?P<be>is|are|seems|seem|has been|have been)"
+    r"(?: (?:really|very|so|too|a bit|still|completely|totally|always|suddenly|now))*"
+    r" (?P<state>not working|backed up|[a-z]+ing (?:very |really |so |too )?(?:slowly|badly|poorly)"
+    r"|making (?:a |an )?(?:strange |weird |funny |loud |odd |clicking |grinding "
+    r"|buzzing |rattling )?noises?|slow|broken|leaking|leaky|blocked|clogged|stuck|squeaky|squeaking|noisy|flat"
+    r"|dripping|dead|cracked|frozen|overheating|jammed|loose|wobbly|rattling|smelly|cold|too hot)\b(?P<rest>.*)",
+    _I,
+)
+
+
+def _broken(said: str) -> str:
+    m = _BROKEN.match(said)
+    if not m:
+        return ""
+    np, head = m["np"][:1].lower() + m["np"][1:], m["np"].split()[-1].lower()  # "The sink…": "the sink"
+    if head in _PEOPLE_AROUND or head in _ANIMALS or head in CODE_NOUNS or head in ("test", "tests", "build"):
+        return ""  # "my boss is cold", "my dog is smelly", "my code is slow": no thing to troubleshoot here
+    many = m["be"].lower() in ("are", "seem", "have been")
+    return f"troubleshoot {np} when {'they are' if many else 'it is'} {m['state'].lower()}{m['rest']}"
 
 
 # Who is no thing of one's own to fix ("my boss hates me"), and animals, which are trained rather than fixed.

@@ -356,7 +356,7 @@ def _steps(page: Page, places: Sequence[str]) -> str:
     task = page.slots["task"]
     kind, steps = steps_of(page.domain, task)
     slots = page.slots.adding({"thing": thing(task)})
-    skip = page.roll(len(steps))  # five of the kind's six or seven, in order
+    skip = _droppable(steps, page.roll(len(steps)))  # five of the kind's six or seven, in order
     chosen = [s for i, s in enumerate(steps) if i != skip or len(steps) <= 4][:6]
     closing = fill(page.pick(LEXICON.closes[kind]), slots) if kind in LEXICON.closes else page.say("steps-close")
     if page.ask.other == "tips":  # "Any tips for staying focused?": the kind's steps as tips
@@ -370,7 +370,7 @@ def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str, kind: st
     asked = page.ask.count
     kept = list(steps)
     while len(kept) > (asked if 0 < asked <= len(steps) else min(5, len(steps))):
-        kept.pop(page.roll(len(kept)))
+        kept.pop(_droppable(kept, page.roll(len(kept))))
     lines = [f"- **{label}**: {fill(sentence, slots)}" for label, sentence in kept]
     if 0 < asked <= len(steps):
         count = slots.adding({"count": _NUMBERS[asked]})
@@ -379,6 +379,16 @@ def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str, kind: st
         said = ("tips-open-feeling" if kind in _FEELINGS else "tips-open-trouble") if page.ask.source else "tips-open"
         opening = fill(page.pick(FRAMES[said]), slots)
     return f"{opening}\n\n" + "\n".join(lines) + f"\n\n{closing}"
+
+
+def _droppable(steps: Sequence[tuple[str, str]], at: int) -> int:
+    """The step at `at`, or the next after it (round to the first) that an answer may leave out: not a `step!` of
+    howto.txt (turning the water off, the fix itself); `at` when every step is one."""
+    for i in range(len(steps)):
+        found = (at + i) % len(steps)
+        if steps[found][0] not in LEXICON.kept:
+            return found
+    return at
 
 
 _FEELINGS = frozenset(("cope", "mood", "boredom", "friends"))  # kinds of task a feeling is read as ("I'm bored")
