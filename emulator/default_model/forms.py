@@ -256,6 +256,8 @@ def _question(said: _Said) -> Ask:
     m = _HOW_MANY.match(text) if low.startswith("how many") else None
     if m and (category := members.members(m["s"])) is not None and category[2]:  # "How many continents are there?"
         return Ask("list", m["s"], task=m["s"])
+    if low.startswith(("which ", "what ")) and (most := _superlative(text)):  # "Which ocean is the deepest?"
+        return Ask("short", _np(most))
     if low.startswith(_SHORT_OPENINGS) or low.startswith("summarize"):
         return Ask("short", _named(q) or _plain(_topic(q, whole=True)))
     m = _DEFINE.match(text) if _may(plain, ("what", "define")) else None
@@ -289,6 +291,56 @@ def _defined(phrase: str, q: Question) -> Ask:
     return Ask("definition", phrase)
 
 
+def _superlative(text: str) -> str:
+    """What a question about the most of something asks for, named: "Which planet is the largest?" → "the
+    largest planet", "Which is the longest river in Africa?" → "the longest river in Africa", "Which country has
+    the most people?" → "the country with the most people", "What is the tallest building in Asia?" → "the
+    tallest building in Asia"; "" for any other question ("What is the best way to learn?" asks for steps)."""
+    m = _WHICH_IS.match(text)
+    if m and _most(m["a"]):
+        return f"the {m['a']} {m['n']}{m['r']}"
+    m = _WHICH_HAS.match(text)
+    if m:
+        return f"the {m['n']} with the {m['x']}"
+    m = _IS_THE.match(text)
+    if m and (_most(m["a"]) and text[:5].lower() == "which" or m["a"].lower() in _MEASURED):
+        return f"the {m['a']} {m['n']}"
+    return ""
+
+
+def _most(word: str) -> bool:
+    """Whether `word` is a superlative: "largest", "most populous" ("most" and its adjective), "best"."""
+    low = word.lower()
+    if low.startswith(("most ", "least ")) or low in ("best", "worst"):
+        return True
+    return len(low) > 5 and low.endswith("est") and low not in _NOT_SUPERLATIVE
+
+
+# Words ending in -est that are no superlative, and superlatives of what can be measured: a question about the
+# tallest or the oldest of something is a question of fact, where "the best way…" or "the easiest recipe" is not.
+_NOT_SUPERLATIVE = frozenset(("interest", "forest", "harvest", "protest", "request", "contest", "suggest", "digest"))
+_NOT_SUPERLATIVE |= {"modest", "honest", "earnest", "invest", "arrest", "manifest", "conquest", "bequest"}
+_MEASURED = frozenset(
+    [
+        "largest", "biggest", "smallest", "tallest", "highest", "lowest", "longest", "shortest", "deepest",
+        "oldest", "youngest", "newest", "fastest", "slowest", "hottest", "coldest", "heaviest", "lightest",
+        "richest", "poorest", "busiest", "widest", "driest", "wettest", "farthest", "furthest", "nearest",
+        "closest", "brightest", "loudest", "strongest", "most populous", "most visited", "most spoken",
+        "least populated", "most common", "rarest"
+    ]
+)  # fmt: skip
+_SIZE = r"(?:most|least) [a-z]+|[a-z]+est|best|worst"
+_WHICH_IS = re.compile(
+    rf"which (?P<n>(?:[a-z]+ ){{0,2}}[a-z]+) (?:is|are|was|were) the (?P<a>{_SIZE})"
+    r"(?P<r>(?: (?:in|on|of|at) .+?)?)[.?!]*$",
+    _I,
+)
+_WHICH_HAS = re.compile(
+    r"which (?P<n>(?:[a-z]+ ){0,2}[a-z]+) (?:has|have|had) the (?P<x>(?:most|least|fewest|highest|lowest|largest"
+    r"|biggest|smallest) .+?)[.?!]*$",
+    _I,
+)
+_IS_THE = re.compile(rf"(?:which|what) (?:is|are|was|were) the (?P<a>{_SIZE}) (?P<n>[a-z].+?)[.?!]*$", _I)
 _WAS = re.compile(r"what (?:was|were) (?P<s>.+?)[.?!]*$", _I)
 _WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)
 

@@ -63,7 +63,10 @@ def _followup(page: Page, places: Sequence[str]) -> str:
 
 def _short(page: Page, places: Sequence[str]) -> str:
     said = page.say("short-lookup" if page.ask.other == "lookup" else "short")
-    return f"{said} {page.say('short-more')}" if page.roll(2) else said
+    if not page.roll(2):
+        return said
+    more = page.say("short-more")
+    return f"{said} {more}" if len(said.split()) + len(more.split()) <= 50 else said  # a short answer: 10 to 50
 
 
 def _definition(page: Page, places: Sequence[str]) -> str:
