@@ -1,10 +1,13 @@
-"""Issue 26: a question about the most of something ("Which lake is the deepest?") is a short question of fact
-about what it names, said as a noun phrase ("the deepest lake"), never the question's words cut at a verb
-("lake is the deepest"); a superlative that asks for a way or a pick ("the best way to…") keeps its own form.
+"""Issue 26's questions read for what they ask: one about the most of something ("Which lake is the deepest?") is
+a short question of fact about what it names, said as a noun phrase ("the deepest lake"), never the question's
+words cut at a verb ("lake is the deepest"), while a superlative that asks for a way ("the best way to…") keeps
+its form; what to do in a place gets its sights, with no invented facts; what to do when something goes wrong
+puts safety first; leftovers get dishes to choose from.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -52,3 +55,49 @@ def test_a_question_about_the_most_of_something_names_it(nlp: Any, question: str
 )
 def test_a_superlative_that_asks_for_a_way_keeps_its_form(question: str, form: str) -> None:
     assert forms.read(read(question)).form == form
+
+
+_TIP = re.compile(r"^- \*\*([^*]+)\*\*: ", re.M)
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        ("What are the best things to do in Marrakesh?", "Marrakesh"),
+        ("Where should we go in Buenos Aires?", "Buenos Aires"),
+        ("Any fun activities to do in Reykjavik this summer?", "Reykjavik this summer"),
+        ("What to see in Kyoto", "Kyoto"),
+    ],
+)
+def test_what_to_do_in_a_place_gets_sights_without_invented_facts(nlp: Any, question: str, place: str) -> None:
+    ask = forms.read(read(question))
+    assert ask.form == "steps" and ask.task == f"find things to do in {place}", ask
+    text, reasoning = answer(question)
+    assert place in text and place in reasoning, (text, reasoning)
+    assert len(_TIP.findall(text)) >= 4, text
+    assert [p for s in sentences(text, "steps") for p in problems(nlp, s, question)] == []
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What should I do in a house fire?", "emergency number"),
+        ("What do we do if the power goes out?", "safe"),
+        ("What should I do in an earthquake?", "safe"),
+    ],
+)
+def test_what_to_do_when_something_goes_wrong_puts_safety_first(question: str, said: str) -> None:
+    ask = forms.read(read(question))
+    assert ask.form == "steps" and ask.task.startswith("know what to do"), ask
+    text, reasoning = answer(question)
+    assert said in text, text
+    assert "how to know" not in reasoning, reasoning
+    assert _TIP.findall(text)[:2] == ["Make sure you are safe first", "Call for help early"], text
+
+
+@pytest.mark.parametrize("question", ["What do I do with leftover pasta?", "What can we do with the leftovers?"])
+def test_leftovers_get_dishes_to_choose_from(question: str) -> None:
+    ask = forms.read(read(question))
+    assert (ask.form, ask.other) == ("recipe", "suggest"), ask
+    text, _ = answer(question)
+    assert "leftover" in text.lower() and len(re.findall(r"^- \*\*", text, re.M)) >= 3, text

@@ -25,7 +25,7 @@ _ADVICE = (
             r"what (?:should|shall) (?:i|we) (?P<t>(?:pack|bring|wear|buy|cook|say|do|get|take)\b.+?)[.?!]*$", _I
         ),
     ),
-    ("free", re.compile(r"what (?:can|could) (?:i|we) (?P<t>do\b.+?)[.?!]*$", _I)),  # only as below
+    ("free", re.compile(r"what (?:can|could|do) (?:i|we) (?P<t>do\b.+?)[.?!]*$", _I)),  # only as below
     # What to say, however it is asked: "What do I say to a grieving friend?", "What to say to my landlord?"
     ("", re.compile(r"what (?:do|can|could|would|might) (?:i|we) (?P<t>say (?:to|in)\b.+?)[.?!]*$", _I)),
     ("", re.compile(r"what to (?P<t>say (?:to|in)\b.+?)[.?!]*$", _I)),
@@ -101,6 +101,9 @@ def advice(text: str) -> Ask | None:
             return Ask("steps", task, task=task, other="tips")
         if task.startswith("do about "):  # "What should I do about my debt?": how to deal with it
             task = f"deal with {task[9:]}"
+            return Ask("steps", task, task=task, other="tips")
+        if task.startswith(("do in ", "do if ", "do when ", "do after ", "do during ")):  # "… in an emergency?"
+            task = f"know what to {task}"
             return Ask("steps", task, task=task, other="tips")
         if task.startswith(("say to ", "say in ")) and text[:4].lower() == "what":  # "What should I say to my boss?"
             task = f"{'talk to' if task[4:6] == 'to' else 'prepare for'} {task[7:]}"  # "… in a job interview?"

@@ -62,12 +62,20 @@ _WHAT_TO_COOK = re.compile(
     _I,
 )
 
+# "What do I do with leftover rice?": dishes that use them up.
+_LEFTOVERS = re.compile(
+    r"(?:so,? )?what (?:should|can|could|shall|do) (?:i|we) do with (?:(?:my|the|some|all (?:the|my|this|that)|this"
+    r"|that|these|those) )?(?P<w>left ?-?overs?\b[^?.!]*)[.?!]*$",
+    _I,
+)
+
 
 def recipe(text: str, low: str, q: Question) -> Ask | None:
     """A request for a recipe: "a recipe for X" (unless X is success or disaster), "an X recipe", or a how-to
     whose verb is cooking's and whose object is a dish ("How do I make guacamole?", not "make a bed")."""
-    if low.startswith(("what ", "so")) and (m := _WHAT_TO_COOK.match(text)):
-        meal = {"supper": "dinner", "tea": "dinner", "brunch": "breakfast"}.get((m["m"] or "").lower(), m["m"] or "")
+    if low.startswith(("what ", "so")) and (m := _WHAT_TO_COOK.match(text) or _LEFTOVERS.match(text)):
+        said = m.groupdict().get("m") or ""
+        meal = {"supper": "dinner", "tea": "dinner", "brunch": "breakfast"}.get(said.lower(), said)
         subject = f"{meal or 'a meal'} with {m['w']}" if m["w"] else meal or "a meal"
         return Ask("recipe", subject, other="suggest", task=m["w"] or "", source=meal.lower())
     if "recipe" in low:

@@ -109,6 +109,15 @@ _FACTS = frozenset(
         "timezone"
     ]
 )  # fmt: skip
+# What to do or see in a place, however it is asked; the place is a name (checked by its capital letter), so "what
+# should I do in an emergency" is no trip.
+_SIGHTS = re.compile(
+    r"(?:(?:what are |what're |any |give me |list |suggest |recommend )?(?:some |the |a few |\w+ )?"
+    r"(?:best |fun |good |top |great |cool |cheap |free |must-see |interesting )?(?:things|places|sights|activities"
+    r"|attractions) to (?:do|see|visit|go to)|what (?:should|can|could|would|do) (?:i|we) (?:do|see|visit)"
+    r"|what to (?:do|see|visit)|where (?:should|can|could|do) (?:i|we) go|where to go) in (?P<p>.+?)[.?!]*$",
+    _I,
+)
 _RECOMMEND = re.compile(r"(?:(?:can|could|would) you |please )*(?:recommend|suggest)\s+(?P<s>.+?)[.?!]*$", _I)
 _HOW_MANY = re.compile(r"how many (?P<s>.+?) (?:are there|exist|do we have|are in .+|does .+ have)[.?!]*$", _I)
 _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
@@ -202,6 +211,10 @@ def _help(said: _Said) -> Ask | None:
     if low.startswith(_PLANNING) and "?" not in text and q.kind in ("short", "prose"):  # "Plan a trip to Rome."
         plan = text[8:] if low.startswith("help me ") else text
         return Ask("steps", _topic(q), task=flip(plan[:1].lower() + plan[1:]))
+    m = _SIGHTS.match(text) if " in " in low else None
+    if m and m["p"][:1].isupper():  # "Things to do in Lisbon?", "What should we see in Kyoto?": a place's sights
+        task = f"find things to do in {m['p']}"
+        return Ask("steps", task, task=task, other="tips", count=q.count or _count(low))
     tips = everyday.tips(text, low) if _may(plain, everyday.ASKING) else None
     if tips is not None:
         task, other = tips

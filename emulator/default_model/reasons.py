@@ -44,6 +44,8 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
             )
         )
         what = what.replace(" to the reader", "").replace("why work on ", "why ")
+        if ask.form == "steps" and task.startswith("know "):  # "… how to know what to do if": what to do if
+            what = f"The user wants to {task}."
         if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
             what = f"The user wants to know whether to {task}, and so how {subject} and {ask.other} compare."
         said = [_theirs(what), _TIPS_PLAN if ask.other == "tips" else _PLANS[ask.form]]

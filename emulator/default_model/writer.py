@@ -348,11 +348,14 @@ def thing(task: str) -> str:
         words = words[1:]
     cut = next((i for i, w in enumerate(words) if w.lower() in _ENDS), len(words))
     words = words[:cut][:5]
-    if not words or words[0].endswith("ing") or words[0].lower() in ("it", "them", "this", "that"):
+    if not words or words[0].endswith("ing") or words[0].lower() in _NO_THING:  # "know what to do…": no thing
         return "it"
     if words[0].lower() in ("a", "an", "the"):
         return " ".join(["the", *words[1:]]) if len(words) > 1 else "it"
     return " ".join(words)
+
+
+_NO_THING = frozenset(("it", "them", "this", "that", "what", "how", "where", "when", "why", "who", "which", "whether"))
 
 
 def _steps(page: Page, places: Sequence[str]) -> str:
