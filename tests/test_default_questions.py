@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from emulator.default_model import forms
+from emulator.default_model import forms, members
 from emulator.default_model.question import read
 from tests.test_writing import answer, nlp, problems, sentences, words
 
@@ -101,3 +101,29 @@ def test_leftovers_get_dishes_to_choose_from(question: str) -> None:
     assert (ask.form, ask.other) == ("recipe", "suggest"), ask
     text, _ = answer(question)
     assert "leftover" in text.lower() and len(re.findall(r"^- \*\*", text, re.M)) >= 3, text
+
+
+@pytest.mark.parametrize(
+    ("question", "one"),
+    [("What are vegetables?", "vegetable"), ("What is a mammal?", "mammal"), ("What are continents?", "continent")],
+)
+def test_a_bare_category_is_defined_by_its_members(nlp: Any, question: str, one: str) -> None:
+    ask = forms.read(read(question))
+    assert ask.form == "definition", ask
+    text, _ = answer(question)
+    category = members.members(ask.subject)
+    assert category is not None
+    assert sum(m in text for m in category[1]) == 3, text  # three members, named
+    assert one in text and 40 <= len(words(text)) <= 120, text
+    assert [p for s in sentences(text, "definition") for p in problems(nlp, s, question)] == []
+
+
+@pytest.mark.parametrize(
+    "question", ["What are African countries?", "What are cooking spices?", "What are team sports?"]
+)
+def test_a_qualified_category_is_listed(question: str) -> None:
+    ask = forms.read(read(question))
+    assert ask.form == "list", ask
+    text, _ = answer(question)
+    category = members.members(ask.subject)
+    assert category is not None and sum(f"- {m[:1].upper()}{m[1:]}" in text for m in category[1]) >= 3, text

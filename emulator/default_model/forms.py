@@ -296,8 +296,9 @@ def _defined(phrase: str, q: Question) -> Ask:
     words = phrase.lower().split()
     if q.kind == "list" and _LISTY.intersection(words):
         return _list(phrase, q)
-    category = members.members(phrase) if words[0] in ("some", "the") else None
-    if category is not None and (words[0] == "some" or category[2]):
+    qualified = len(words) > 1 and words[0] not in ("a", "an", "the")  # "citrus fruits", not "fruits", "a fruit"
+    category = members.members(phrase) if words[0] in ("some", "the") or qualified else None
+    if category is not None and (words[0] == "some" or category[2] or qualified):
         return _list(phrase, q)  # "What are some good houseplants?", "What are the noble gases?": the members
     if " of " in f" {phrase} " or len(words) > 6:
         return Ask("short", phrase)

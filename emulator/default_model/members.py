@@ -67,6 +67,13 @@ def _headed(phrase: str, inflect: Callable[[str], str]) -> str:
     return " ".join(words)
 
 
+def one_of(category: str) -> str:
+    """One member of `category`, as a noun: "fruits" → "fruit", "planets in the solar system" → "planet"."""
+    words = category.split()
+    head = next((i for i, w in enumerate(words) if i and w in _AFTER_HEAD), len(words)) - 1
+    return singular(words[head])
+
+
 def _one(said: str) -> bool:
     """Whether `said` asks for one member: "a country in Africa", "an example of a mammal"."""
     return said.lower().startswith(("a ", "an ", "one "))

@@ -71,6 +71,9 @@ def _short(page: Page, places: Sequence[str]) -> str:
 
 def _definition(page: Page, places: Sequence[str]) -> str:
     thing = _known(page)
+    category = members.members(page.slots["subject"]) if thing is None else None
+    if category is not None:  # "What are fruits?": a group, said by its members
+        return _grouped(page, category)
     if thing is None:
         middle = "named" if _named(page) else "mechanism"
         return _paragraph(page, "claim", middle, "example", page.pick(("caveat", "recommendation")))
@@ -80,6 +83,16 @@ def _definition(page: Page, places: Sequence[str]) -> str:
     if sum(len(s.split()) for s in said) < 70:
         said.append(page.say("thing-care"))
     return " ".join(said)
+
+
+def _grouped(page: Page, category: members.Category) -> str:
+    """What a category is ("fruits", "a planet"), said by three of its members, with an offer to say more."""
+    name, listed, _ = category
+    start = page.roll(len(listed))
+    three = [listed[(start + i) % len(listed)] for i in range(min(3, len(listed)))]
+    examples = f"{', '.join(three[:-1])} and {three[-1]}" if len(three) > 1 else three[0]
+    page.slots.add({"examples": examples, "category": name, "one": members.one_of(name)})
+    return " ".join([page.say("category-claim"), page.say("category-more"), page.say("category-offer")])
 
 
 def _known(page: Page) -> Thing | None:
