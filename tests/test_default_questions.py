@@ -127,3 +127,34 @@ def test_a_qualified_category_is_listed(question: str) -> None:
     text, _ = answer(question)
     category = members.members(ask.subject)
     assert category is not None and sum(f"- {m[:1].upper()}{m[1:]}" in text for m in category[1]) >= 3, text
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Explain how tides work like I'm five.", "tides"),
+        ("Describe inflation to a 10 year old", "inflation"),
+        ("Explain recursion in plain English.", "recursion"),
+    ],
+)
+def test_how_simply_to_explain_is_no_part_of_the_subject(question: str, subject: str) -> None:
+    assert forms.read(read(question)).subject == subject
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [("What time is it in Nairobi right now?", "the current time in Nairobi"), ("What day is it?", "the current day")],
+)
+def test_the_time_is_looked_up_not_guessed(question: str, subject: str) -> None:
+    ask = forms.read(read(question))
+    assert (ask.form, ask.subject, ask.other) == ("short", subject, "lookup")
+    text, _ = answer(question)
+    assert subject in text and "offline" in text, text
+
+
+@pytest.mark.parametrize(
+    "question", ["How do I get rid of moths in my closet?", "How can I keep mice out of the garage?"]
+)
+def test_pests_get_steps_that_remove_what_draws_them(question: str) -> None:
+    text, _ = answer(question)
+    assert "Remove what feeds them" in text and "Find where they come from" in text, text

@@ -86,7 +86,13 @@ _NAMING = re.compile(
 )
 _DEFINE = re.compile(r"(?:what(?:'s| is| are)|define|explain what)\s+(?P<s>.+?)(?:\s+(?:is|are|means?))?[.?!]*$", _I)
 _EXPLAIN = re.compile(
-    r"(?:explain|describe|tell me about|teach me about|walk me through|how does|how do)\s+(?P<s>.+?)[.?!]*$", _I
+    r"(?:explain|describe|tell me about|teach me about|walk me through|how does|how do)\s+(?P<s>.+?)"
+    r"(?:,?\s+(?:like (?:i'm|i am|i was|you're talking to) (?:a |an )?(?:five|5|a child|a kid|ten|10|a beginner)"
+    r"(?: years? old| year-old)?|to (?:a |an )?(?:five|5|ten|10)[- ]year[- ]old|to (?:a child|a kid|kids|children"
+    r"|a beginner|beginners|a layman|a layperson|my grandma|my grandmother)|for (?:a beginner|beginners|kids"
+    r"|children|dummies)|in (?:simple|plain|layman's) (?:terms|words|english|language)|simply|briefly"
+    r"|in a nutshell|in one (?:sentence|paragraph)|in a few sentences))?[.?!]*$",
+    _I,
 )
 _HOW_IT = re.compile(r"how\s+(?P<s>.+?)\s+(?:works?|(?:is|are) \w+ed|happens?)$", _I)
 # "how does a dishwasher work", "what a smoke detector does", "what a router is for": the thing alone.
@@ -109,6 +115,11 @@ _FACTS = frozenset(
         "timezone"
     ]
 )  # fmt: skip
+_CLOCK = re.compile(
+    r"(?:what (?P<t>time|day) is it|what(?:'s| is) the (?P<d>date))(?: (?:now|right now|today))?"
+    r"(?: (?:in|at) (?P<p>.+?))?(?: (?:now|right now|today))?[.?!]*$",
+    _I,
+)
 # What to do or see in a place, however it is asked; the place is a name (checked by its capital letter), so "what
 # should I do in an emergency" is no trip.
 _SIGHTS = re.compile(
@@ -211,6 +222,10 @@ def _help(said: _Said) -> Ask | None:
     if low.startswith(_PLANNING) and "?" not in text and q.kind in ("short", "prose"):  # "Plan a trip to Rome."
         plan = text[8:] if low.startswith("help me ") else text
         return Ask("steps", _topic(q), task=flip(plan[:1].lower() + plan[1:]))
+    m = _CLOCK.match(text) if low.startswith(("what time", "what day", "what's the date", "what is the date")) else None
+    if m:  # "What time is it in Tokyo?": the current time, which an offline model has no clock for
+        said = (m["t"] or m["d"]).lower()
+        return Ask("short", f"the current {said}{' in ' + m['p'] if m['p'] else ''}", other="lookup")
     m = _SIGHTS.match(text) if " in " in low else None
     if m and m["p"][:1].isupper():  # "Things to do in Lisbon?", "What should we see in Kyoto?": a place's sights
         task = f"find things to do in {m['p']}"

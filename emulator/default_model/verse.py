@@ -55,7 +55,7 @@ def limerick(page: Page, places: Sequence[str]) -> str:
     syllables; the middle couplet is about the subject's main noun, its third line five or six syllables."""
     subject = page.slots["subject"]
     said = [w.lower().strip(".,'\"") for w in subject.split()]
-    found = next((r for word in reversed(said) for r in _RHYMES if word in r.words), None)
+    found = next((r for r in _RHYMES if said and said[-1] in r.words), None)  # the line ends on its last word
     if found is not None:
         first, words = f"There once was {subject}", {said[-1]}
     else:
