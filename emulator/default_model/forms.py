@@ -224,8 +224,8 @@ def _help(said: _Said) -> Ask | None:
         return Ask("steps", _topic(q), task=flip(plan[:1].lower() + plan[1:]))
     m = _CLOCK.match(text) if low.startswith(("what time", "what day", "what's the date", "what is the date")) else None
     if m:  # "What time is it in Tokyo?": the current time, which an offline model has no clock for
-        said = (m["t"] or m["d"]).lower()
-        return Ask("short", f"the current {said}{' in ' + m['p'] if m['p'] else ''}", other="lookup")
+        when = (m["t"] or m["d"]).lower()
+        return Ask("short", f"the current {when}{' in ' + m['p'] if m['p'] else ''}", other="lookup")
     m = _SIGHTS.match(text) if " in " in low else None
     if m and m["p"][:1].isupper():  # "Things to do in Lisbon?", "What should we see in Kyoto?": a place's sights
         task = f"find things to do in {m['p']}"
