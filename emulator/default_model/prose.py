@@ -64,7 +64,8 @@ _LAST: list[tuple[Question, Ask, Domain] | None] = [None]
 def answer(q: Question, slots: Slots, dice: Dice, filler: Filler) -> str:
     """The answer to `q` in the form it asks for (see `forms`)."""
     ask, where = _read(q)
-    coded = ask.form == "code" or ask.form in CODE_FORMS and _asks_code(q.text[: code.READ]) is not None
+    request = q.text if len(q.text) <= code.READ else q.text[: code.READ]  # the same string: its hash is kept
+    coded = ask.form == "code" or ask.form in CODE_FORMS and _asks_code(request) is not None
     if coded and (written := code.write(q.text, dice)) is not None:
         return fenced(written, dice)
     if ask.form == "code":  # a language or a task the templates do not know: a skeleton
@@ -81,7 +82,8 @@ def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str
     """`count` sentences of reasoning about `q` (at most four): what it asks, what the answer covers and in
     what order; or, when tools answered, what they show (`after_tools` names them)."""
     ask, where = _read(q)
-    if ask.form in CODE_FORMS and ask.form != "code" and (written := _asks_code(q.text[: code.READ])) is not None:
+    request = q.text if len(q.text) <= code.READ else q.text[: code.READ]  # the same string: its hash is kept
+    if ask.form in CODE_FORMS and ask.form != "code" and (written := _asks_code(request)) is not None:
         ask = dataclasses.replace(ask, form="code", subject=f"`{written.name}`")  # reasoned as what is written
     return reasons.reasoning(ask, where, dice, count, after_tools)
 
@@ -129,12 +131,12 @@ def _quote(result: str) -> str:
 
 def slots(q: Question) -> Slots:
     """What the templates name, from `q`: {t} its topic and {u} another, {c} its clause, {lang} and {noun} the
-    code asked for; capitalized as {T}, {U}, {C}. A copy of those of the last question, for the same `Question`
-    (`generate._read` keeps a question asked again)."""
+    code asked for; capitalized as {T}, {U}, {C}. Those of the last question, for the same `Question`
+    (`generate._read` keeps a question asked again): the same dict, which its callers only read."""
     last = _SLOTS[0]
     if last is None or last[0] is not q:
         last = _SLOTS[0] = (q, _slots(q))
-    return dict(last[1])
+    return last[1]
 
 
 _SLOTS: list[tuple[Question, Slots] | None] = [None]
