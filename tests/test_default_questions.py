@@ -158,3 +158,10 @@ def test_the_time_is_looked_up_not_guessed(question: str, subject: str) -> None:
 def test_pests_get_steps_that_remove_what_draws_them(question: str) -> None:
     text, _ = answer(question)
     assert "Remove what feeds them" in text and "Find where they come from" in text, text
+
+
+@pytest.mark.parametrize("greeting", ["Hey, good evening!", "Good afternoon, everybody.", "Hello hello!", "Hi again"])
+def test_greetings_in_a_row_are_a_greeting(greeting: str) -> None:
+    assert forms.read(read(greeting)).form == "greeting"
+    text, _ = answer(greeting)
+    assert len(words(text)) <= 20 and "?" in text, text

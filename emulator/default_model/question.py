@@ -82,7 +82,12 @@ NUMBER_WORDS = {
 
 _EDGES = ".,;:!?()[]{}<>\"'*"  # punctuation at a word's edges, taken off as it is read
 _TOKEN = re.compile(r"`[^`\n]{1,80}`|[A-Za-z][A-Za-z0-9]*(?:[._'+#-][A-Za-z0-9]+)*[+#]*|\d+|[.,;:!?()\[\]\"]")
-_GREETING = re.compile(r"(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening))(?: there)?\W*", re.I)
+# One greeting or a few in a row ("Hey, good morning!"), each maybe with whom it greets ("Hi there", "Hello all").
+_GREETING = re.compile(
+    r"(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day))"
+    r"(?:,? (?:there|everyone|everybody|all|folks|friend|buddy|mate|again))?\W*){1,3}",
+    re.I,
+)
 _STEPS = re.compile(r"(?:so,? )?how (?:do|can|should|would|could) (?:i|we|you|one) (.+)|how to (.+)", re.I)
 _LIST = re.compile(r"(?:what|which) (?:are|were) (.+)|(?:list|name|enumerate|give me) (.+)", re.I)
 _CODE_ASK = re.compile(
@@ -280,7 +285,7 @@ def _kind(text: str, first: str) -> tuple[Kind, str, str]:
     return ("short" if text.count(" ") < SHORT else "prose"), "", ""
 
 
-_GREETS = frozenset(("hi", "hello", "hey", "hiya", "howdy", "yo", "good"))
+_GREETS = frozenset(("hi", "hello", "hey", "hiya", "howdy", "yo", "good", "greetings"))
 _ASKS = frozenset(("can", "could", "would", "please", "i", "write", "implement", "code", "create", "generate"))
 _ASKS |= {"show", "give", "make"}
 _LISTS = frozenset(("what", "which", "list", "name", "enumerate", "give"))
