@@ -41,6 +41,7 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
                 kind=_KINDS.get(ask.other) or f"a {ask.other}",
                 about=f" about {subject}" * bool(ask.subject),
                 be="are" if ask.form == "definition" and grammar.is_plural(subject) else "is",  # "what carbs are"
+                quoted=_quoted(ask.source),
             )
         )
         what = what.replace(" to the reader", "").replace("why work on ", "why ")
@@ -48,18 +49,24 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
             what = f"The user wants to {task}."
         if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
             what = f"The user wants to know whether to {task}, and so how {subject} and {ask.other} compare."
-        said = [_theirs(what), _TIPS_PLAN if ask.other == "tips" else _PLANS[ask.form]]
+        said = [
+            what if ask.form in _THEIR_TEXT else _theirs(what),
+            _TIPS_PLAN if ask.other == "tips" else _PLANS[ask.form],
+        ]
         if ask.form == "list" and (category := members.asked(ask)):  # "Name three fruits": the members
             said = [f"The user asks me to name {members.which(category, ask)}.", members.plan(ask)]
         if ask.form == "recipe" and ask.other == "suggest":
             said = [f"The user wants ideas for what to cook: {subject}.", _SUGGEST_PLAN]
         if ask.form not in _CREATIVE and len(said) < wanted:  # the only sentence the dice choose words for
             said.append(fill(_FIELD, Slots(fixed, domain.lists, dice)))
-        if ask.subject and len(said) < wanted:
+        if ask.subject and ask.form not in _THEIR_TEXT and len(said) < wanted:
             said.append(_theirs(f"Before answering, I will check that every part stays about {subject}."))
+        elif ask.form in _THEIR_TEXT and len(said) < wanted:
+            said.append("Nothing will be added that their text does not say.")
     return " ".join(said[:wanted])
 
 
+_THEIR_TEXT = frozenset(("summarize", "rewrite", "formal"))  # forms that work on the user's own text
 _FIELD = "It is a question from {field}, so plain words and one idea at a time serve best."
 _KINDS = {"fact": "a fun fact"}  # a joke's kind, said with its article
 
@@ -103,6 +110,15 @@ _SUBJECT = frozenset(
 )  # fmt: skip
 
 
+def _quoted(text: str) -> str:
+    """The opening words of the user's own text, quoted after a colon (": \"The meeting ran long…\""), or ""."""
+    words = text.split()
+    if not words:
+        return ""
+    said = " ".join(words[:6]).rstrip(".,;:!?")
+    return f': "{said}…"' if len(words) > 6 else f': "{said}"'
+
+
 def _theirs(text: str) -> str:
     """The reasoning speaks of the user in the third person, every pronoun of them: "improve your sleep" →
     "improve their sleep", "when you squat" → "when they squat", "suits you" → "suits them"."""
@@ -133,9 +149,9 @@ _ASKED = {
     "poem": "The user wants a short poem about {subject}.",
     "story": "The user wants a short story about {subject}.",
     "email": "The user wants a letter to {recipient} about {subject}.",
-    "summarize": "The user wants their text about {subject} summarized.",
-    "rewrite": "The user wants their text about {subject} rewritten more clearly.",
-    "formal": "The user wants their message about {subject} made formal.",
+    "summarize": "The user wants their text summarized{quoted}.",
+    "rewrite": "The user wants their text rewritten more clearly{quoted}.",
+    "formal": "The user wants their message made formal{quoted}.",
     "translate": 'The user wants "{subject}" in {language}.',
     "code": "The user wants code for {subject}.",
     "advice": "The user asks for advice on whether or how to {task}.",
