@@ -46,12 +46,24 @@ class Page:
 
     def say(self, section: str) -> str:
         """A sentence from the frames of `section`, filled: `fill(self.pick(FRAMES[section]), self.slots)`, the
-        pick written out (a dozen sentences an answer)."""
+        pick written out as in `paragraph` (a call of it for one section cost more than the pick)."""
         options, used = FRAMES[section], self.used
         fresh = options if used.isdisjoint(options) else [o for o in options if o not in used] or options
         chosen = fresh[next(self.dice) % len(fresh)]
         used.add(chosen)
         return fill(chosen, self.slots)
+
+    def paragraph(self, *sections: str) -> str:
+        """A sentence from the frames of each of `sections` in turn, filled, joined: `say` each, the pick written
+        out and the page's attributes read once (a dozen sentences an answer)."""
+        used, dice, slots, said = self.used, self.dice, self.slots, []
+        for section in sections:
+            options = FRAMES[section]
+            fresh = options if used.isdisjoint(options) else [o for o in options if o not in used] or options
+            chosen = fresh[next(dice) % len(fresh)]
+            used.add(chosen)
+            said.append(fill(chosen, slots))
+        return " ".join(said)
 
     def fresh(self, name: str) -> str:
         """A new value of the domain's list `name` for the slot `{name}`, unlike those said before."""

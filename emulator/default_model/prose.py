@@ -8,7 +8,6 @@ the same answer. Code is answered here (`code_answer`), in the language the ques
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
@@ -84,9 +83,9 @@ def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str
     ask, where = _read(q)
     request = q.text if len(q.text) <= code.READ else q.text[: code.READ]  # the same string: its hash is kept
     if ask.form in CODE_FORMS and ask.form != "code" and (written := _asks_code(request)) is not None:
-        ask = dataclasses.replace(ask, form="code", subject=f"`{written.name}`")  # reasoned as what is written
-    elif ask.form == "code" and q.clause.startswith(("that ", "to ", "which ")) and q.code_noun:  # "a function that…"
-        ask = dataclasses.replace(ask, subject=f"a {q.code_noun} {q.clause}")
+        return reasons.reasoning(ask, where, dice, count, after_tools, "code", f"`{written.name}`")  # as written
+    if ask.form == "code" and q.clause.startswith(("that ", "to ", "which ")) and q.code_noun:  # "a function that…"
+        return reasons.reasoning(ask, where, dice, count, after_tools, "code", f"a {q.code_noun} {q.clause}")
     return reasons.reasoning(ask, where, dice, count, after_tools)
 
 

@@ -14,24 +14,28 @@ from emulator.default_model.lexicon import Domain
 from emulator.default_model.page import Dice
 
 
-def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str = "") -> str:
+def reasoning(
+    ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str = "", form: str = "", subject: str = ""
+) -> str:
     """`count` sentences (one to four) of thinking about `ask`: what is asked, what the answer covers and in
-    what order; or, `after_tools`, what the tools returned and what that means for the answer."""
+    what order; or, `after_tools`, what the tools returned and what that means for the answer. A `form` and a
+    `subject` given say what is written where `ask` says otherwise (code asked for as a definition: a copy of
+    the `Ask` with them cost 20,000 to 40,000 instructions)."""
     fixed = page.fixed(ask)
-    subject, wanted = fixed["subject"], max(1, min(count, 4))
+    form, subject, wanted = form or ask.form, subject or fixed["subject"], max(1, min(count, 4))
     if after_tools:
         said = [f"The tool results are in: {after_tools}.", f"Now I can answer the question about {subject}."]
-    elif ask.form == "greeting":
+    elif form == "greeting":
         said = list(_SMALL_TALK.get(ask.other, _GREETED))
-    elif ask.form == "followup":
+    elif form == "followup":
         said = list(_FOLLOWED)
     else:
         task = fixed["task"]
         recipient = f"their {ask.recipient}" if ask.recipient else "the reader"
-        asked = _ASKED[ask.form]
+        asked = _ASKED[form]
         what = (
             asked.replace("{subject}", subject)
-            if ask.form in _OF_SUBJECT
+            if form in _OF_SUBJECT
             else asked.format(
                 subject=subject,
                 other=ask.other,
@@ -40,28 +44,28 @@ def reasoning(ask: Ask, domain: Domain, dice: Dice, count: int, after_tools: str
                 recipient=recipient,
                 kind=_KINDS.get(ask.other) or f"a {ask.other}",
                 about=f" about {subject}" * bool(ask.subject),
-                be="are" if ask.form == "definition" and grammar.is_plural(subject) else "is",  # "what carbs are"
-                quoted=_quoted(ask.source),
+                be="are" if form == "definition" and grammar.is_plural(subject) else "is",  # "what carbs are"
+                quoted=_quoted(ask.source) if form in _THEIR_TEXT else "",
             )
         )
         what = what.replace(" to the reader", "").replace("why work on ", "why ")
-        if ask.form == "steps" and task.startswith("know "):  # "… how to know what to do if": what to do if
+        if form == "steps" and task.startswith("know "):  # "… how to know what to do if": what to do if
             what = f"The user wants to {task}."
-        if ask.form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
+        if form == "compare" and ask.task:  # a choice said around its options: "learn piano or guitar first"
             what = f"The user wants to know whether to {task}, and so how {subject} and {ask.other} compare."
         said = [
-            what if ask.form in _THEIR_TEXT else _theirs(what),
-            _TIPS_PLAN if ask.other == "tips" else _PLANS[ask.form],
+            what if form in _THEIR_TEXT else _theirs(what),
+            _TIPS_PLAN if ask.other == "tips" else _PLANS[form],
         ]
-        if ask.form == "list" and (category := members.asked(ask)):  # "Name three fruits": the members
+        if form == "list" and (category := members.asked(ask)):  # "Name three fruits": the members
             said = [f"The user asks me to name {members.which(category, ask)}.", members.plan(ask)]
-        if ask.form == "recipe" and ask.other == "suggest":
+        if form == "recipe" and ask.other == "suggest":
             said = [f"The user wants ideas for what to cook: {subject}.", _SUGGEST_PLAN]
-        if ask.form not in _CREATIVE and len(said) < wanted:  # the only sentence the dice choose words for
+        if form not in _CREATIVE and len(said) < wanted:  # the only sentence the dice choose words for
             said.append(fill(_FIELD, Slots(fixed, domain.lists, dice)))
-        if ask.subject and ask.form not in _THEIR_TEXT and len(said) < wanted:
+        if ask.subject and form not in _THEIR_TEXT and len(said) < wanted:
             said.append(_theirs(f"Before answering, I will check that every part stays about {subject}."))
-        elif ask.form in _THEIR_TEXT and len(said) < wanted:
+        elif form in _THEIR_TEXT and len(said) < wanted:
             said.append("Nothing will be added that their text does not say.")
     return " ".join(said[:wanted])
 

@@ -48,7 +48,7 @@ def passage(ask: Ask, domain: Domain, dice: Dice, kind: str, count: int | None) 
 
 
 def _paragraph(page: Page, *sections: str) -> str:
-    return " ".join([page.say(s) for s in sections])
+    return page.paragraph(*sections)
 
 
 def _greeting(page: Page, places: Sequence[str]) -> str:
