@@ -85,7 +85,8 @@ def thinking(q: Question, slots: Slots, dice: Dice, count: int, after_tools: str
     if ask.form in CODE_FORMS and ask.form != "code" and (written := _asks_code(request)) is not None:
         return reasons.reasoning(ask, where, dice, count, after_tools, "code", f"`{written.name}`")  # as written
     if ask.form == "code" and q.clause.startswith(("that ", "to ", "which ")) and q.code_noun:  # "a function that…"
-        return reasons.reasoning(ask, where, dice, count, after_tools, "code", f"a {q.code_noun} {q.clause}")
+        noun = "program" if q.code_noun == "code" else q.code_noun  # "code that parses a CSV file": a program
+        return reasons.reasoning(ask, where, dice, count, after_tools, "code", f"a {noun} {q.clause}")
     return reasons.reasoning(ask, where, dice, count, after_tools)
 
 
