@@ -15,10 +15,10 @@ import pytest
 from emulator.conversation import Message, Prompt
 from emulator.default_model import forms
 from emulator.default_model.generate import Writer, default_reply
+from emulator.default_model.howtos import steps_of
 from emulator.default_model.lexicon import LEXICON
 from emulator.default_model.prose import domain
 from emulator.default_model.question import read
-from emulator.default_model.writer import steps_of
 from tests.test_writing import answer, nlp, problems, sentences
 
 __all__ = ["nlp"]  # the parser fixture, shared with test_writing

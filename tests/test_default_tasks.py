@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from emulator.default_model import forms, troubles
+from emulator.default_model.howtos import steps_of
 from emulator.default_model.lexicon import LEXICON
 from emulator.default_model.question import read
-from emulator.default_model.writer import steps_of
 from tests.test_writing import answer, nlp, problems, sentences, words
 
 __all__ = ["nlp"]  # the parser fixture, shared with test_writing

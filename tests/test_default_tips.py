@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from emulator.default_model import forms, prose
+from emulator.default_model.howtos import steps_of
 from emulator.default_model.lexicon import LEXICON
 from emulator.default_model.question import read
-from emulator.default_model.writer import steps_of
 from tests.test_default_tasks import _grammar, _no_repeats
 from tests.test_writing import answer, nlp
 
