@@ -250,3 +250,21 @@ def occasion_letter(occasion: str, about: str, rest: str, recipient: str, low: s
         said = said.split(" {r}")[0].rsplit(" ", 1)[0]
     subject = said.format(r=flip(about))
     return Ask("email", subject, other=occasion, source=about, recipient=recipient, register=register)
+
+
+def sights(text: str, low: str) -> str:
+    """The place a question asks what to do or see in ("Things to do in Lisbon?", "Where should we go in Buenos
+    Aires?"), or ""."""
+    m = _SIGHTS.match(text) if " in " in low else None
+    return m["p"] if m and m["p"][:1].isupper() else ""
+
+
+# What to do or see in a place, however it is asked; the place is a name (checked by its capital letter), so "what
+# should I do in an emergency" is no trip.
+_SIGHTS = re.compile(
+    r"(?:(?:what are |what're |any |give me |list |suggest |recommend )?(?:some |the |a few |\w+ )?"
+    r"(?:best |fun |good |top |great |cool |cheap |free |must-see |interesting )?(?:things|places|sights|activities"
+    r"|attractions) to (?:do|see|visit|go to)|what (?:should|can|could|would|do) (?:i|we) (?:do|see|visit)"
+    r"|what to (?:do|see|visit)|where (?:should|can|could|do) (?:i|we) go|where to go) in (?P<p>.+?)[.?!]*$",
+    _I,
+)

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import re
 
-from emulator.default_model import choices, everyday, members, troubles, why
+from emulator.default_model import choices, everyday, lookups, members, troubles, why
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import PREPOSITIONS, Ask
 from emulator.default_model.ask import np as _np
@@ -115,20 +115,6 @@ _FACTS = frozenset(
         "timezone"
     ]
 )  # fmt: skip
-_CLOCK = re.compile(
-    r"(?:what (?P<t>time|day) is it|what(?:'s| is) the (?P<d>date))(?: (?:now|right now|today))?"
-    r"(?: (?:in|at) (?P<p>.+?))?(?: (?:now|right now|today))?[.?!]*$",
-    _I,
-)
-# What to do or see in a place, however it is asked; the place is a name (checked by its capital letter), so "what
-# should I do in an emergency" is no trip.
-_SIGHTS = re.compile(
-    r"(?:(?:what are |what're |any |give me |list |suggest |recommend )?(?:some |the |a few |\w+ )?"
-    r"(?:best |fun |good |top |great |cool |cheap |free |must-see |interesting )?(?:things|places|sights|activities"
-    r"|attractions) to (?:do|see|visit|go to)|what (?:should|can|could|would|do) (?:i|we) (?:do|see|visit)"
-    r"|what to (?:do|see|visit)|where (?:should|can|could|do) (?:i|we) go|where to go) in (?P<p>.+?)[.?!]*$",
-    _I,
-)
 _RECOMMEND = re.compile(r"(?:(?:can|could|would) you |please )*(?:recommend|suggest)\s+(?P<s>.+?)[.?!]*$", _I)
 _HOW_MANY = re.compile(r"how many (?P<s>.+?) (?:are there|exist|do we have|are in .+|does .+ have)[.?!]*$", _I)
 _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
@@ -222,13 +208,10 @@ def _help(said: _Said) -> Ask | None:
     if low.startswith(_PLANNING) and "?" not in text and q.kind in ("short", "prose"):  # "Plan a trip to Rome."
         plan = text[8:] if low.startswith("help me ") else text
         return Ask("steps", _topic(q), task=flip(plan[:1].lower() + plan[1:]))
-    m = _CLOCK.match(text) if low.startswith(("what time", "what day", "what's the date", "what is the date")) else None
-    if m:  # "What time is it in Tokyo?": the current time, which an offline model has no clock for
-        when = (m["t"] or m["d"]).lower()
-        return Ask("short", f"the current {when}{' in ' + m['p'] if m['p'] else ''}", other="lookup")
-    m = _SIGHTS.match(text) if " in " in low else None
-    if m and m["p"][:1].isupper():  # "Things to do in Lisbon?", "What should we see in Kyoto?": a place's sights
-        task = f"find things to do in {m['p']}"
+    if now := lookups.clock(text, low):  # "What time is it in Tokyo?": no clock offline, so looked up
+        return Ask("short", now, other="lookup")
+    if place := everyday.sights(text, low):  # "Things to do in Lisbon?": a place's sights
+        task = f"find things to do in {place}"
         return Ask("steps", task, task=task, other="tips", count=q.count or _count(low))
     tips = everyday.tips(text, low) if _may(plain, everyday.ASKING) else None
     if tips is not None:
@@ -284,10 +267,10 @@ def _question(said: _Said) -> Ask:
     m = _HOW_MANY.match(text) if low.startswith("how many") else None
     if m and (category := members.members(m["s"])) is not None and category[2]:  # "How many continents are there?"
         return Ask("list", m["s"], task=m["s"])
-    if low.startswith(("which ", "what ")) and (most := _superlative(text)):  # "Which ocean is the deepest?"
+    if most := lookups.superlative(text, low):  # "Which ocean is the deepest?": the deepest ocean
         return Ask("short", _np(most))
     if low.startswith(_SHORT_OPENINGS) or low.startswith("summarize"):
-        return Ask("short", _named(q) or _plain(_topic(q, whole=True)))
+        return Ask("short", lookups.named(q) or lookups.topic_named(_topic(q, whole=True)))
     m = _DEFINE.match(text) if _may(plain, ("what", "define")) else None
     if m and not low.startswith("explain"):
         return _defined(_np(m["s"]), q)
@@ -320,56 +303,6 @@ def _defined(phrase: str, q: Question) -> Ask:
     return Ask("definition", phrase)
 
 
-def _superlative(text: str) -> str:
-    """What a question about the most of something asks for, named: "Which planet is the largest?" → "the
-    largest planet", "Which is the longest river in Africa?" → "the longest river in Africa", "Which country has
-    the most people?" → "the country with the most people", "What is the tallest building in Asia?" → "the
-    tallest building in Asia"; "" for any other question ("What is the best way to learn?" asks for steps)."""
-    m = _WHICH_IS.match(text)
-    if m and _most(m["a"]):
-        return f"the {m['a']} {m['n']}{m['r']}"
-    m = _WHICH_HAS.match(text)
-    if m:
-        return f"the {m['n']} with the {m['x']}"
-    m = _IS_THE.match(text)
-    if m and (_most(m["a"]) and text[:5].lower() == "which" or m["a"].lower() in _MEASURED):
-        return f"the {m['a']} {m['n']}"
-    return ""
-
-
-def _most(word: str) -> bool:
-    """Whether `word` is a superlative: "largest", "most populous" ("most" and its adjective), "best"."""
-    low = word.lower()
-    if low.startswith(("most ", "least ")) or low in ("best", "worst"):
-        return True
-    return len(low) > 5 and low.endswith("est") and low not in _NOT_SUPERLATIVE
-
-
-# Words ending in -est that are no superlative, and superlatives of what can be measured: a question about the
-# tallest or the oldest of something is a question of fact, where "the best way…" or "the easiest recipe" is not.
-_NOT_SUPERLATIVE = frozenset(("interest", "forest", "harvest", "protest", "request", "contest", "suggest", "digest"))
-_NOT_SUPERLATIVE |= {"modest", "honest", "earnest", "invest", "arrest", "manifest", "conquest", "bequest"}
-_MEASURED = frozenset(
-    [
-        "largest", "biggest", "smallest", "tallest", "highest", "lowest", "longest", "shortest", "deepest",
-        "oldest", "youngest", "newest", "fastest", "slowest", "hottest", "coldest", "heaviest", "lightest",
-        "richest", "poorest", "busiest", "widest", "driest", "wettest", "farthest", "furthest", "nearest",
-        "closest", "brightest", "loudest", "strongest", "most populous", "most visited", "most spoken",
-        "least populated", "most common", "rarest"
-    ]
-)  # fmt: skip
-_SIZE = r"(?:most|least) [a-z]+|[a-z]+est|best|worst"
-_WHICH_IS = re.compile(
-    rf"which (?P<n>(?:[a-z]+ ){{0,2}}[a-z]+) (?:is|are|was|were) the (?P<a>{_SIZE})"
-    r"(?P<r>(?: (?:in|on|of|at) .+?)?)[.?!]*$",
-    _I,
-)
-_WHICH_HAS = re.compile(
-    r"which (?P<n>(?:[a-z]+ ){0,2}[a-z]+) (?:has|have|had) the (?P<x>(?:most|least|fewest|highest|lowest|largest"
-    r"|biggest|smallest) .+?)[.?!]*$",
-    _I,
-)
-_IS_THE = re.compile(rf"(?:which|what) (?:is|are|was|were) the (?P<a>{_SIZE}) (?P<n>[a-z].+?)[.?!]*$", _I)
 _WAS = re.compile(r"what (?:was|were) (?P<s>.+?)[.?!]*$", _I)
 _WHAT_DOES = re.compile(r"what (?:does|do|did) (?P<s>.+?)[.?!]*$", _I)
 
@@ -444,19 +377,6 @@ _COUNTS = frozenset(
 )
 
 
-def _named(q: Question) -> str:
-    """The names a short question asks about, as written with what joins them: "the Berlin Wall"."""
-    if not q.names:
-        return ""
-    found = re.search(re.escape(q.names[0]) + r"(?:.*" + re.escape(q.names[-1]) + ")?", q.text)
-    if not found or len(found.group().split()) > 6:
-        return ""
-    before = re.search(r"(\w+)\s+" + re.escape(found.group()), q.text)
-    if before and before.group(1).lower() == "the":
-        return f"the {found.group()}"
-    return found.group()
-
-
 # A letter asking someone to do something: "asking them to fix the heating", "to ask if they could move the date".
 _ASKING_TO = re.compile(
     r"\b(?:asking|to ask|ask)(?: (?:him|her|them|you|everyone|everybody|the \w+|my \w+|our \w+))?"
@@ -504,17 +424,6 @@ def _topic(q: Question, whole: bool = False) -> str:
     if found and found.group(1).lower() in _DETERMINERS:
         return flip(f"{found.group(1).lower()} {topic}")
     return topic
-
-
-def _plain(topic: str) -> str:
-    """A short question's topic as a reader would name it: no code marks, no closing participle ("first iPhone
-    released" → "the first iPhone")."""
-    words = topic.replace("`", "").split()
-    if len(words) > 1 and words[-1].endswith("ed") and words[-1].islower():
-        words = words[:-1]
-    if words and words[0].lower() in ("first", "last", "largest", "biggest", "oldest", "tallest", "best"):
-        words = ["the", *words]
-    return " ".join(words)
 
 
 def _count(text: str) -> int:
