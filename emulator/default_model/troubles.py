@@ -201,7 +201,7 @@ def _mine(said: str) -> str:
     if not m:
         return ""
     np, rest, head = f"my {m['np']}", m["rest"], m["np"].split()[-1].lower()
-    if head in _PEOPLE_AROUND or head in CODE_NOUNS or head in ("test", "tests", "build"):
+    if _not_fixed(head):
         return ""  # "my boss hates me": no thing to fix; "my code crashes": a bug, for the code's readers
     if m["keeps"]:  # "My dog keeps barking": stop it; "My laptop keeps crashing": troubleshoot it
         doing = m["g"].lower()
@@ -234,10 +234,16 @@ def _broken(said: str) -> str:
     if not m:
         return ""
     np, head = m["np"][:1].lower() + m["np"][1:], m["np"].split()[-1].lower()  # "The sink…": "the sink"
-    if head in _PEOPLE_AROUND or head in _ANIMALS or head in CODE_NOUNS or head in ("test", "tests", "build"):
+    if _not_fixed(head) or head in _ANIMALS:
         return ""  # "my boss is cold", "my dog is smelly", "my code is slow": no thing to troubleshoot here
     many = m["be"].lower() in ("are", "seem", "have been")
     return f"troubleshoot {np} when {'they are' if many else 'it is'} {m['state'].lower()}{m['rest']}"
+
+
+def _not_fixed(head: str) -> bool:
+    """Whether a complaint's noun names no thing to troubleshoot: a person ("my boss"), or code and its tests,
+    which the code readers answer ("my code crashes")."""
+    return head in _PEOPLE_AROUND or head in CODE_NOUNS or head in ("test", "tests", "build")
 
 
 # Who is no thing of one's own to fix ("my boss hates me"), and animals, which are trained rather than fixed.
