@@ -24,7 +24,7 @@ from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import MethodNotAllowed, NotFound, StateUnavailable
 from emulator.journal import at_once
 from emulator.reading import Endpoint
-from emulator.server import ARRIVED
+from emulator.server import ARRIVED, WHOLE
 from emulator.state import Settings, State
 from emulator.wire import Script, Whole
 
@@ -98,15 +98,22 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = answering
             answer = await run(state, endpoint, scope, receive)
         except StateUnavailable as error:  # the shared state failed, even to journal the refusal: a 503, unjournalled
             answer = error_answer(endpoint.dialect, error, profile=endpoint.profile)
-        arrived = scope.get("extensions", {}).get(ARRIVED, arrived)  # the whole request was in (`server.py`)
+        extensions = scope.get("extensions", {})
+        arrived = extensions.get(ARRIVED, arrived)  # the whole request was in (`server.py`)
         if isinstance(answer, Script):
             await player.deliver(answer, scope, receive, send, state, arrived, labels)
         else:  # the common answer, sent here: no coroutine more on the hot path (what `Whole.__call__` does)
-            await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
+            status, headers, body = answer.status, answer.headers, answer.body
+            whole = WHOLE in extensions  # our protocol writes it in one go (`server.WHOLE`)
+            if not whole:  # under another server, a start and a body: the start goes first
+                await send({"type": "http.response.start", "status": status, "headers": headers})
             took = time.perf_counter() - arrived
             # The entry completed before the body goes: a client with its answer finds it complete, on any worker.
-            await state.done(answer.entry, at_once(answer.status, answer.headers, answer.body, took), *labels)
-            await send({"type": "http.response.body", "body": answer.body})
+            await state.done(answer.entry, at_once(status, headers, body, took), *labels)
+            if whole:
+                await send({"type": WHOLE, "status": status, "headers": headers, "body": body})
+            else:
+                await send({"type": "http.response.body", "body": body})
 
     return Route(path, _Endpoint(handle), methods=["POST"])
 

@@ -52,6 +52,9 @@ except ImportError:  # no httptools: the h11 protocol, in pure Python, serves
 
 TRANSPORT = "emulator.transport"
 ARRIVED = "emulator.arrived"  # in the scope's extensions: when the whole request was in (`time.perf_counter`)
+# In the scope's extensions where the protocol takes it: a message of this type is a whole answer, its status, headers
+# (a content-length among them) and body, which goes out in one write where a start and a body message take two.
+WHOLE = "emulator.whole"
 _log = logging.getLogger("emulator.server")
 
 
@@ -85,9 +88,13 @@ class _Faultable:
     connections: set[Any]
     app: Any
 
-    def _faultable(self, config: Config) -> None:
+    def _faultable(self, config: Config, wrap: bool = True) -> None:
+        """The rules kept; with `wrap`, the app wrapped to find the transport in its scope (the httptools protocol
+        puts it there itself, with no coroutine more a request)."""
         self.rules = config.rules
         self.waiting_since = None
+        if not wrap:
+            return
         inner = self.app
 
         async def app(scope: Any, receive: Any, send: Any) -> None:
@@ -172,7 +179,7 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
 
     def __init__(self, config: Config, *args: Any, **kwargs: Any) -> None:
         super().__init__(config, *args, **kwargs)
-        self._faultable(config)
+        self._faultable(config, wrap=False)
         self.partly = False  # a request has begun and is not yet whole
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -188,6 +195,8 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         super().on_headers_complete()
         if type(self.cycle) is RequestResponseCycle:  # made just now, its task not yet run: see `_Cycle`
             self.cycle.__class__ = _Cycle
+            extensions: dict[str, Any] = self.scope.setdefault("extensions", {})
+            extensions[TRANSPORT], extensions[WHOLE] = self.transport, {}
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
@@ -221,9 +230,43 @@ if HttpToolsProtocol is not None:
         """
 
         async def send(self, message: Any) -> None:
-            if message["type"] != "http.response.start" or self.response_started or self.access_log:
+            kind = message["type"]
+            if kind == WHOLE:
+                return await self._whole(message)
+            if kind != "http.response.start" or self.response_started or self.access_log:
                 return await super().send(message)
-            headers = message.get("headers", ())
+            head = self._head(message["status"], message.get("headers", ()))
+            if head is None:
+                return await super().send(message)  # uvicorn's own way names the fault
+            self.transport.write(head)
+
+        async def _whole(self, message: Any) -> None:
+            """A whole answer (`WHOLE`), head and body in one write: one system call, and one wake-up of a client
+            waiting to read, where the two messages make two of each. Byte for byte what they write."""
+            status, headers, body = message["status"], message["headers"], message["body"]
+            head = None if self.response_started or self.access_log else self._head(status, headers)
+            if head is None:  # uvicorn's way: the start, then the body
+                await super().send({"type": "http.response.start", "status": status, "headers": headers})
+                return await super().send({"type": "http.response.body", "body": body})
+            if self.chunked_encoding:  # no length given: the body goes as a chunk, uvicorn's way
+                self.transport.write(head)
+                return await super().send({"type": "http.response.body", "body": body})
+            if self.scope["method"] == "HEAD":
+                body, self.expected_content_length = b"", 0
+            elif len(body) != self.expected_content_length:
+                longer = len(body) > self.expected_content_length
+                raise RuntimeError(f"Response content {'longer' if longer else 'shorter'} than Content-Length")
+            self.transport.write(head + body)
+            self.expected_content_length = 0
+            self.response_complete = True
+            self.message_event.set()
+            if not self.keep_alive:
+                self.transport.close()
+            self.on_response()
+
+        def _head(self, status: int, headers: Any) -> bytes | None:
+            """The response head, as uvicorn writes it, with what it owes recorded (started, the length, chunked); None
+            (nothing recorded) where uvicorn's own way must take it."""
             given = dict(headers)
             if (
                 len(given) != len(headers)
@@ -232,13 +275,12 @@ if HttpToolsProtocol is not None:
                 or self.flow.write_paused
                 or self.disconnected
             ):
-                return await super().send(message)
+                return None
             names = b"".join(given)
             if names != names.lower() or HEADER_RE.search(names) or HEADER_VALUE_RE.search(b"\t".join(given.values())):
-                return await super().send(message)  # uvicorn's own way names the fault
+                return None
             self.response_started = True
             self.waiting_for_100_continue = False
-            status = message["status"]
             lines = [*self.default_headers, *headers]
             length = given.get(b"content-length")
             if length is not None:
@@ -250,7 +292,7 @@ if HttpToolsProtocol is not None:
                 self.chunked_encoding = True
                 lines.append(_CHUNKED)
             block = b"\r\n".join(map(b": ".join, lines))
-            self.transport.write(b"".join((STATUS_LINE[status], block, b"\r\n\r\n" if lines else b"\r\n")))
+            return b"".join((STATUS_LINE[status], block, b"\r\n\r\n" if lines else b"\r\n"))
 
     _CHUNKED, _CLOSE = (b"transfer-encoding", b"chunked"), (b"connection", b"close")
 

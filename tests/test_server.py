@@ -249,6 +249,43 @@ def test_the_fast_head_is_uvicorns_byte_for_byte(case: str, method: str, keep_al
     assert [getattr(ours, name) for name in owed] == [getattr(theirs, name) for name in owed]
 
 
+@pytest.mark.parametrize("case", HEADS)
+@pytest.mark.parametrize("method", ["POST", "HEAD"])
+@pytest.mark.parametrize("keep_alive", [True, False])
+def test_a_whole_answer_in_one_write_is_uvicorns_start_and_body(case: str, method: str, keep_alive: bool) -> None:
+    """`server.WHOLE`: the head and the body in one write, where uvicorn's start and body messages write twice: the
+    same bytes, and the same state after (complete, the connection closed unless kept alive, the protocol told)."""
+    status, headers = HEADS[case]
+    length = dict(headers).get(b"content-length")
+    body = b"x" * int(length) if length is not None else b"" if status in (204, 304) else b"a body"  # chunked
+    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, emulator_server._Cycle)]
+    told = [0, 0]
+    for index, cycle in enumerate(cycles):
+        cycle.on_response = lambda index=index: told.__setitem__(index, told[index] + 1)
+    theirs, ours = cycles
+    asyncio.run(theirs.send({"type": "http.response.start", "status": status, "headers": headers}))
+    asyncio.run(theirs.send({"type": "http.response.body", "body": body}))
+    asyncio.run(ours.send({"type": emulator_server.WHOLE, "status": status, "headers": headers, "body": body}))
+    assert ours.transport.written == theirs.transport.written
+    owed = ("chunked_encoding", "expected_content_length", "keep_alive", "response_started", "response_complete")
+    assert [getattr(ours, name) for name in owed] == [getattr(theirs, name) for name in owed]
+    assert (ours.transport.closed, ours.message_event.is_set()) == (theirs.transport.closed, True)
+    assert told == [1, 1]
+
+
+@pytest.mark.parametrize("body", [b"x", b"xxx"])
+def test_a_whole_answer_not_its_length_is_refused_as_uvicorn_refuses_it(body: bytes) -> None:
+    headers = [(b"content-length", b"2")]
+    message = "longer" if len(body) > 2 else "shorter"
+    ours = _cycle(emulator_server._Cycle)
+    with pytest.raises(RuntimeError, match=f"Response content {message} than Content-Length"):
+        asyncio.run(ours.send({"type": emulator_server.WHOLE, "status": 200, "headers": headers, "body": body}))
+    theirs = _cycle(RequestResponseCycle)
+    asyncio.run(theirs.send({"type": "http.response.start", "status": 200, "headers": headers}))
+    with pytest.raises(RuntimeError, match=f"Response content {message} than Content-Length"):
+        asyncio.run(theirs.send({"type": "http.response.body", "body": body}))
+
+
 @pytest.mark.parametrize(("name", "value"), [(b"x-bad name", b"v"), (b"x-ok", b"line\r\nbreak"), (b"x-ok", b"nul\x00")])
 def test_the_fast_head_refuses_what_uvicorn_refuses(name: bytes, value: bytes) -> None:
     for kind in (RequestResponseCycle, emulator_server._Cycle):
