@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import http.client
 import json
@@ -392,14 +393,45 @@ class Run:
     p99: float  # ms
     errors: str = ""
     done: int = 0  # responses completed
+    cpu: float = 0.0  # the server process's CPU time (user and system) a response, in microseconds; 0: unknown
 
 
 _UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
 
+def listener(port: int) -> int | None:
+    """The process listening on `port` of 127.0.0.1 (Linux's /proc), None when it cannot be told."""
+    try:
+        inodes = {
+            fields[9]
+            for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
+            if (fields := line.split())[1].endswith(f":{port:04X}") and fields[3] == "0A"  # 0A: LISTEN
+        }
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            with contextlib.suppress(OSError):
+                if any(os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] in inodes for fd in os.listdir(f"/proc/{pid}/fd")):
+                    return int(pid)
+    except OSError:
+        pass
+    return None
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """The CPU time (user and system) process `pid` has used, in seconds."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except (OSError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wrk(port: int, path: str, body: bytes, connections: int, duration: float) -> Run:
-    """`connections` keep-alive connections POSTing `body` for `duration` seconds, one wrk thread."""
+    """`connections` keep-alive connections POSTing `body` for `duration` seconds, one wrk thread; with the CPU time
+    the server listening on `port` spent a response (a figure the load generator's share of the cores moves less
+    than requests/s)."""
     seconds = max(1, round(duration))
+    pid = listener(port)
+    before = cpu_seconds(pid)
     url = f"http://{HOST}:{port}"
     cmd = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "--latency", "-s", str(bench.LUA)]
     extra = "".join(f"{k}: {v}\n" for k, v in EMULATOR_PEER.items())
@@ -414,7 +446,9 @@ def wrk(port: int, path: str, body: bytes, connections: int, duration: float) ->
     errors = [line.strip() for line in out.splitlines() if "Non-2xx" in line or "Socket errors" in line]
     done = re.search(r"(\d+) requests in", out)
     p50, p99 = latency.get("50", 0.0), latency.get("99", 0.0)
-    return Run(float(rate.group(1)), p50, p99, "; ".join(errors), int(done.group(1)) if done else 0)
+    answered, after = int(done.group(1)) if done else 0, cpu_seconds(pid)
+    cpu = (after - before) / answered * 1e6 if before is not None and after is not None and answered else 0.0
+    return Run(float(rate.group(1)), p50, p99, "; ".join(errors), answered, cpu)
 
 
 def rounds(label: str, servers: Sequence[Server], n: int, measure: Callable[[Server], Run]) -> dict[str, list[Run]]:
@@ -487,7 +521,11 @@ def nonstream(servers: list[Server], opts: Options, targets: list[str]) -> Table
     table = Table(
         f'non-stream: POST {CHAT.path} "hi" -> "Hello"; wrk, 1 thread, {opts.duration:g} s a run, '
         f"median of {opts.rounds} rounds; (x) = ratio to bare",
-        ["connections", "server", "requests/s", "p50 ms", "p99 ms", "note"],
+        ["connections", "server", "requests/s", "p50 ms", "p99 ms", "server CPU us/req", "note"],
+        notes=[
+            "server CPU us/req: the user and system time of the server's process over the run, by the responses "
+            "wrk completed (from /proc): what one answer costs the server, whatever share of the cores wrk takes."
+        ],
     )
     body = CHAT.body(HELLO + COUNTED, stream=False)
     running = [s for s in servers if "chat" in s.paths]
@@ -509,8 +547,10 @@ def nonstream(servers: list[Server], opts: Options, targets: list[str]) -> Table
                 _median(mine, lambda r: r.p99),
             )
             errors = "; ".join({r.errors for r in runs[server.name] if r.errors})
-            row = [str(connections), server.name, _num(rate, b[0]), _num(p50, b[1], 2), _num(p99, b[2], 2), errors]
-            table.rows.append(row)
+            cpu = _median(mine, lambda r: r.cpu)
+            used = _num(cpu, _median(base, lambda r: r.cpu) or None, 1) if cpu else "n/a"
+            times = [_num(p50, b[1], 2), _num(p99, b[2], 2)]
+            table.rows.append([str(connections), server.name, _num(rate, b[0]), *times, used, errors])
         rates = {name: _median(each, lambda r: r.rate) for name, each in runs.items()}
         ours, theirs = rates["emulator"] / b[0], rates.get("aimock", 0.0) / b[0]
         verdict = "met" if ours >= 0.6 and ours >= theirs else "missed"
