@@ -68,10 +68,14 @@ class Rules:
 
 class Config(uvicorn.Config):
     """uvicorn's configuration, with the emulator's connection rules and its protocol: on httptools (llhttp,
-    in C) where it is installed, else on h11; on uvloop where it is installed (uvicorn's `loop="auto"`)."""
+    in C) where it is installed, else on h11; on uvloop where it is installed (uvicorn's `loop="auto"`).
+
+    Without uvicorn's proxy-headers layer: nothing here reads the client's address that `X-Forwarded-For` would
+    set (only the access log shows it), and the layer cost every request a coroutine and a walk of its headers
+    (7,000 instructions, 4% of what the server spends around a handler that does nothing)."""
 
     def __init__(self, app: Any, rules: Rules = Rules(), **options: Any) -> None:
-        defaults: dict[str, Any] = {"http": PROTOCOL, "timeout_keep_alive": rules.keep_alive}
+        defaults: dict[str, Any] = {"http": PROTOCOL, "timeout_keep_alive": rules.keep_alive, "proxy_headers": False}
         super().__init__(app, **(defaults | {"timeout_graceful_shutdown": rules.shutdown_grace} | options))
         self.rules = rules
         logs.setup()
