@@ -221,9 +221,22 @@ def rfc3339(at: int) -> str:
 
 
 def _go_reset(now: float, seconds: float) -> bytes:
-    """Through one cache, not two: a bucket's reset moves with every request, and a second cache of the bytes
-    missed as often as the first, for a call and a key more."""
-    return _go_duration(math.ceil(seconds * 1000)).encode()
+    """The bytes of a reset, kept by its milliseconds in a plain dict (until it holds `_KEPT`): a bucket's reset
+    moves with every request, but within a few values (a request's worth of a bucket, a few ms), and the
+    `lru_cache` of the text and its `encode` cost 4,000 instructions a reset, two resets an answer."""
+    ms = int(seconds * 1000)
+    if ms < seconds * 1000:  # rounded up, as math.ceil, in the compiled core's own arithmetic
+        ms += 1
+    found = _GO_RESETS.get(ms)
+    if found is None:
+        found = _go_duration(ms).encode()
+        if len(_GO_RESETS) < _KEPT:
+            _GO_RESETS[ms] = found
+    return found
+
+
+_GO_RESETS: dict[int, bytes] = {}
+_KEPT = 4096
 
 
 def _clock_reset(now: float, seconds: float) -> bytes:

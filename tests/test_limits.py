@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import math
 import time
 from dataclasses import replace
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from emulator import limits
 from emulator.app import Settings
@@ -45,6 +48,16 @@ def test_tokens_limit_and_requests_larger_than_the_bucket() -> None:
 )
 def test_go_durations(seconds: float, text: str) -> None:
     assert limits.go_duration(seconds) == text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(min_value=-10, max_value=100_000, allow_nan=False) | st.integers(0, 9000).map(lambda ms: ms / 1000))
+def test_a_reset_in_bytes_is_its_go_duration_rounded_up(seconds: float) -> None:
+    """The openai flavor's reset bytes (`_go_reset`, kept by their milliseconds) are the text of the milliseconds
+    rounded up, as `go_duration` writes them, on the first call and on the kept one."""
+    wanted = limits._go_duration(math.ceil(seconds * 1000)).encode()  # what it was before it was kept
+    assert limits._go_reset(0.0, seconds) == wanted
+    assert limits._go_reset(0.0, seconds) == wanted
 
 
 def test_openai_headers_count_down_then_429(make_server: Any) -> None:
