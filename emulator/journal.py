@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
-from itertools import chain
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from emulator.conversation import Usage
@@ -99,30 +98,36 @@ class Entry(NamedTuple):
 
 
 # What the journal stores: plain tuples, each entry's fields in `Entry`'s order and each answer's in `Delivered`'s,
-# their headers flat (name, value, name, value, ...). The garbage collector stops tracking a plain tuple that holds
+# their headers as two fields, the names and the values. The garbage collector stops tracking a plain tuple that holds
 # nothing it could walk, where it walks a named tuple or a dict on every collection of its generation: a request
 # left six tracked objects behind for as long as the journal kept it. It stops one level of tuples a collection,
 # the innermost first (it finds them after the tuple that holds them): headers as pairs, a third level, were walked
 # until a full collection, and a full collection of those was the p99 of a loaded server (10-50 ms, every second or
-# two at 5,000 answers a second); flat, a record is let go by the collection after the first.
+# two at 5,000 answers a second); as names and values, a record is let go by the collection after the first. (Made
+# by `tuple` and `zip` in C: flattening the pairs into one tuple cost 10,000 instructions an answer.)
 # Entries and answers are built back only as the journal is read.
 Record = tuple[Any, ...]
 _tuple = tuple.__new__
-_HEADERS, _BODY = Entry._fields.index("headers"), Entry._fields.index("body")
+_HEADERS = Entry._fields.index("headers")  # in a record, the names there and the values after: a field more
+_BODY = Entry._fields.index("body") + 1
 _SENT = Delivered._fields.index("headers")
-_TEST_ID, _SOURCE, _KIND, _USAGE = (Entry._fields.index(f) for f in ("test_id", "source", "kind", "usage"))
-_SIZE = Delivered._fields.index("size")
+_TEST_ID, _SOURCE, _KIND = (Entry._fields.index(f) for f in ("test_id", "source", "kind"))
+_USAGE = Entry._fields.index("usage") + 1
+_SIZE = Delivered._fields.index("size") + 1
 Counted = tuple[str | None, str | None, Tokens | None]  # what `/metrics` counts of an entry: source, fault, tokens
 
 
 def _entry(record: Record) -> Entry:
-    flat = record[_HEADERS]
-    return _tuple(Entry, (*record[:_HEADERS], dict(zip(flat[::2], flat[1::2], strict=True)), *record[_BODY:]))
+    headers = dict(zip(record[_HEADERS], record[_HEADERS + 1], strict=True))
+    return _tuple(Entry, (*record[:_HEADERS], headers, *record[_BODY:]))
 
 
-def _flat(pairs: Iterable[tuple[Any, Any]]) -> tuple[Any, ...]:
-    """Name and value pairs as one tuple, name, value, name, value: a level of tuples less (see `Record`)."""
-    return tuple(chain.from_iterable(pairs))
+def _apart(pairs: Sequence[tuple[bytes, bytes]]) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """Name and value pairs as the names and the values: a level of tuples less (see `Record`)."""
+    if not pairs:
+        return (), ()
+    names, values = zip(*pairs, strict=True)
+    return names, values
 
 
 class Journal:
@@ -138,8 +143,9 @@ class Journal:
         """Journal a request under the next id, now; that id."""
         note, entry_id = bounded(note), self._next
         self._next += 1
-        headers = _flat(note.headers.items())
-        self._entries.append((entry_id, time.time(), *note[: _HEADERS - 2], headers, *note[_BODY - 2 :], None))
+        headers = note.headers
+        names, values = tuple(headers), tuple(headers.values())
+        self._entries.append((entry_id, time.time(), *note[: _HEADERS - 2], names, values, *note[_BODY - 3 :], None))
         self._bytes += len(note.body)
         if len(self._entries) > self._capacity or self._bytes > self._max_bytes:
             self._make_room()
@@ -153,7 +159,7 @@ class Journal:
         if record is None:
             return None
         kept = compact(delivered)
-        self._answers[entry_id] = (*kept[:_SENT], _flat(kept.headers), *kept[_SENT + 1 :])
+        self._answers[entry_id] = (*kept[:_SENT], *_apart(kept.headers), *kept[_SENT + 1 :])
         self._bytes += delivered.size
         if self._bytes > self._max_bytes:
             self._make_room()
@@ -201,8 +207,8 @@ class Journal:
         found = self._answers.get(entry_id)
         if found is None:
             return None
-        flat = found[_SENT]
-        return _tuple(Delivered, (*found[:_SENT], tuple(zip(flat[::2], flat[1::2], strict=True)), *found[_SENT + 1 :]))
+        headers = tuple(zip(found[_SENT], found[_SENT + 1], strict=True))
+        return _tuple(Delivered, (*found[:_SENT], headers, *found[_SENT + 2 :]))
 
     def _find(self, entry_id: int) -> Record | None:
         """The entry of that id, looked for from the newest: the one being completed is almost always there."""

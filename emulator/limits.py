@@ -200,9 +200,8 @@ def go_duration(seconds: float) -> str:
     return _go_duration(math.ceil(seconds * 1000))
 
 
-@functools.lru_cache(maxsize=4096)
-def _go_duration(ms: int) -> str:
-    """Cached, and in integer arithmetic: answers close in time share their resets, and the rest are many."""
+def _go_text(ms: int) -> str:
+    """Go's duration of `ms` milliseconds, in integer arithmetic."""
     if ms < 1000:
         return f"{ms}ms"
     seconds, fraction = divmod(ms, 1000)
@@ -214,6 +213,9 @@ def _go_duration(ms: int) -> str:
     return f"{hours}h{minutes}m{text}"
 
 
+_go_duration = functools.lru_cache(maxsize=4096)(_go_text)  # answers close in time share their resets
+
+
 @functools.lru_cache(maxsize=256)
 def rfc3339(at: int) -> str:
     """Anthropic's resets: a second of the clock as an RFC 3339 time; cached, as answers share their second."""
@@ -221,22 +223,21 @@ def rfc3339(at: int) -> str:
 
 
 def _go_reset(now: float, seconds: float) -> bytes:
-    """The bytes of a reset, kept by its milliseconds in a plain dict (until it holds `_KEPT`): a bucket's reset
-    moves with every request, but within a few values (a request's worth of a bucket, a few ms), and the
-    `lru_cache` of the text and its `encode` cost 4,000 instructions a reset, two resets an answer."""
+    """The bytes of a reset: under a second (a bucket with room, the common case), kept by the milliseconds in a
+    plain dict; longer (an emptied bucket's, one of 60,000 values a minute), written out. Through `lru_cache` and
+    `encode` a reset cost 3,000 to 4,000 instructions, hit or miss, two resets an answer."""
     ms = int(seconds * 1000)
     if ms < seconds * 1000:  # rounded up, as math.ceil, in the compiled core's own arithmetic
         ms += 1
-    found = _GO_RESETS.get(ms)
+    if not 0 <= ms < 1000:
+        return _go_text(ms).encode()
+    found = _SUBSECOND.get(ms)
     if found is None:
-        found = _go_duration(ms).encode()
-        if len(_GO_RESETS) < _KEPT:
-            _GO_RESETS[ms] = found
+        found = _SUBSECOND[ms] = f"{ms}ms".encode()
     return found
 
 
-_GO_RESETS: dict[int, bytes] = {}
-_KEPT = 4096
+_SUBSECOND: dict[int, bytes] = {}  # at most a thousand: 0 to 999 ms
 
 
 def _clock_reset(now: float, seconds: float) -> bytes:
