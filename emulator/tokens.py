@@ -8,7 +8,6 @@ client receives are exactly the tokens it is billed for.
 from __future__ import annotations
 
 from functools import lru_cache
-from math import ceil
 
 from emulator.conversation import Message, Prompt, Tool, ToolCall
 from emulator.sse import dumps
@@ -20,7 +19,7 @@ IMAGE_TOKENS = 256  # a flat price per image, whatever its size
 
 
 def count(text: str) -> int:
-    return ceil(len(text) / CHARS_PER_TOKEN)
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN  # rounded up, in integers (the compiled core's own)
 
 
 @lru_cache(maxsize=4096)
@@ -56,13 +55,10 @@ def call_tokens(call: ToolCall) -> int:
 
 
 def _message_tokens(message: Message) -> int:
-    return (
-        MESSAGE_OVERHEAD
-        + count(message.text)
-        + count(message.reasoning)
-        + sum(map(call_tokens, message.tool_calls))
-        + IMAGE_TOKENS * message.images
-    )
+    tokens = MESSAGE_OVERHEAD + count(message.text) + count(message.reasoning) + IMAGE_TOKENS * message.images
+    for call in message.tool_calls:
+        tokens += call_tokens(call)
+    return tokens
 
 
 def _tool_tokens(tool: Tool) -> int:
@@ -73,4 +69,10 @@ def _tool_tokens(tool: Tool) -> int:
 
 def prompt_tokens(prompt: Prompt) -> int:
     """The input tokens of a request: messages, tools and the reply priming."""
-    return sum(map(_message_tokens, prompt.messages)) + sum(map(_tool_tokens, prompt.tools)) + REPLY_PRIMING
+    # Loops, not sum(map(...)): compiled, each call stays a native one.
+    tokens = REPLY_PRIMING
+    for message in prompt.messages:
+        tokens += _message_tokens(message)
+    for tool in prompt.tools:
+        tokens += _tool_tokens(tool)
+    return tokens
