@@ -223,21 +223,22 @@ def rfc3339(at: int) -> str:
 
 
 def _go_reset(now: float, seconds: float) -> bytes:
-    """The bytes of a reset: under a second (a bucket with room, the common case), kept by the milliseconds in a
-    plain dict; longer (an emptied bucket's, one of 60,000 values a minute), written out. Through `lru_cache` and
-    `encode` a reset cost 3,000 to 4,000 instructions, hit or miss, two resets an answer."""
+    """The bytes of a reset, kept by its milliseconds in a plain dict, emptied when it holds `_KEPT`: resets repeat
+    within a few values (a bucket with room: a few ms; an emptied one: just under its whole window), and through
+    `lru_cache` and `encode` a reset cost 3,000 to 4,000 instructions, hit or miss, two resets an answer."""
     ms = int(seconds * 1000)
     if ms < seconds * 1000:  # rounded up, as math.ceil, in the compiled core's own arithmetic
         ms += 1
-    if not 0 <= ms < 1000:
-        return _go_text(ms).encode()
-    found = _SUBSECOND.get(ms)
+    found = _GO_RESETS.get(ms)
     if found is None:
-        found = _SUBSECOND[ms] = f"{ms}ms".encode()
+        if len(_GO_RESETS) >= _KEPT:
+            _GO_RESETS.clear()
+        found = _GO_RESETS[ms] = _go_text(ms).encode()
     return found
 
 
-_SUBSECOND: dict[int, bytes] = {}  # at most a thousand: 0 to 999 ms
+_GO_RESETS: dict[int, bytes] = {}
+_KEPT = 4096
 
 
 def _clock_reset(now: float, seconds: float) -> bytes:
