@@ -201,12 +201,13 @@ def go_duration(seconds: float) -> str:
 
 
 def _go_text(ms: int) -> str:
-    """Go's duration of `ms` milliseconds, in integer arithmetic."""
+    """Go's duration of `ms` milliseconds, in integer arithmetic and string joins the core compiles (a format spec,
+    `{:03d}`, went through Python's formatting: 3,000 instructions a reset)."""
     if ms < 1000:
         return f"{ms}ms"
     seconds, fraction = divmod(ms, 1000)
     minutes, seconds = divmod(seconds, 60)
-    text = f"{seconds}.{fraction:03d}".rstrip("0") + "s" if fraction else f"{seconds}s"
+    text = f"{seconds}.{str(1000 + fraction)[1:].rstrip('0')}s" if fraction else f"{seconds}s"
     if minutes < 60:
         return f"{minutes}m{text}" if minutes else text
     hours, minutes = divmod(minutes, 60)

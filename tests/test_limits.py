@@ -60,6 +60,20 @@ def test_a_reset_in_bytes_is_its_go_duration_rounded_up(seconds: float) -> None:
     assert limits._go_reset(0.0, seconds) == wanted
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.integers(-5000, 10_000_000) | st.integers(0, 120_000))
+def test_a_go_duration_is_written_as_go_writes_it(ms: int) -> None:
+    """Go's duration of a number of milliseconds, against a plain writing of Go's rules."""
+    if ms < 1000:
+        wanted = f"{ms}ms"
+    else:
+        hours, rest = divmod(ms, 3_600_000)
+        minutes, rest = divmod(rest, 60_000)
+        seconds = f"{rest / 1000:.3f}".rstrip("0").rstrip(".") + "s"
+        wanted = (f"{hours}h{minutes}m" if hours else f"{minutes}m" if minutes else "") + seconds
+    assert limits._go_text(ms) == wanted
+
+
 def test_openai_headers_count_down_then_429(make_server: Any) -> None:
     """Each request's tokens take the bucket longer to refill than any machine takes between two requests: with
     100,000 tokens a minute and "hi" (42 tokens), two requests 25 ms apart left as many tokens as one (it failed
