@@ -23,6 +23,8 @@ from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 from emulator import server as emulator_server
 from emulator.app import Settings, create_app
 from emulator.background import Background
+from emulator.server import WHOLE
+from emulator.server.cycle import Cycle
 from tests.conftest import Server, launch, read_until, serve_app
 
 pytestmark = pytest.mark.alone  # wall-clock measurements: run apart (conftest.py)
@@ -189,7 +191,7 @@ def test_shutdown_ends_a_running_stream_after_the_grace() -> None:
         process.wait()
 
 
-# --- the response head, written in a few calls into C (`server._Cycle`), byte for byte as uvicorn writes it ---
+# --- the response head, written in a few calls into C (`server.cycle.Cycle`), byte for byte as uvicorn writes it ---
 
 
 class _Transport:
@@ -246,7 +248,7 @@ HEADS = {
 @pytest.mark.parametrize("keep_alive", [True, False])
 def test_the_fast_head_is_uvicorns_byte_for_byte(case: str, method: str, keep_alive: bool) -> None:
     status, headers = HEADS[case]
-    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, emulator_server._Cycle)]
+    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, Cycle)]
     for cycle in cycles:
         asyncio.run(cycle.send({"type": "http.response.start", "status": status, "headers": headers}))
     theirs, ours = cycles
@@ -264,14 +266,14 @@ def test_a_whole_answer_in_one_write_is_uvicorns_start_and_body(case: str, metho
     status, headers = HEADS[case]
     length = dict(headers).get(b"content-length")
     body = b"x" * int(length) if length is not None else b"" if status in (204, 304) else b"a body"  # chunked
-    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, emulator_server._Cycle)]
+    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, Cycle)]
     told = [0, 0]
     for index, cycle in enumerate(cycles):
         cycle.on_response = lambda index=index: told.__setitem__(index, told[index] + 1)
     theirs, ours = cycles
     asyncio.run(theirs.send({"type": "http.response.start", "status": status, "headers": headers}))
     asyncio.run(theirs.send({"type": "http.response.body", "body": body}))
-    asyncio.run(ours.send({"type": emulator_server.WHOLE, "status": status, "headers": headers, "body": body}))
+    asyncio.run(ours.send({"type": WHOLE, "status": status, "headers": headers, "body": body}))
     assert ours.transport.written == theirs.transport.written
     owed = ("chunked_encoding", "expected_content_length", "keep_alive", "response_started", "response_complete")
     assert [getattr(ours, name) for name in owed] == [getattr(theirs, name) for name in owed]
@@ -290,10 +292,10 @@ RECEIVED = {  # a cycle's state when its app asks for the body: (body in, more t
 @pytest.mark.parametrize("case", RECEIVED)
 @pytest.mark.parametrize("ending", ["none", "disconnected", "complete", "100-continue"])
 def test_receive_gives_what_uvicorns_gives(case: str, ending: str) -> None:
-    """`_Cycle.receive` does not await an event already set: the same message as uvicorn's, the same state after."""
+    """`Cycle.receive` does not await an event already set: the same message as uvicorn's, the same state after."""
     body, more, is_set, paused = RECEIVED[case]
     results = []
-    for kind in (RequestResponseCycle, emulator_server._Cycle):
+    for kind in (RequestResponseCycle, Cycle):
         cycle = _cycle(kind)
         cycle.body, cycle.more_body, cycle.flow.read_paused = bytearray(body), more, paused
         cycle.disconnected, cycle.response_complete = ending == "disconnected", ending == "complete"
@@ -317,9 +319,9 @@ def test_receive_gives_what_uvicorns_gives(case: str, ending: str) -> None:
 def test_a_whole_answer_not_its_length_is_refused_as_uvicorn_refuses_it(body: bytes) -> None:
     headers = [(b"content-length", b"2")]
     message = "longer" if len(body) > 2 else "shorter"
-    ours = _cycle(emulator_server._Cycle)
+    ours = _cycle(Cycle)
     with pytest.raises(RuntimeError, match=f"Response content {message} than Content-Length"):
-        asyncio.run(ours.send({"type": emulator_server.WHOLE, "status": 200, "headers": headers, "body": body}))
+        asyncio.run(ours.send({"type": WHOLE, "status": 200, "headers": headers, "body": body}))
     theirs = _cycle(RequestResponseCycle)
     asyncio.run(theirs.send({"type": "http.response.start", "status": 200, "headers": headers}))
     with pytest.raises(RuntimeError, match=f"Response content {message} than Content-Length"):
@@ -328,7 +330,7 @@ def test_a_whole_answer_not_its_length_is_refused_as_uvicorn_refuses_it(body: by
 
 @pytest.mark.parametrize(("name", "value"), [(b"x-bad name", b"v"), (b"x-ok", b"line\r\nbreak"), (b"x-ok", b"nul\x00")])
 def test_the_fast_head_refuses_what_uvicorn_refuses(name: bytes, value: bytes) -> None:
-    for kind in (RequestResponseCycle, emulator_server._Cycle):
+    for kind in (RequestResponseCycle, Cycle):
         cycle = _cycle(kind)
         with pytest.raises(RuntimeError, match="Invalid HTTP header"):
             asyncio.run(cycle.send({"type": "http.response.start", "status": 200, "headers": [(name, value)]}))
