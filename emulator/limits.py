@@ -197,7 +197,13 @@ def parse(data: Mapping[str, Any], at: str) -> Limits:
 def go_duration(seconds: float) -> str:
     """OpenAI's `x-ratelimit-reset-*` format, Go's durations: `12ms`, `1.5s`, `6m0s`, `1h2m3s`; to the
     millisecond, rounded up."""
-    return _go_duration(math.ceil(seconds * 1000))
+    return _go_duration(_ms(seconds))
+
+
+def _ms(seconds: float) -> int:
+    """Seconds as milliseconds, rounded up (as math.ceil, in the compiled core's own arithmetic)."""
+    ms = int(seconds * 1000)
+    return ms + 1 if ms < seconds * 1000 else ms
 
 
 def _go_text(ms: int) -> str:
@@ -227,9 +233,7 @@ def _go_reset(now: float, seconds: float) -> bytes:
     """The bytes of a reset, kept by its milliseconds in a plain dict, emptied when it holds `_KEPT`: resets repeat
     within a few values (a bucket with room: a few ms; an emptied one: just under its whole window), and through
     `lru_cache` and `encode` a reset cost 3,000 to 4,000 instructions, hit or miss, two resets an answer."""
-    ms = int(seconds * 1000)
-    if ms < seconds * 1000:  # rounded up, as math.ceil, in the compiled core's own arithmetic
-        ms += 1
+    ms = _ms(seconds)
     found = _GO_RESETS.get(ms)
     if found is None:
         if len(_GO_RESETS) >= _KEPT:

@@ -43,8 +43,7 @@ class Cycle(RequestResponseCycle):
         event = self.message_event
         if not event.is_set():
             return await super().receive()
-        if self.flow.read_paused:
-            self.flow.resume_reading()
+        self.flow.resume_reading()  # where a large body paused it
         event.clear()
         message = {"type": "http.request", "body": bytes(self.body), "more_body": self.more_body}
         self.body = bytearray()
