@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import logging
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+from uvicorn.server import ServerState
 
 from emulator import server as emulator_server
 from emulator.app import Settings, create_app
@@ -335,6 +337,179 @@ def test_the_fast_head_refuses_what_uvicorn_refuses(name: bytes, value: bytes) -
         with pytest.raises(RuntimeError, match="Invalid HTTP header"):
             asyncio.run(cycle.send({"type": "http.response.start", "status": 200, "headers": [(name, value)]}))
         assert cycle.transport.written == b""
+
+
+# --- the outbox: the whole answers of one turn of the loop, written together at its end -------------------------
+
+
+class _Socket(_Transport):
+    """A connection's transport, as the protocol sees it."""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+    def pause_reading(self) -> None:
+        return None
+
+
+async def _echo(scope: Any, receive: Any, send: Any) -> None:
+    """An app answering each request with its body, whole (`WHOLE`)."""
+    body = (await receive())["body"]
+    headers = [(b"content-length", str(len(body)).encode())]
+    await send({"type": WHOLE, "status": 200, "headers": headers, "body": body})
+
+
+def _request(body: bytes) -> bytes:
+    return b"POST /x HTTP/1.1\r\nhost: h\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def _answer(body: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def _connections(count: int) -> list[Any]:
+    """`count` connections of one server, made on the running loop, serving `_echo`."""
+    config = emulator_server.config(_echo, "127.0.0.1", access_log=False)
+    config.load()
+    state = ServerState()
+    made = []
+    for _ in range(count):
+        connection = emulator_server.FaultableHttpToolsProtocol(config, state, {})
+        connection.connection_made(_Socket())  # type: ignore[arg-type]
+        made.append(connection)
+    return made
+
+
+def test_the_answers_of_one_turn_go_out_together_at_its_end() -> None:
+    """Each connection's answer, its own bytes, none before the loop's turn ends, all in the next: one wake-up of
+    a client on the other core for all of them (`server.Outbox`)."""
+
+    async def run() -> tuple[list[bytes], list[bytes]]:
+        connections = _connections(3)
+        for index, connection in enumerate(connections):
+            connection.data_received(_request(b"answer %d" % index))
+        await asyncio.sleep(0)  # the apps' tasks run, and answer
+        during = [connection.transport.written for connection in connections]
+        await asyncio.sleep(0)
+        return during, [connection.transport.written for connection in connections]
+
+    during, after = asyncio.run(run())
+    assert during == [b"", b"", b""]
+    assert after == [_answer(b"answer %d" % index) for index in range(3)]
+
+
+def test_a_lone_connection_is_answered_at_once() -> None:
+    """With one connection open nothing can go with its answer: it is written as it is made, a turn sooner."""
+
+    async def run() -> bytes:
+        (connection,) = _connections(1)
+        connection.data_received(_request(b"alone"))
+        await asyncio.sleep(0)
+        written: bytes = connection.transport.written
+        return written
+
+    assert asyncio.run(run()) == _answer(b"alone")
+
+
+AFTER_HELD = {  # what comes on a connection holding an answer, before the turn ends; what it writes after the answer
+    "its next request": (lambda c: c.data_received(_request(b"next")), b"", False),
+    "a request llhttp refuses": (lambda c: c.data_received(b"NOT HTTP\r\n\r\n"), b"HTTP/1.1 400 Bad Request", True),
+    "the server shutting down": (lambda c: c.shutdown(), b"", True),
+    "its keep-alive timer": (lambda c: c.timeout_keep_alive_handler(), b"", True),
+}
+
+
+@pytest.mark.parametrize("case", AFTER_HELD)
+def test_what_a_connection_holds_goes_before_anything_else_on_it(case: str) -> None:
+    """The order on a connection is kept, and nothing held is lost to a close."""
+    happen, then, closes = AFTER_HELD[case]
+
+    async def run() -> tuple[bytes, bool, bytes]:
+        connection, _ = _connections(2)
+        connection.data_received(_request(b"first"))
+        await asyncio.sleep(0)
+        assert connection.held == _answer(b"first")
+        happen(connection)
+        written, closed = connection.transport.written, connection.transport.closed
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # the next request's answer, held in its turn, then written
+        return written, closed, connection.transport.written
+
+    written, closed, finally_ = asyncio.run(run())
+    assert written.startswith(_answer(b"first") + then)
+    assert closed is closes
+    if case == "its next request":
+        assert finally_ == _answer(b"first") + _answer(b"next")
+
+
+def test_an_answer_held_for_a_client_gone_is_dropped_quietly() -> None:
+    async def run() -> tuple[bytes, bytes]:
+        gone, stays = _connections(2)
+        gone.data_received(_request(b"lost"))
+        stays.data_received(_request(b"kept"))
+        await asyncio.sleep(0)
+        gone.transport.close()  # the client left: its transport is closing before the turn ends
+        gone.connection_lost(None)
+        await asyncio.sleep(0)
+        return gone.transport.written, stays.transport.written
+
+    assert asyncio.run(run()) == (b"", _answer(b"kept"))
+
+
+def test_pipelined_answers_whole_and_streamed_keep_their_order_among_busy_connections(strict: Server) -> None:
+    """On a real server with other connections open (so answers are held): four requests sent at once on one
+    connection, whole answers and a stream between them, come back in the order asked, each whole."""
+    chat = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Say something short."}]}
+    asked = [
+        ("/v1/chat/completions", chat, "chat.completion"),
+        ("/v1/chat/completions", chat | {"stream": True}, "text/event-stream"),
+        ("/v1/responses", {"model": "gpt-4o-mini", "input": "And again."}, "response"),
+        ("/v1/chat/completions", chat | {"n": 2}, "chat.completion"),
+    ]
+    data = b"".join(_request_to(path, body) for path, body, _ in asked)
+    address = (strict.host, strict.port)
+    with contextlib.ExitStack() as closing:
+        others = [closing.enter_context(socket.create_connection(address)) for _ in range(2)]
+        sock = closing.enter_context(socket.create_connection(address))
+        reader = closing.enter_context(sock.makefile("rb"))
+        sock.sendall(data)
+        for other in others:  # busy meanwhile: their answers are held in the same turns
+            other.sendall(_request_to("/v1/chat/completions", chat))
+        got = []
+        for _ in asked:
+            response = http.client.HTTPResponse(_Reading(reader))  # type: ignore[arg-type]
+            response.begin()
+            body = response.read()
+            kind = response.getheader("content-type", "")
+            got.append("text/event-stream" if kind.startswith("text/event-stream") else json.loads(body)["object"])
+            assert response.status == 200
+        for other in others:
+            other.settimeout(30)
+            assert other.recv(65536).startswith(b"HTTP/1.1 200 OK")
+    assert got == [kind for _, _, kind in asked]
+
+
+def _request_to(path: str, body: object) -> bytes:
+    encoded = json.dumps(body).encode()
+    head = f"POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer sk-test\r\n"
+    return head.encode() + b"content-length: %d\r\n\r\n" % len(encoded) + encoded
+
+
+class _Reading:
+    """A socket for `http.client.HTTPResponse` that reads one buffered file, which a response read to its end does
+    not close: responses one after another."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+
+    def makefile(self, mode: str) -> Any:
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.reader, name)
+
+    def close(self) -> None:
+        return None
 
 
 # --- secrets in logs ----------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ without awaiting an event. Each gives the bytes and the state uvicorn's own way 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE, RequestResponseCycle
@@ -22,7 +23,12 @@ class Cycle(RequestResponseCycle):
     owed, and no length means chunked. Whatever the fast way does not cover takes uvicorn's: the access
     log, a write paused, names not in lower case or given twice, `connection` or `transfer-encoding` among
     them. The protocol (`emulator.server`) makes each cycle one of these by its class, before its task first runs.
+
+    The protocol also gives it `hold`, which takes a whole answer's bytes to write with the other connections' at the
+    end of the loop's turn (`emulator.server.Outbox`); without it (a cycle made alone) they are written at once.
     """
+
+    hold: Callable[[bytes], None] | None = None
 
     async def send(self, message: Any) -> None:
         kind = message["type"]
@@ -65,7 +71,10 @@ class Cycle(RequestResponseCycle):
         elif len(body) != self.expected_content_length:
             longer = len(body) > self.expected_content_length
             raise RuntimeError(f"Response content {'longer' if longer else 'shorter'} than Content-Length")
-        self.transport.write(head + body)
+        if self.keep_alive and self.hold is not None:
+            self.hold(head + body)
+        else:  # written before the connection closes: what a closing transport is given is lost
+            self.transport.write(head + body)
         self.expected_content_length = 0
         self.response_complete = True
         self.message_event.set()
