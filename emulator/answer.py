@@ -8,10 +8,10 @@ real reasoning models do.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from emulator import ids, recordings, tokens
-from emulator.conversation import Prompt, Reply, ToolCall, Turn, Usage, frozen
+from emulator.conversation import Prompt, Reply, ToolCall, Turn, Usage
 from emulator.default_model.generate import Writer, default_reply
 from emulator.recordings import Recording
 from emulator.scenarios import Scenario
@@ -31,7 +31,7 @@ def calls_key(scenario: Scenario | None, prompt: Prompt) -> CallKey | None:
     return (prompt.headers.get(TEST_ID, ""), scenario.name, prompt.api_key)
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native, as conversation.py's hot values are: see its docstring
 class Source:
     """Where an answer comes from (stage 3 of the pipeline picks it): a recording of this very request, played
     as it was recorded; a recording of the same conversation, rendered afresh; a scenario; or, with none of
@@ -44,6 +44,22 @@ class Source:
     replayed: tuple[str, str, Reply] | None = None
     tier: str | None = None  # how a recording matched: "exact", "conversation", "tool-results-differ"
     nearest: str | None = None  # with recordings loaded and none matching: the one that came closest, in words
+
+    def __init__(
+        self,
+        recording: Recording | None = None,
+        conversation: tuple[Recording, Reply] | None = None,
+        scenario: Scenario | None = None,
+        replayed: tuple[str, str, Reply] | None = None,
+        tier: str | None = None,
+        nearest: str | None = None,
+    ) -> None:
+        self.recording = recording
+        self.conversation = conversation
+        self.scenario = scenario
+        self.replayed = replayed
+        self.tier = tier
+        self.nearest = nearest
 
 
 def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, created: int, speed: float) -> Turn:

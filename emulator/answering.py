@@ -66,6 +66,11 @@ class _Going:
     look: bool
     prompt: Prompt | None = None
 
+    def __init__(self, request: Request, look: bool, prompt: Prompt | None = None) -> None:  # compiled: not generated
+        self.request = request
+        self.look = look
+        self.prompt = prompt
+
 
 class _Again(Exception):
     """The request's directions were found on the way: the stages run again from 2, with them."""

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulator import catalog, ids, profiles, wire
-from emulator.conversation import frozen
 from emulator.dialects import Dialect
 from emulator.errors import InvalidRequest, PayloadTooLarge
 from emulator.profiles import Profile
@@ -35,7 +34,7 @@ class Endpoint:
         object.__setattr__(self, "catalog", catalog.catalog(self.profile.name))
 
 
-@frozen
+@dataclass(slots=True, unsafe_hash=True)  # native, as conversation.py's hot values are: see its docstring
 class Request:
     """What stage 1 read: the method, the path, the headers by name, the body, and the request's identity (the
     seed's digest of its path and body: the root of the answer's ids)."""
@@ -45,6 +44,13 @@ class Request:
     headers: dict[str, str]
     raw: bytes
     fingerprint: str
+
+    def __init__(self, method: str, path: str, headers: dict[str, str], raw: bytes, fingerprint: str) -> None:
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.raw = raw
+        self.fingerprint = fingerprint
 
 
 async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, settings: Settings) -> Request:

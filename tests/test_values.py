@@ -1,5 +1,5 @@
 """The values every request builds, written out as native classes (issue 32): `conversation.py`'s hot values, the
-`Whole` and `Script` of `wire.py`, the `Shaped` answer of `pipeline.py`.
+`Whole` and `Script` of `wire.py`, the `Shaped` answer of `pipeline.py`, the `Request` read and the `Source` picked.
 
 Each is a slotted dataclass with an `__init__` of its own, which mypyc compiles (a dataclass's generated `__init__`
 stays interpreted in a compiled module). Two things the `@frozen` decorator gave them are held here instead: their
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from emulator import conversation, pipeline, wire
+from emulator import answer, conversation, pipeline, reading, wire
 
 REPO = Path(__file__).resolve().parent.parent
 NATIVE: list[type[Any]] = [
@@ -30,6 +30,8 @@ NATIVE: list[type[Any]] = [
     wire.Whole,
     wire.Script,
     pipeline.Shaped,
+    reading.Request,
+    answer.Source,
 ]
 
 

@@ -244,8 +244,8 @@ def _array(self: _Instance, schema: Mapping[str, Any], path: str, depth: int, ho
             try:
                 made.append(self.item(items, f"{at}items", depth + 1, hops))
             except _Spent as spent:  # name what forces it: the innermost minItems or minLength
-                spent.path = spent.path if spent.path.endswith(("minItems", "minLength")) else f"{at}minItems"
-                raise
+                innermost = spent.path.endswith(("minItems", "minLength"))
+                raise _Spent(spent.path if innermost else f"{at}minItems", spent.problem) from None
             continue
         if depth + 1 >= OPTIONAL_DEPTH:
             break
