@@ -24,7 +24,7 @@ from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import MethodNotAllowed, NotFound, StateUnavailable
 from emulator.journal import at_once
 from emulator.reading import Endpoint
-from emulator.server import ARRIVED, WHOLE
+from emulator.server import ARRIVED, WHOLE, in_task
 from emulator.state import Settings, State
 from emulator.wire import Script, Whole
 
@@ -94,6 +94,8 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = answering
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         arrived = time.perf_counter()
+        if not state.in_process:  # a shared store's client (redis-py) times its calls by the current task
+            await in_task()
         try:
             answer = await run(state, endpoint, scope, receive)
         except StateUnavailable as error:  # the shared state failed, even to journal the refusal: a 503, unjournalled
@@ -101,6 +103,7 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = answering
         extensions = scope.get("extensions", {})
         arrived = extensions.get(ARRIVED, arrived)  # the whole request was in (`server.py`)
         if isinstance(answer, Script):
+            await in_task()  # it paces and waits: in a task, as any stream is
             await player.deliver(answer, scope, receive, send, state, arrived, labels)
         else:  # the common answer, sent here: no coroutine more on the hot path (what `Whole.__call__` does)
             status, headers, body = answer.status, answer.headers, answer.body
@@ -174,6 +177,8 @@ class _App(Starlette):
     as Starlette's error middleware would; a path or a method it does not serve is Starlette's to refuse.
     """
 
+    eager = True  # it may be started outside a task: see `server.in_task`
+
     def __init__(self, answering: Mapping[str, ASGIApp], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.answering = answering
@@ -183,6 +188,7 @@ class _App(Starlette):
             scope = scoped(scope)
         endpoint = self.answering.get(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
         if endpoint is None or scope.get("root_path"):  # mounted under a prefix: Starlette knows the route
+            await in_task()  # Starlette's ways (anyio, threads for plain functions) need one
             await super().__call__(scope, receive, send)
             return
         scope["app"] = self

@@ -90,6 +90,10 @@ class Before(NamedTuple):
 class State:
     """Scenario files are read and validated, and cassettes loaded, once: here."""
 
+    # Its coroutines never wait, so a request can be answered outside any task (`server.in_task`); a shared store's
+    # (RedisState) do.
+    in_process = True
+
     def __init__(self, settings: Settings = Settings()) -> None:
         self.settings = settings
         self.book = scenarios.load(settings.scenarios)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import http.client
 import json
 import logging
@@ -343,7 +344,12 @@ def test_the_fast_head_refuses_what_uvicorn_refuses(name: bytes, value: bytes) -
 
 
 class _Socket(_Transport):
-    """A connection's transport, as the protocol sees it."""
+    """A connection's transport, as the protocol sees it: what is written once it is closing is dropped, as uvloop
+    drops it."""
+
+    def write(self, data: bytes) -> None:
+        if not self.closed:
+            super().write(data)
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return default
@@ -367,9 +373,9 @@ def _answer(body: bytes) -> bytes:
     return b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
 
 
-def _connections(count: int) -> list[Any]:
-    """`count` connections of one server, made on the running loop, serving `_echo`."""
-    config = emulator_server.config(_echo, "127.0.0.1", access_log=False)
+def _connections(count: int, app: Any = _echo, **options: Any) -> list[Any]:
+    """`count` connections of one server, made on the running loop, serving `app`."""
+    config = emulator_server.config(app, "127.0.0.1", access_log=False, **options)
     config.load()
     state = ServerState()
     made = []
@@ -454,6 +460,128 @@ def test_an_answer_held_for_a_client_gone_is_dropped_quietly() -> None:
         return gone.transport.written, stays.transport.written
 
     assert asyncio.run(run()) == (b"", _answer(b"kept"))
+
+
+class _Eager:
+    """An app the protocol may run outside a task (`eager`), answering with its body after `wait` (a coroutine
+    function, given the body), and noting whether it ran in a task and what a context variable held."""
+
+    eager = True
+
+    def __init__(self, wait: Any = None) -> None:
+        self.wait, self.seen = wait, list[tuple[bool, bytes | None]]()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body, more = body + message["body"], message["more_body"]
+        self.seen.append((asyncio.current_task() is not None, _MARK.get()))
+        _MARK.set(body)
+        if self.wait is not None:
+            await self.wait(body)
+        headers = [(b"content-length", str(len(body)).encode())]
+        await send({"type": WHOLE, "status": 200, "headers": headers, "body": body})
+
+
+_MARK: contextvars.ContextVar[bytes | None] = contextvars.ContextVar("_MARK", default=None)
+
+
+async def _read(connection: Any, data: bytes) -> bytes:
+    """`data` read by `connection` as the loop reads a socket, outside any task; what it wrote within that read."""
+    loop = asyncio.get_running_loop()
+    written = loop.create_future()
+
+    def read() -> None:
+        connection.data_received(data)
+        written.set_result(connection.transport.written)
+
+    loop.call_soon(read)
+    result: bytes = await written
+    return result
+
+
+def test_an_app_that_may_be_is_answered_as_its_request_is_read_with_no_task() -> None:
+    """No task, no turn of the loop: answered within the read, when its body is whole; each request in a context of
+    its own (what one sets, the next does not see)."""
+
+    async def run() -> tuple[bytes, list[Any], int]:
+        app = _Eager()
+        (connection,) = _connections(1, app)
+        written = await _read(connection, _request(b"one") + _request(b"two"))
+        return written, app.seen, len(connection.tasks)
+
+    written, seen, tasks = asyncio.run(run())
+    assert written == _answer(b"one") + _answer(b"two")
+    assert seen == [(False, None), (False, None)]
+    assert tasks == 0
+
+
+def test_an_app_run_at_once_that_waits_goes_on_in_a_task_that_can_be_cancelled() -> None:
+    """What it awaits is awaited in a task (`server.in_task` for what needs one: `asyncio.timeout` here); a
+    task cancelled (the shutdown's grace over) throws in where it waits."""
+    cancelled: list[bytes] = []
+
+    async def wait(body: bytes) -> None:
+        await emulator_server.in_task()
+        async with asyncio.timeout(5):  # refused outside a task ("Timeout should be used inside a task")
+            try:
+                await asyncio.sleep(0.01 if body == b"short" else 60)
+            except asyncio.CancelledError:
+                cancelled.append(body)
+                raise
+
+    async def run() -> tuple[bytes, bytes, list[bool]]:
+        app = _Eager(wait)
+        short, long = _connections(2, app)
+        assert await _read(short, _request(b"short")) == b""
+        assert await _read(long, _request(b"long")) == b""
+        assert len(short.tasks) == 2
+        await asyncio.sleep(0.2)
+        for task in list(long.tasks):
+            task.cancel()
+        await asyncio.sleep(0.05)
+        return short.transport.written, long.transport.written, [task.done() for task in short.tasks]
+
+    short, long, running = asyncio.run(run())
+    assert short == _answer(b"short")
+    assert long.startswith(b"HTTP/1.1 500 Internal Server Error")  # what uvicorn answers for a task cancelled
+    assert cancelled == [b"long"] and running == []
+
+
+def test_a_request_whose_body_comes_later_is_run_as_uvicorn_runs_it() -> None:
+    """A body not whole when its head is read: a task at once, reading the body as it comes."""
+
+    async def run() -> tuple[bytes, list[Any]]:
+        app = _Eager()
+        (connection,) = _connections(1, app)
+        whole = _request(b"in two parts")
+        assert await _read(connection, whole[:-5]) == b""
+        assert await _read(connection, whole[-5:]) == b""
+        await asyncio.sleep(0)
+        return connection.transport.written, app.seen
+
+    written, seen = asyncio.run(run())
+    assert written == _answer(b"in two parts")
+    assert seen == [(True, None)]
+
+
+def test_an_answer_made_at_once_does_not_leave_its_keep_alive_timer_on_the_next() -> None:
+    """Two requests in one read: the first, answered at once, arms the keep-alive timer; the second, longer than
+    that timer, is answered, not cut by it."""
+
+    async def wait(body: bytes) -> None:
+        if body == b"slow":
+            await asyncio.sleep(0.3)
+
+    async def run() -> bytes:
+        (connection,) = _connections(1, _Eager(wait), timeout_keep_alive=0.05)
+        assert await _read(connection, _request(b"fast") + _request(b"slow")) == _answer(b"fast")
+        await asyncio.sleep(0.5)
+        written: bytes = connection.transport.written
+        return written
+
+    assert asyncio.run(run()) == _answer(b"fast") + _answer(b"slow")  # cut, it would have no second answer
 
 
 def test_pipelined_answers_whole_and_streamed_keep_their_order_among_busy_connections(strict: Server) -> None:

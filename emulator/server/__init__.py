@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import gc
 import logging
 import os
@@ -29,7 +30,7 @@ import signal
 import socket
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -183,6 +184,10 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         self.partly = False  # a request has begun and is not yet whole
         self.held = b""  # this connection's answers held for the outbox, not yet written
         self.outbox = Outbox.of(self.server_state, self.loop)
+        # An app that says it may be started outside a task (`in_task`) is run as soon as its request is whole.
+        self.eager = getattr(self.app, "eager", False) is True
+        self.heading = False  # within `on_headers_complete`
+        self.due: tuple[Any, Any] | None = None  # the cycle and app to run once the request is whole
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -192,6 +197,16 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         if not self.partly and self.waiting_since is not None:
             self.partly = True  # bytes of a request: one is begun (llhttp says so only once it has a method)
         super().data_received(data)
+        if self.due is not None:  # its body is still coming: a task, which reads it as it comes, as uvicorn does
+            cycle, app = self.due
+            self.due = None
+            super()._start_asgi_task(cycle, app)
+
+    def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+        if self.heading and self.eager:  # the cycle just made: run when its request is whole (`on_message_complete`)
+            self.due = cycle, app
+        else:
+            super()._start_asgi_task(cycle, app)
 
     def hold(self, answer: bytes) -> None:
         """A whole answer's bytes, written with the others of this turn of the loop (`Outbox`), or at once when this
@@ -225,7 +240,13 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self.release()  # the previous answer goes before anything of this request's can
-        super().on_headers_complete()
+        # The keep-alive timer a previous answer armed in this same read (run at once, below) must not close this one.
+        self._unset_keepalive_if_required()
+        self.heading = True
+        try:
+            super().on_headers_complete()
+        finally:
+            self.heading = False
         cycle = self.cycle
         if type(cycle) is RequestResponseCycle:  # made just now, its task not yet run: see `cycle.Cycle`
             cycle.__class__ = Cycle
@@ -240,6 +261,25 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         self.scope.setdefault("extensions", {})[ARRIVED] = time.perf_counter()  # type: ignore[assignment]
         self.partly = False
         self.waiting_since = None  # the request is in: the deadline is met
+        if self.due is not None:
+            cycle, app = self.due
+            self.due = None
+            self._run_now(cycle, app)
+
+    def _run_now(self, cycle: Any, app: Any) -> None:
+        """Run a request's app at once, its body in: no task unless it waits for something (`in_task`)."""
+        coroutine = cycle.run_asgi(app)
+        context = contextvars.Context() if self.config.reset_contextvars else contextvars.copy_context()
+        try:
+            waiting = context.run(coroutine.send, None)
+        except StopIteration:  # answered without waiting: the common answer, in process
+            return
+        except Exception as exc:  # uvicorn's own cycle failed (the app's errors it answers itself): as a task's would
+            self.loop.call_exception_handler({"message": "Exception in the answer's cycle", "exception": exc})
+            return
+        task = self.loop.create_task(_rest(coroutine, waiting), context=context)
+        task.add_done_callback(self.tasks.discard)
+        self.tasks.add(task)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -247,6 +287,52 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
 
     def receiving(self) -> bool | None:
         return self.partly
+
+
+async def in_task() -> None:
+    """Be in a task from here on. The httptools protocol runs an app that says it may (its `eager` attribute) as soon
+    as its request is whole, outside any task, and gives it one only when it first waits: no task at all for an answer
+    made at once (a task, its scheduling and its registration cost a request 2-3 µs). What needs the current task
+    (anyio, sniffio, `asyncio.timeout`, so Starlette's routes, httpx and redis-py) awaits this first."""
+    if asyncio.current_task() is None:
+        await _Turn()
+
+
+class _Turn:
+    """A turn of the loop asked for (a bare `yield`, as `asyncio.sleep(0)`): run at once, it hands the rest to a task."""
+
+    def __await__(self) -> Generator[None, None, None]:
+        yield
+
+
+async def _rest(coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """The rest of a coroutine run at once (`FaultableHttpToolsProtocol._run_now`) until it waited on `waiting`."""
+    await _Resumed(coroutine, waiting)
+
+
+class _Resumed:
+    """A coroutine already started, driven on by the task that awaits this: what it yields goes up to the task, what
+    the task sends or throws goes down to it (`yield from`, begun where the coroutine last yielded)."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self.coroutine, self.waiting = coroutine, waiting
+
+    def __await__(self) -> Generator[Any, None, None]:
+        coroutine, waiting = self.coroutine, self.waiting
+        while True:
+            try:
+                # A turn asked for (None) is this very step of the task; a future is waited on by the task.
+                sent = None if waiting is None else (yield waiting)
+            except BaseException as exc:  # the task cancelled, or the future failed: thrown in where it waited
+                try:
+                    waiting = coroutine.throw(exc)
+                except StopIteration:
+                    return
+            else:
+                try:
+                    waiting = coroutine.send(sent)
+                except StopIteration:
+                    return
 
 
 class Outbox:
