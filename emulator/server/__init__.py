@@ -299,7 +299,7 @@ async def in_task() -> None:
 
 
 class _Turn:
-    """A turn of the loop asked for (a bare `yield`, as `asyncio.sleep(0)`): run at once, it hands the rest to a task."""
+    """A turn of the loop asked for (a bare `yield`, as `asyncio.sleep(0)`): run at once, it hands on to a task."""
 
     def __await__(self) -> Generator[None, None, None]:
         yield
