@@ -32,7 +32,7 @@ import time
 import traceback
 from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import h11
 import uvicorn
@@ -250,7 +250,7 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         cycle = self.cycle
         if type(cycle) is RequestResponseCycle:  # made just now, its task not yet run: see `cycle.Cycle`
             cycle.__class__ = Cycle
-            cast(Cycle, cycle).hold = self.hold
+            cycle.hold = self.hold  # type: ignore[attr-defined]  # a Cycle now (typing.cast: a Python call)
             extensions: dict[str, Any] = self.scope.setdefault("extensions", {})
             extensions[TRANSPORT], extensions[WHOLE] = self.transport, {}
 
