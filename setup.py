@@ -39,8 +39,13 @@ HERE = Path(__file__).parent
 #   AttributeError, and the dialect tests failed (33 of 78) against the compiled wheel. The errors are made only on
 #   a refusal, off the plain path, so they stay Python. tests/test_packaging.py holds the compiled modules free of
 #   the pattern.
-# - the shell (server, app, admin, models, player, cli, ...): its time is in uvicorn, httptools and Starlette, and
-#   its classes subclass theirs; shared_redis and the recordings' formats: I/O and vcrpy, off the plain path.
+# - the shell (app, admin, models, player, cli, ...): its time is in uvicorn, httptools and Starlette, and its
+#   classes subclass theirs; shared_redis and the recordings' formats: I/O and vcrpy, off the plain path. The server's
+#   protocol (emulator/server/__init__.py) is compiled: its classes subclass uvicorn's, which mypyc allows of a Python
+#   class (they stay Python classes, their methods compiled), and its callbacks run on every request (4% of the CPU
+#   an answer at 16 connections).
+# - emulator/server/cycle.py: the protocol makes uvicorn's cycle a `Cycle` by assigning its `__class__`, which a
+#   compiled class refuses ("object layout differs"); every request then answered 400.
 # - emulator/state.py: `SharedState` (emulator/shared_redis/) subclasses `State`, and a native class takes a Python
 #   subclass only under `@mypyc_attr(allow_interpreted_subclasses=True)`, imported at run time from mypy_extensions,
 #   which the wheel does not depend on. `State.before_shape` reads its stores directly, so that the plain path awaits
@@ -73,6 +78,7 @@ COMPILED = [
     "emulator/tokens.py",
     "emulator/validation.py",
     "emulator/wire.py",
+    "emulator/server/__init__.py",
     "emulator/dialects/",
     "emulator/default_model/",
 ]

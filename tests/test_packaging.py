@@ -465,7 +465,7 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     # A package: its __init__'s module (a module beside a data folder of its name, lexicon.py and lexicon/, is none).
     folders = {m for m in modules if (REPO / m.replace(".", "/") / "__init__.py").is_file()}
     assert {f"{m}.__init__" if m in folders else m for m in modules} <= extensions
-    assert not {"emulator.frozen", "emulator.recent", "emulator.server", "emulator.app"} & extensions
+    assert not {"emulator.frozen", "emulator.recent", "emulator.server.cycle", "emulator.app"} & extensions
     assert {"emulator/pipeline.py", "emulator/frozen.py"} <= names  # the sources stay, for tracebacks and reading
     probe = (
         "import importlib, sys\n"
@@ -473,13 +473,13 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
         "    print(name, importlib.import_module(name).__file__.rsplit('.', 1)[-1])\n"
     )
     kinds = {"emulator.pipeline": "so", "emulator.default_model.writer": "so", "emulator.frozen": "py"}
-    kinds["emulator.server"] = "py"
+    kinds["emulator.server"], kinds["emulator.server.cycle"] = "so", "py"  # the protocol compiled, its cycle not
     said = run([venv / "bin" / "python", "-c", probe, *kinds], tmp_path)
     assert dict(line.split() for line in said.splitlines()) == kinds
 
 
 # The dialects driven end to end by the official SDKs: run once more, against the installed compiled wheel.
-DIALECT_TESTS = ["test_app_chat.py", "test_app_responses.py", "test_app_messages.py"]
+DIALECT_TESTS = ["test_app_chat.py", "test_app_responses.py", "test_app_messages.py", "test_server.py"]
 
 
 def test_the_sdk_driven_dialect_tests_pass_against_the_installed_compiled_wheel(venv: Path, tmp_path: Path) -> None:

@@ -322,7 +322,7 @@ class _Resumed:
         while True:
             try:
                 # A turn asked for (None) is this very step of the task; a future is waited on by the task.
-                sent = None if waiting is None else (yield waiting)
+                sent: Any = None if waiting is None else (yield waiting)
             except BaseException as exc:  # the task cancelled, or the future failed: thrown in where it waited
                 try:
                     waiting = coroutine.throw(exc)
@@ -384,7 +384,8 @@ class Server(uvicorn.Server):
         await super().shutdown(sockets)
         cut = [task for task in self.server_state.tasks if task.cancelling()]
         if cut:
-            grace = self.config.timeout_graceful_shutdown
+            config: Any = self.config  # uvicorn types the grace `int | None`, ours is a float: compiled, checked
+            grace = config.timeout_graceful_shutdown
             _log.warning(
                 "shutdown: cut %d answer%s still running after the %g s grace (--shutdown-grace)",
                 len(cut),
