@@ -12,6 +12,8 @@ import urllib.request
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from emulator import delivery, journal, sse
 from emulator.app import Settings
@@ -250,3 +252,47 @@ def test_what_the_journal_keeps_is_out_of_the_collectors_sight_before_a_full_col
         "content-length": "2",
         "x-i": "49",
     }
+
+
+header_texts = st.text(st.characters(min_codepoint=0, max_codepoint=0x2FF), max_size=12)  # NUL among them
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    asked=st.dictionaries(header_texts, header_texts, max_size=5),
+    sent=st.lists(st.tuples(st.binary(max_size=8), st.binary(max_size=8)), max_size=5),
+)
+def test_headers_read_back_as_they_came_whatever_they_hold(asked: dict[str, str], sent: list[Any]) -> None:
+    """A record keeps its header values joined by NUL, and as they are when one holds a NUL: either way they read
+    back as given, none, one empty, or many."""
+    log = Journal()
+    entry = log.add(note()._replace(headers=asked))
+    log.complete(entry, delivery.at_once(200, sent, b"", 0.01))
+    assert log.entries()[0].headers == asked
+    delivered = log._delivered(entry)
+    assert delivered is not None and delivered.headers == tuple(sent)
+
+
+def test_a_record_keeps_its_headers_in_two_objects_the_names_shared_with_other_records() -> None:
+    """20-40 objects a record, freed out of the caches 10,000 answers later, were a tenth of the CPU an answer:
+    the names are one tuple for every record that has them, the values one text or bytes."""
+    sent = [(b"x-request-id", b"req_1"), (b"content-type", b"application/json")]
+    tracemalloc.start()
+    try:
+        log = Journal()
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(1000):
+            headers = {"authorization": f"Bearer sk-{i}", "user-agent": "OpenAI/Python 2.8.0", "x-n": str(i)}
+            entry = log.add(note()._replace(headers=headers))
+            log.complete(entry, delivery.at_once(200, [*sent, (b"x-n", b"%d" % i)], b"{}", 0.01))
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    first, last = log._entries[0], log._entries[-1]
+    assert first[journal._HEADERS] is last[journal._HEADERS]  # one tuple of names for all
+    assert log._answers[1][journal._SENT] is log._answers[1000][journal._SENT]
+    last_entry = log.get(1000)
+    assert last_entry is not None and last_entry["headers"]["x-n"] == "999"
+    # Kept as a tuple of names and one of values, each value its own object: 1,170 bytes a request and its answer
+    # here. Now 911.
+    assert grown < 1000 * 1040, grown
