@@ -501,23 +501,36 @@ async def _read(connection: Any, data: bytes) -> bytes:
     return result
 
 
-def test_an_app_that_may_be_is_answered_as_its_request_is_read_with_no_task() -> None:
-    """No task, no turn of the loop: answered within the read, when its body is whole; each request in a context of
-    its own (what one sets, the next does not see)."""
+def test_an_app_that_may_be_is_answered_with_no_task_after_the_reads_of_its_turn() -> None:
+    """No task: a plain callback in the loop's next turn, where a task's first step would run, so that every
+    request read in a turn is read (and stamped) before any is answered; each in a context of its own (what one
+    sets, the next does not see)."""
 
-    async def run() -> tuple[bytes, list[Any], int]:
+    async def run() -> tuple[list[Any], list[bytes], list[Any], int]:
         app = _Eager()
-        (connection,) = _connections(1, app)
-        written = await _read(connection, _request(b"one") + _request(b"two"))
-        return written, app.seen, len(connection.tasks)
+        connections = _connections(2, app)
+        loop = asyncio.get_running_loop()
+        read = loop.create_future()
 
-    written, seen, tasks = asyncio.run(run())
-    assert written == _answer(b"one") + _answer(b"two")
+        def burst() -> None:  # the loop's reading of two sockets in one turn
+            for index, connection in enumerate(connections):
+                connection.data_received(_request(b"answer %d" % index))
+            read.set_result(list(app.seen))
+
+        loop.call_soon(burst)
+        during = await read
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        return during, [c.transport.written for c in connections], app.seen, len(connections[0].tasks)
+
+    during, written, seen, tasks = asyncio.run(run())
+    assert during == []
+    assert written == [_answer(b"answer 0"), _answer(b"answer 1")]
     assert seen == [(False, None), (False, None)]
     assert tasks == 0
 
 
-def test_an_app_run_at_once_that_waits_goes_on_in_a_task_that_can_be_cancelled() -> None:
+def test_an_app_run_outside_a_task_that_waits_goes_on_in_one_that_can_be_cancelled() -> None:
     """What it awaits is awaited in a task (`server.in_task` for what needs one: `asyncio.timeout` here); a
     task cancelled (the shutdown's grace over) throws in where it waits."""
     cancelled: list[bytes] = []
@@ -566,9 +579,9 @@ def test_a_request_whose_body_comes_later_is_run_as_uvicorn_runs_it() -> None:
     assert seen == [(True, None)]
 
 
-def test_an_answer_made_at_once_does_not_leave_its_keep_alive_timer_on_the_next() -> None:
-    """Two requests in one read: the first, answered at once, arms the keep-alive timer; the second, longer than
-    that timer, is answered, not cut by it."""
+def test_two_requests_in_one_read_are_answered_in_order_the_second_outliving_the_keep_alive_timer() -> None:
+    """The first is answered outside a task, the second (queued behind it, as uvicorn queues a pipelined request)
+    in one; the keep-alive timer, shorter than the second's answer, does not cut it."""
 
     async def wait(body: bytes) -> None:
         if body == b"slow":
@@ -576,7 +589,7 @@ def test_an_answer_made_at_once_does_not_leave_its_keep_alive_timer_on_the_next(
 
     async def run() -> bytes:
         (connection,) = _connections(1, _Eager(wait), timeout_keep_alive=0.05)
-        assert await _read(connection, _request(b"fast") + _request(b"slow")) == _answer(b"fast")
+        assert await _read(connection, _request(b"fast") + _request(b"slow")) == b""
         await asyncio.sleep(0.5)
         written: bytes = connection.transport.written
         return written
