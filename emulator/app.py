@@ -110,9 +110,17 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = answering
             whole = WHOLE in extensions  # our protocol writes it in one go (`server.WHOLE`)
             if not whole:  # under another server, a start and a body: the start goes first
                 await send({"type": "http.response.start", "status": status, "headers": headers})
-            took = time.perf_counter() - arrived
+            delivered = at_once(status, headers, body, time.perf_counter() - arrived)
+            if whole and state.in_process:
+                # Written, then completed, with nothing between that waits (the store is this process's, and the
+                # protocol writes at once or holds): no request can find the entry before it is complete, and the
+                # client is not kept waiting on the journal (a one-connection client waits on every step before
+                # the write).
+                await send({"type": WHOLE, "status": status, "headers": headers, "body": body})
+                await state.done(answer.entry, delivered, *labels)
+                return
             # The entry completed before the body goes: a client with its answer finds it complete, on any worker.
-            await state.done(answer.entry, at_once(status, headers, body, took), *labels)
+            await state.done(answer.entry, delivered, *labels)
             if whole:
                 await send({"type": WHOLE, "status": status, "headers": headers, "body": body})
             else:

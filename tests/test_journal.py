@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import gc
 import json
 import threading
@@ -176,6 +177,26 @@ def test_an_entry_is_opened_before_delivery_and_completed_when_it_ends(make_serv
         caller.join(timeout=20)
     (entry,) = journal_of(server)["requests"]
     assert entry["response"]["status"] == 200 and entry["duration_ms"] >= 1500
+
+
+def test_a_client_with_its_answer_finds_its_entry_complete_however_many_call_at_once(server: Any) -> None:
+    """In process, a plain answer is written (or held for the loop's turn) before its entry is completed, with nothing
+    between that waits: a client that reads the journal the moment it has its answer finds the entry complete, with
+    one connection and with several."""
+
+    def calls(who: int) -> list[Any]:
+        found = []
+        with server.openai() as sdk:
+            for i in range(8):
+                asked = f"caller {who}, call {i}"
+                sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": asked}])
+                mine = [e for e in journal_of(server)["requests"] if e["body"]["messages"][0]["content"] == asked]
+                found.append(mine[0]["response"] and mine[0]["response"]["status"])
+        return found
+
+    assert calls(0) == [200] * 8
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(calls, range(1, 5))) == [[200] * 8] * 4
 
 
 def note_with_body(body: bytes) -> Note:
