@@ -87,6 +87,9 @@ class Before(NamedTuple):
     again: dict[str, str] | None = None
 
 
+_tuple = tuple.__new__
+
+
 class State:
     """Scenario files are read and validated, and cassettes loaded, once: here."""
 
@@ -228,11 +231,11 @@ class State:
         cached = cache.cached_tokens(prompt, now) if cache else 0
         attempt = self._attempts.count(identity)
         if not self.limited:
-            return Before(cached, attempt)
+            return _tuple(Before, (cached, attempt, None, (), None))  # as the tuple it is: `Before(…)` is a Python call
         if self.settings.limits.enforce:
             verdict = self._limiter.take(identity[:2], tokens, now)
             return Before(cached, attempt, verdict, limits.headers(flavor, verdict, now))
-        return Before(cached, attempt, None, self._limiter.report(identity[:2], tokens, now, flavor))
+        return _tuple(Before, (cached, attempt, None, self._limiter.report(identity[:2], tokens, now, flavor), None))
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
         """Tokens of `prompt` the profile's prompt cache serves (0 for a profile without one)."""
