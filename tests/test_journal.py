@@ -186,12 +186,12 @@ def test_a_client_with_its_answer_finds_its_entry_complete_however_many_call_at_
 
     def calls(who: int) -> list[Any]:
         found = []
-        with server.openai() as sdk:
+        test_id = f"complete-{who}-{time.monotonic_ns()}"  # the fixture's server is shared: this caller's own entries
+        with server.openai(default_headers={"x-emulator-test-id": test_id}) as sdk:
             for i in range(8):
-                asked = f"caller {who}, call {i}"
-                sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": asked}])
-                mine = [e for e in journal_of(server)["requests"] if e["body"]["messages"][0]["content"] == asked]
-                found.append(mine[0]["response"] and mine[0]["response"]["status"])
+                sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": f"call {i}"}])
+                last = journal_of(server, f"?test_id={test_id}")["requests"][-1]
+                found.append(last["response"] and last["response"]["status"])
         return found
 
     assert calls(0) == [200] * 8
