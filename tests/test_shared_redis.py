@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
+import types
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -22,6 +24,7 @@ from emulator.conversation import Message, Prompt
 from emulator.dialects import openai_chat
 from emulator.journal import Delivered, Journal, Note, at_once
 from emulator.shared_redis import batch
+from emulator.shared_redis import shared as shared_module
 from emulator.sse import encode
 from emulator.state import Directions, Settings, State
 from emulator.store import Bounds
@@ -551,9 +554,14 @@ def test_scripts_sent_in_one_turn_go_in_one_trip_each_with_its_own_reply(
         await state.before_shape(profile, prompt, ("t", "k", "warm"), 1, "openai")  # the scripts loaded, once
         await state.issue(("t", "k", "warm"), None)
         before = len(trips)
+        # One clock for the nine: on a loaded machine two of them, started more than 6 ms apart, saw the bucket
+        # refill a request between them (10,000 a minute) and reported the same level (once in CI).
+        frozen = time.time()
+        monkeypatch.setattr(shared_module, "time", types.SimpleNamespace(time=lambda: frozen))
         got = await asyncio.gather(
             *(state.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai") for _ in range(9))
         )
+        monkeypatch.setattr(shared_module, "time", time)
         assert loaded(trips[before:]) == ["EVALSHA"]  # nine scripts, one trip
         assert sorted(b.attempt for b in got) == list(range(9))  # each counted once, none lost
         levels = sorted(float(dict(b.rates)[b"x-ratelimit-remaining-requests"]) for b in got)
