@@ -43,7 +43,8 @@ HERE = Path(__file__).parent
 #   classes subclass theirs; shared_redis and the recordings' formats: I/O and vcrpy, off the plain path. The server's
 #   protocol (emulator/server/__init__.py) is compiled: its classes subclass uvicorn's, which mypyc allows of a Python
 #   class (they stay Python classes, their methods compiled), and its callbacks run on every request (4% of the CPU
-#   an answer at 16 connections).
+#   an answer at 16 connections), and so is `turns.py` beside it (the outbox, the task-free run); `workers.py` stays
+#   Python (it forks and waits).
 # - emulator/server/cycle.py: the protocol makes uvicorn's cycle a `Cycle` by assigning its `__class__`, which a
 #   compiled class refuses ("object layout differs"); every request then answered 400.
 # - emulator/state.py: `SharedState` (emulator/shared_redis/) subclasses `State`, and a native class takes a Python
@@ -79,6 +80,7 @@ COMPILED = [
     "emulator/validation.py",
     "emulator/wire.py",
     "emulator/server/__init__.py",
+    "emulator/server/turns.py",
     "emulator/dialects/",
     "emulator/default_model/",
 ]

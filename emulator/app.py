@@ -111,20 +111,19 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = answering
             if not whole:  # under another server, a start and a body: the start goes first
                 await send({"type": "http.response.start", "status": status, "headers": headers})
             delivered = at_once(status, headers, body, time.perf_counter() - arrived)
-            if whole and state.in_process:
-                # Written, then completed, with nothing between that waits (the store is this process's, and the
-                # protocol writes at once or holds): no request can find the entry before it is complete, and the
-                # client is not kept waiting on the journal (a one-connection client waits on every step before
-                # the write).
-                await send({"type": WHOLE, "status": status, "headers": headers, "body": body})
+            # A client with its answer finds its entry complete, on any worker: completed before the body goes, or,
+            # in process and whole, just after it, with nothing between that waits (the store is this process's, and
+            # the protocol writes at once or holds), so that the client is not kept waiting on the journal (one on
+            # a single connection waits on every step before the write).
+            after = whole and state.in_process
+            if not after:
                 await state.done(answer.entry, delivered, *labels)
-                return
-            # The entry completed before the body goes: a client with its answer finds it complete, on any worker.
-            await state.done(answer.entry, delivered, *labels)
             if whole:
                 await send({"type": WHOLE, "status": status, "headers": headers, "body": body})
             else:
                 await send({"type": "http.response.body", "body": body})
+            if after:
+                await state.done(answer.entry, delivered, *labels)
 
     return Route(path, _Endpoint(handle), methods=["POST"])
 

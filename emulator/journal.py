@@ -124,17 +124,15 @@ Counted = tuple[str | None, str | None, Tokens | None]  # what `/metrics` counts
 
 def _entry(record: Record) -> Entry:
     names = record[_HEADERS]
-    headers = dict(zip(names, _text_values(names, record[_HEADERS + 1]), strict=True))
+    headers = dict(zip(names, _values(names, record[_HEADERS + 1], "\0"), strict=True))
     return _tuple(Entry, (*record[:_HEADERS], headers, *record[_BODY:]))
 
 
-def _apart(pairs: Sequence[tuple[bytes, bytes]]) -> tuple[tuple[bytes, ...], bytes | tuple[bytes, ...]]:
+def _apart(pairs: Sequence[tuple[bytes, bytes]]) -> tuple[tuple[bytes, ...], Any]:
     """Name and value pairs as the names (`_shared`) and the values (`_joined`): a level of tuples less, and two
     objects a record where there were two a header (see `Record`)."""
-    names = _shared(tuple([name for name, _ in pairs]))  # native loops, compiled
-    values = tuple([value for _, value in pairs])
-    joined = b"\0".join(values)
-    return names, joined if joined.count(b"\0") == len(values) - 1 else values
+    names = tuple([name for name, _ in pairs])  # native loops, compiled
+    return _shared(names), _joined(tuple([value for _, value in pairs]), b"\0")
 
 
 _NAMES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
@@ -150,18 +148,16 @@ def _shared(names: tuple[Any, ...]) -> tuple[Any, ...]:
     return found
 
 
-def _joined(values: tuple[str, ...]) -> str | tuple[str, ...]:
-    """Header values as one text, NUL between them; as they are when one holds a NUL itself (`/_t/%00…`)."""
-    joined = "\0".join(values)
-    return joined if joined.count("\0") == len(values) - 1 else values
+def _joined(values: tuple[Any, ...], nul: Any) -> Any:
+    """Header values (texts, or bytes with `nul` as bytes) as one, NUL between them; as they are when one holds a
+    NUL itself (`/_t/%00…`)."""
+    joined = nul.join(values)
+    return joined if joined.count(nul) == len(values) - 1 else values
 
 
-def _text_values(names: tuple[str, ...], kept: str | tuple[str, ...]) -> tuple[str, ...]:
-    return kept if isinstance(kept, tuple) else tuple(kept.split("\0")) if names else ()
-
-
-def _bytes_values(names: tuple[bytes, ...], kept: bytes | tuple[bytes, ...]) -> tuple[bytes, ...]:
-    return kept if isinstance(kept, tuple) else tuple(kept.split(b"\0")) if names else ()
+def _values(names: tuple[Any, ...], kept: Any, nul: Any) -> tuple[Any, ...]:
+    """The values `_joined` kept for `names`."""
+    return kept if isinstance(kept, tuple) else tuple(kept.split(nul)) if names else ()
 
 
 class Journal:
@@ -178,7 +174,7 @@ class Journal:
         note, entry_id = bounded(note), self._next
         self._next += 1
         headers = note.headers
-        names, values = _shared(tuple(headers)), _joined(tuple(headers.values()))
+        names, values = _shared(tuple(headers)), _joined(tuple(headers.values()), "\0")
         self._entries.append((entry_id, time.time(), *note[: _HEADERS - 2], names, values, *note[_BODY - 3 :], None))
         self._bytes += len(note.body)
         if len(self._entries) > self._capacity or self._bytes > self._max_bytes:
@@ -242,7 +238,7 @@ class Journal:
         if found is None:
             return None
         names = found[_SENT]
-        headers = tuple(zip(names, _bytes_values(names, found[_SENT + 1]), strict=True))
+        headers = tuple(zip(names, _values(names, found[_SENT + 1], b"\0"), strict=True))
         return _tuple(Delivered, (*found[:_SENT], headers, *found[_SENT + 2 :]))
 
     def _find(self, entry_id: int) -> Record | None:

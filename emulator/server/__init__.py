@@ -15,13 +15,14 @@ limit answers a plain-text 503 where the server is meant to be a faithful upstre
 - at shutdown, answers still running get `shutdown_grace` seconds, then they are cancelled.
 
 `run` serves in this process, or in N worker processes forked from it that accept on the one bound socket
-(`emulator serve --workers N`); each worker is the whole server, protocol and rules included.
+(`emulator serve --workers N`, `workers.py`); each worker is the whole server, protocol and rules included. What the
+protocol does with a turn of the loop (answers written together, the app run without a task) is `turns.py`'s; the
+response cycle, `cycle.py`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import gc
 import logging
@@ -29,8 +30,7 @@ import os
 import signal
 import socket
 import time
-import traceback
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,9 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from emulator import logs
+from emulator.server.turns import Outbox, _rest
+from emulator.server.turns import in_task as in_task  # the app's, from here
+from emulator.server.workers import STOPS, supervise
 
 TRANSPORT = "emulator.transport"
 ARRIVED = "emulator.arrived"  # in the scope's extensions: when the whole request was in (`time.perf_counter`)
@@ -290,87 +293,6 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         return self.partly
 
 
-async def in_task() -> None:
-    """Be in a task from here on. The httptools protocol runs an app that says it may (its `eager` attribute) in a
-    plain callback once its request is whole, outside any task, and gives it one only when it first waits: no task at
-    all for an answer made at once (a task, its scheduling and its registration cost a request 2-3 µs). What needs the
-    current task (anyio, sniffio, `asyncio.timeout`, so Starlette's routes, httpx and redis-py) awaits this first."""
-    if asyncio.current_task() is None:
-        await _Turn()
-
-
-class _Turn:
-    """A turn of the loop asked for (a bare `yield`, as `asyncio.sleep(0)`): outside a task, it hands on to one."""
-
-    def __await__(self) -> Generator[None, None, None]:
-        yield
-
-
-async def _rest(coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
-    """The rest of a coroutine begun in a callback (`FaultableHttpToolsProtocol._run`), which waited on `waiting`."""
-    await _Resumed(coroutine, waiting)
-
-
-class _Resumed:
-    """A coroutine already started, driven on by the task that awaits this: what it yields goes up to the task, what
-    the task sends or throws goes down to it (`yield from`, begun where the coroutine last yielded)."""
-
-    def __init__(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
-        self.coroutine, self.waiting = coroutine, waiting
-
-    def __await__(self) -> Generator[Any, None, None]:
-        coroutine, waiting = self.coroutine, self.waiting
-        while True:
-            try:
-                # A turn asked for (None) is this very step of the task; a future is waited on by the task.
-                sent: Any = None if waiting is None else (yield waiting)
-            except BaseException as exc:  # the task cancelled, or the future failed: thrown in where it waited
-                try:
-                    waiting = coroutine.throw(exc)
-                except StopIteration:
-                    return
-            else:
-                try:
-                    waiting = coroutine.send(sent)
-                except StopIteration:
-                    return
-
-
-class Outbox:
-    """The whole answers of one turn of the loop, written together at its end.
-
-    On loopback, a write wakes the client waiting to read it, and a wake-up of a client asleep on the other core costs
-    the writer more than the write (an interrupt to that core; `perf`: `sock_def_readable`, a fifth of the server's
-    time under 16 connections). Answers written one by one as each is made wake the load generator once each; held
-    until the loop has made all it can in this turn, the first write wakes it and the others find it awake. On the
-    bench's 16 connections that took a third off the server's CPU an answer and 45% onto its requests/s.
-
-    One per server (kept in uvicorn's server state, which every connection of a server shares). The held bytes go out
-    in the loop's next turn of ready callbacks, before it waits for more; a connection writes what it holds itself
-    before anything else can go on it (`FaultableHttpToolsProtocol.release`), so the order on a connection is kept."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.holding: list[FaultableHttpToolsProtocol] = []
-
-    @classmethod
-    def of(cls, state: Any, loop: asyncio.AbstractEventLoop) -> Outbox:
-        outbox: Outbox | None = getattr(state, "emulator_outbox", None)
-        if outbox is None or outbox.loop is not loop:
-            outbox = state.emulator_outbox = cls(loop)
-        return outbox
-
-    def add(self, connection: FaultableHttpToolsProtocol) -> None:
-        if not self.holding:
-            self.loop.call_soon(self.send)
-        self.holding.append(connection)
-
-    def send(self) -> None:
-        holding, self.holding = self.holding, []
-        for connection in holding:
-            connection.release()
-
-
 PROTOCOL: type[_Faultable] = FaultableHttpToolsProtocol if HttpToolsProtocol is not None else FaultableH11Protocol
 
 
@@ -451,7 +373,7 @@ def run(
     gc.collect()
     gc.freeze()
     if workers > 1:
-        _supervise(app, sock, rules, workers, setup, options)
+        supervise(lambda: _serve(app, sock, rules, options), sock, workers, setup)
         return
     # uvicorn stops on either signal, then raises it again for the handler it found, which would end the
     # process with a KeyboardInterrupt traceback (SIGINT) or as killed (SIGTERM): the handler it finds is this.
@@ -465,9 +387,6 @@ def run(
             signal.signal(s, handler)
 
 
-STOPS = (signal.SIGINT, signal.SIGTERM)
-
-
 def _serve(app: Any, sock: socket.socket, rules: Rules, options: dict[str, Any]) -> None:
     host, port = sock.getsockname()[:2]
     Server(config(app, host, port, rules, **options)).run(sockets=[sock])
@@ -475,93 +394,3 @@ def _serve(app: Any, sock: socket.socket, rules: Rules, options: dict[str, Any])
 
 def _stopped(signum: int, frame: object) -> None:
     """A signal uvicorn has already acted on: nothing more to do."""
-
-
-def _supervise(
-    app: Any,
-    sock: socket.socket,
-    rules: Rules,
-    workers: int,
-    setup: Callable[[], object] | None,
-    options: dict[str, Any],
-) -> None:
-    """Fork `workers` processes serving `sock`, and wait for them. SIGINT or SIGTERM here is passed on to each
-    as SIGTERM (a terminal's Ctrl-C reaches them too: either way each stops gracefully, once); a worker that
-    ends unasked is started again, as uvicorn's own supervisor does, no sooner than a second after the last.
-
-    Forked, not spawned as uvicorn's supervisor does: the app is built once, here, from objects no pickle
-    carries (a spawned worker would have to build it again from an import string and its settings)."""
-    children: dict[int, float] = {}  # pid -> when it was started
-    stopping = False
-
-    def stop(signum: int, frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-        # The workers close their copies of the socket as they begin to stop; with this one closed too, a new
-        # connection is refused at once, rather than queued for a worker that will never accept it.
-        sock.close()
-        for pid in children:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-
-    def spawn() -> None:
-        # A stop is held while a worker is forked: it runs here once the worker is recorded, and there once the
-        # worker has its own handlers. Run in between, the parent's `stop` ran inside the new worker (which then
-        # served on, unstoppable, and was waited for for ever) or missed a worker not yet recorded.
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
-        try:
-            children[_fork(app, sock, rules, setup, options)] = time.monotonic()
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
-
-    found = {s: signal.signal(s, stop) for s in STOPS}
-    try:
-        for _ in range(workers):
-            spawn()
-        if stopping:  # a signal came while the workers were being forked: pass it on to every one
-            stop(signal.SIGTERM, None)
-        while children:
-            pid, status = os.wait()  # retried after a signal's handler ran (PEP 475)
-            began = children.pop(pid, None)
-            if stopping or began is None:
-                continue
-            _log.warning("worker %d ended (%s); starting another", pid, _ended(status))
-            time.sleep(max(0.0, began + 1.0 - time.monotonic()))
-            if not stopping:
-                spawn()
-    finally:
-        for s, handler in found.items():
-            signal.signal(s, handler)
-
-
-def _fork(
-    app: Any, sock: socket.socket, rules: Rules, setup: Callable[[], object] | None, options: dict[str, Any]
-) -> int:
-    """A worker process serving `sock`; its pid. The worker never returns into the caller's code: it exits."""
-    pid = os.fork()
-    if pid:
-        return pid
-    status = 0
-    try:
-        # Until uvicorn takes the signals over, a stop ends the worker at once: it serves nothing yet. Once
-        # uvicorn has stopped, it raises the signal again, which ends the worker the same way.
-        for s in STOPS:
-            signal.signal(s, _exit)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # held by the parent across the fork (see `spawn`)
-        if setup is not None:
-            setup()
-        _serve(app, sock, rules, options)
-    except BaseException:
-        traceback.print_exc()
-        status = 1
-    finally:
-        os._exit(status)
-
-
-def _exit(signum: int, frame: object) -> None:
-    os._exit(0)
-
-
-def _ended(status: int) -> str:
-    code = os.waitstatus_to_exitcode(status)
-    return f"killed by signal {-code}" if code < 0 else f"status {code}"
