@@ -4,15 +4,19 @@ views, so that a client cannot tell which keeps the state. Against Debian's redi
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
+import subprocess
 import time
 import types
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import redis
 import redis.asyncio.client
 import redis.asyncio.connection
 from hypothesis import given, settings
@@ -28,6 +32,7 @@ from emulator.shared_redis import shared as shared_module
 from emulator.sse import encode
 from emulator.state import Directions, Settings, State
 from emulator.store import Bounds
+from tests.conftest import REDIS_SERVER
 
 T = TypeVar("T")
 _prefixes = itertools.count()
@@ -337,21 +342,33 @@ def test_lists_of_kept_values_are_the_in_process_ones(redis_server: str) -> None
 
 def test_a_workers_counts_land_in_the_order_they_were_taken(redis_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two answers' publications in flight at once, the first held up on its way: it landed last, and the
-    worker's counts stayed one short for good (`/metrics` 665 of 666). Read by another worker, they are whole."""
+    worker's counts stayed one short for good (`/metrics` 665 of 666). Read by another worker, they are whole.
+    (A worker writes its scripts on one connection in order since issue 32; the write is held back here, as two
+    connections of redis-py's pool held it before, so that the older publication does land last.)"""
     worker = shared(redis_server)
     other = shared_redis.SharedState(worker.settings)  # another worker, reading the same keys
-    original = redis.asyncio.client.Pipeline.execute
-    held = asyncio.Event()
+    original = batch._Wire.write
+    landed: list[int] = []
+    armed, written = [False], itertools.count()
 
-    async def execute(pipe: Any, raise_on_error: bool = True) -> Any:
-        if not held.is_set():  # the first publication waits until the second has landed
-            held.set()
-            await asyncio.sleep(0.2)
-        return await original(pipe, raise_on_error)
+    def write(wire: Any, data: bytes, sent: Any) -> None:
+        if not armed[0] or f"{worker.address.prefix}:metrics".encode() not in data:
+            original(wire, data, sent)
+            return
+        number = next(written)
+        later = 0.2 if number == 0 else 0.0  # the first publication waits until the second has landed
 
-    monkeypatch.setattr(redis.asyncio.client.Pipeline, "execute", execute)
+        def land() -> None:
+            landed.append(number)
+            original(wire, data, sent)
+
+        asyncio.get_running_loop().call_later(later, land)
+
+    monkeypatch.setattr(batch._Wire, "write", write)
 
     async def work() -> tuple[float, float]:
+        await worker._publish()  # connected, and the script loaded: the next two are written as they are sent
+        armed[0] = True
         sent = at_once(200, [], b"{}", 0.01)
         await asyncio.gather(worker.done(None, sent, "chat_completions", "inferam"), answer_after(worker, sent))
         other._client()
@@ -360,6 +377,7 @@ def test_a_workers_counts_land_in_the_order_they_were_taken(redis_server: str, m
         return sum(meter.requests.values()), sum(worker.meter.requests.values())
 
     seen, counted = run(work, worker, other)
+    assert landed[:2] == [1, 0]  # the older publication did land last
     assert counted == 2 and seen == 2
 
 
@@ -414,25 +432,32 @@ SETUP = ("HELLO", "CLIENT", "SELECT", "AUTH")  # what redis-py sends on a new co
 
 
 def loaded(trips: list[str]) -> list[str]:
-    """The round trips but those of a new connection's set-up and of a script's first call in this Redis (NOSCRIPT,
-    then it is loaded)."""
-    kept = [trip for trip in trips if trip not in SETUP]
-    return [trip for i, trip in enumerate(kept) if trip != "SCRIPT LOAD" and kept[i + 1 : i + 2] != ["SCRIPT LOAD"]]
+    """The round trips but those of a new connection's set-up and of a script's first call in this Redis: refused
+    (NOSCRIPT), it goes again in the next write, behind the script's load, and that write is not counted."""
+    return [trip for trip in trips if trip not in SETUP and trip != "SCRIPT LOAD"]
 
 
 def count_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Count round trips to Redis from here on: what a connection sends at once (a command, or a whole pipeline,
-    or redis-py's own `SCRIPT EXISTS` before a pipeline's scripts); the list names the first command of each."""
+    or redis-py's own `SCRIPT EXISTS` before a pipeline's scripts, or one turn's scripts on the batches'
+    connection); the list names the first command of each."""
     trips: list[str] = []
-    send = redis.asyncio.connection.AbstractConnection.send_packed_command
+    send, write = redis.asyncio.connection.AbstractConnection.send_packed_command, batch._Wire.write
 
-    async def counting(connection: Any, command: Any, check_health: bool = True) -> None:
-        packed = b"".join([command] if isinstance(command, bytes) else command)
+    def note(packed: bytes) -> None:
         first = packed.split(b"\r\n")[2].decode()  # *N, $length, then the command's name
         trips.append(first + (" LOAD" if first == "SCRIPT" and b"LOAD" in packed[:40] else ""))
+
+    async def counting(connection: Any, command: Any, check_health: bool = True) -> None:
+        note(b"".join([command] if isinstance(command, bytes) else command))
         await send(connection, command, check_health)
 
+    def writing(wire: Any, data: bytes, sent: Any) -> None:
+        note(data)
+        write(wire, data, sent)
+
     monkeypatch.setattr(redis.asyncio.connection.AbstractConnection, "send_packed_command", counting)
+    monkeypatch.setattr(batch._Wire, "write", writing)
     return trips
 
 
@@ -583,15 +608,131 @@ def test_scripts_sent_in_one_turn_go_in_one_trip_each_with_its_own_reply(
 )
 @settings(max_examples=200, deadline=None)
 def test_commands_are_packed_as_redis_py_packs_them(name: str, args: list[Any]) -> None:
-    """`batch.packing`'s connections pack a command of text, bytes and whole numbers themselves, byte for byte as
-    redis-py does; anything else (floats, a name of two words) redis-py packs, and bools it refuses as before."""
+    """`batch.pack` packs a command of text, bytes, whole numbers and floats byte for byte as redis-py does, and
+    refuses a bool as redis-py does."""
     plain = redis.asyncio.connection.Connection()
-    packing = batch.packing(redis.asyncio.connection.Connection)()
 
-    def packed(connection: Any) -> bytes | type[Exception]:
+    def packed(pack: Callable[[], Any]) -> bytes | type[Exception]:
         try:
-            return b"".join(connection.pack_command(name, *args))
+            found = pack()
         except redis.DataError:
             return redis.DataError
+        return found if isinstance(found, bytes) else b"".join(found)
 
-    assert packed(packing) == packed(plain)
+    command = (*name.split(), *args)
+    assert packed(lambda: batch.pack(command)) == packed(lambda: plain.pack_command(*command))
+
+
+# --- the batches' own connection (`batch.Batcher`) --------------------------------------------------------------
+
+PROFILE = profiles.PROFILES["inferam"]
+BUSY = """local began = redis.call('TIME')
+repeat
+  local now = redis.call('TIME')
+until (now[1] - began[1]) * 1000000 + (now[2] - began[2]) > tonumber(ARGV[1])
+return 'slow'"""
+
+
+def test_a_turns_write_does_not_wait_for_the_replies_to_the_one_before(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One connection, written to at each turn that has commands, whether or not the replies to the last write are
+    in: Redis answers a connection's commands in order, so each reply still reaches its own command."""
+    state = shared(redis_server)
+    trips = count_trips(monkeypatch)
+    replied: list[str] = []
+
+    async def check() -> None:
+        await state.refresh()
+        await state._batch.send("PING")  # connected
+        before = len(trips)
+        slow = state._batch.send("EVAL", BUSY, 0, 200_000)  # Redis busy 0.2 s on it
+        slow.add_done_callback(lambda f: replied.append(f.result().decode()))
+        await asyncio.sleep(0.05)  # written, and Redis at work on it
+        quick = state._batch.send("ECHO", "quick")
+        quick.add_done_callback(lambda f: replied.append(f.result().decode()))
+        await asyncio.sleep(0)  # the next turn writes it
+        assert len(trips) == before + 2 and not slow.done()  # written behind the slow one, not after its reply
+        assert await quick == b"quick"
+        assert replied == ["slow", "quick"]
+
+    run(check, state)
+
+
+def test_scripts_missing_after_a_restart_are_loaded_once_for_a_whole_burst(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Redis that lost its scripts (restarted, flushed) answers NOSCRIPT to every request in flight: the next
+    write loads the script once, ahead of all the requests refused in the last turn, and each request's script runs
+    again behind it. (Each loaded
+    it through redis-py's pool before: a burst of 300 met its 100 connections, and was answered 503.)"""
+    state = shared(redis_server)
+    profile = profiles.PROFILES["inferam"]
+    trips = count_trips(monkeypatch)
+    prompt = Prompt(dialect="t", model="m", messages=(Message("user", "hi"),))
+
+    async def check() -> None:
+        await state.refresh()
+        await state.before_shape(profile, prompt, ("t", "k", "warm"), 1, "openai")
+        await state._client().script_flush()
+        before = len(trips)
+        got = await asyncio.gather(
+            *(state.before_shape(profile, prompt, ("t", "k", f"c{i}"), 1, "openai") for i in range(300))
+        )
+        assert [b.attempt for b in got] == [0] * 300  # each ran once
+        # All refused in one write; then, in each turn their refusals came back in, the load ahead of them again.
+        again = trips[before + 1 :]
+        assert trips[before] == "EVALSHA" and set(again) == {"SCRIPT LOAD"} and len(again) <= 10, trips[before:]
+
+    run(check, state)
+
+
+def test_a_burst_beyond_the_pools_connections_waits_for_one(redis_server: str) -> None:
+    """Commands that go through redis-py (stored responses, here) beyond its pool's connections wait for one: the
+    default pool refused the 101st at once with "Too many connections", a 503."""
+    state = shared(redis_server)
+    scope = ("t-burst", "k")
+
+    async def check() -> None:
+        await asyncio.gather(*(state.keep(scope, {f"r{i}": {"n": i}}) for i in range(300)))
+        found = await asyncio.gather(*(state.recall(scope, [f"r{i}"]) for i in range(300)))
+        assert [held[0]["n"] for held in found] == list(range(300))
+
+    run(check, state)
+
+
+def test_the_batches_connection_logs_in_and_picks_the_database_as_the_url_says(
+    redis_server: str, tmp_path: Path
+) -> None:
+    """The scripts' connection is made from the `--state` URL as redis-py's are: a user and password, a database;
+    and a unix socket with a password alone. What a request takes lands in the database named."""
+    admin = redis.Redis.from_url(redis_server)
+    admin.acl_setuser("batcher", enabled=True, passwords=["+s3cret"], keys=["*"], commands=["+@all"])
+    host = redis_server.removeprefix("redis://").partition("/")[0]
+    private = tmp_path / "redis.sock"
+    assert REDIS_SERVER is not None  # else `redis_server` skipped the test
+    command = [REDIS_SERVER, "--port", "0", "--unixsocket", str(private), "--requirepass", "pw", "--save", ""]
+    process = subprocess.Popen([*command, "--appendonly", "no"], cwd=tmp_path, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not private.exists():
+            assert process.poll() is None and time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+        for url, db, client in [
+            (f"redis://batcher:s3cret@{host}/5", 5, lambda db: redis.Redis.from_url(f"redis://{host}/{db}")),
+            (
+                f"unix://:pw@{private}?db=3",
+                3,
+                lambda db: redis.Redis(unix_socket_path=str(private), password="pw", db=db),
+            ),
+        ]:
+            prefix = f"unit{next(_prefixes)}"
+            state = shared_redis.SharedState(Settings(state=f"{url}{'&' if '?' in url else '?'}prefix={prefix}"))
+            prompt = Prompt(dialect="t", model="m", messages=())
+            got = run(functools.partial(state.before_shape, PROFILE, prompt, ("t", "k", "c"), 1, "openai"), state)
+            assert got.attempt == 0
+            assert client(db).hlen(f"{prefix}:attempts") == 1 and client(0).hlen(f"{prefix}:attempts") == 0
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        admin.acl_deluser("batcher")

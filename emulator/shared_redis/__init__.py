@@ -25,12 +25,14 @@ cache's keys), keys here expire instead: counters and buckets after a day unused
 again), stored values with the store's time to live, a cache key's blocks with the cache's.
 
 A plain request makes two round trips: one script before it is shaped (the test's directions, the attempt, the
-buckets, the prompt cache: `before.lua`), one after it is answered (its journal entry and this worker's counts:
-`after.lua`); and the scripts that concurrent requests send in one turn of the event loop go as one pipeline.
+buckets, the prompt cache: `before.lua`), one after it is answered (its journal entry, `journal.lua`, and this
+worker's counts, `publish.lua`); the scripts that concurrent requests send in one turn of the event loop go as one
+write on a connection of the worker's own, and the counts are published once in it however many answers it
+carries.
 
 Its modules, by job: `address` (the `--state` URL, and whether Redis answers at start), `outage` (the client, each
 command through the guard that turns the store's failures into 503s and logs an outage once), `batch` (one turn's
-scripts in one pipeline), `scripts` (the Lua scripts, `lua/*.lua`, read once), `base` (the client made after the
+scripts in one write), `scripts` (the Lua scripts, `lua/*.lua`, read once), `base` (the client made after the
 fork, keys, `/health`), `journal` (the journal and the metrics), `shared` (the rest of the store interface:
 `SharedState`).
 """

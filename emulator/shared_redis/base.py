@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import redis
@@ -17,11 +17,12 @@ from emulator import limits, scenarios
 from emulator.errors import StateUnavailable
 from emulator.journal import Entry
 from emulator.shared_redis.address import address, ping
-from emulator.shared_redis.batch import Batcher, packing
+from emulator.shared_redis.batch import Batcher
 from emulator.shared_redis.outage import CONNECT_TIMEOUT, HEALTH_TIMEOUT, TIMEOUT, Client, Outage
 from emulator.shared_redis.scripts import SCRIPTS
 from emulator.state import Settings, State
 
+POOL = 64  # connections to Redis a worker opens at most for commands other than the scripts (those go on one)
 IDLE = 86_400  # seconds a counter or a bucket is kept unused: a bucket left that long is full again
 
 
@@ -65,19 +66,24 @@ class RedisState(State):
             # One try more for a connection found closed (Redis restarted since it was pooled), none for a timeout,
             # and no backoff: the caller answers 503 at once rather than wait seconds for the store.
             retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
-            self._redis = Client.from_url(self.address.connect, retry=retry, **options)  # the URL's options win
+            # A burst of commands beyond the pool's connections waits for one (within the timeout): redis-py's
+            # default pool refused the 101st at once ("Too many connections"), a 503 for a burst of Responses
+            # requests storing their answers, or of first requests catching up with the posted scenarios.
+            options |= {"max_connections": POOL, "timeout": TIMEOUT}
+            pool = redis.asyncio.BlockingConnectionPool.from_url(self.address.connect, retry=retry, **options)
+            self._redis = Client(connection_pool=pool)  # the URL's options win
+            self._redis.auto_close_connection_pool = True
             self._redis.outage = self.outage
-            pool = self._redis.connection_pool
-            pool.connection_class = packing(pool.connection_class)
             self._pid = os.getpid()
             self.worker = f"{platform.node()}:{self._pid}"
             self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
-            self._batch = Batcher(self._redis, self.outage)
+            self._batch = Batcher(self.address.connect, self.outage)
         return self._redis
 
     async def close(self) -> None:
         """Close this process's connections (at the end of the loop they were made in)."""
         if self._redis is not None and self._pid == os.getpid():
+            self._batch.close()
             await self._redis.aclose()
         self._redis = None
 
@@ -85,15 +91,36 @@ class RedisState(State):
         return f"{self.address.prefix}:{''.join(parts)}"
 
     async def _run(self, script: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        """Run a script, in the pipeline of this turn of the event loop (`Batcher`); loaded first if Redis does
-        not hold it."""
+        """Run a script, in the write of this turn of the event loop (`Batcher`); loaded first if Redis does not
+        hold it."""
         self._client()
-        held = self._scripts[script]
+        command = ("EVALSHA", self._scripts[script].sha, len(keys), *keys, *args)
+        return await self._loading(self._batch.send(*command), script, lambda: command)
+
+    def _run_once(self, script: str, build: Callable[[], tuple[Sequence[str], Sequence[Any]]]) -> Awaitable[Any]:
+        """Run a script once in this turn's write however many ask, with the keys and arguments `build` makes as
+        the write is made (`Batcher.send_once`); queued at once: awaited, its reply."""
+        self._client()
+        sha = self._scripts[script].sha
+
+        def command() -> tuple[Any, ...]:
+            keys, args = build()
+            return ("EVALSHA", sha, len(keys), *keys, *args)
+
+        return self._loading(self._batch.send_once(script, command), script, command)
+
+    async def _loading(self, reply: Awaitable[Any], script: str, command: Callable[[], tuple[Any, ...]]) -> Any:
+        """`reply`; or, if Redis does not hold the script, the `command` again, in the next write, behind the
+        script's load (once in it, however many commands found it missing: after a restart of Redis, every
+        request in flight does)."""
         try:
-            return await self._batch.send("EVALSHA", held.sha, len(keys), *keys, *args)
+            return await reply
         except redis.exceptions.NoScriptError:
-            await self._redis.script_load(held.script)
-            return await self._batch.send("EVALSHA", held.sha, len(keys), *keys, *args)
+            source = self._scripts[script].script
+            loaded = self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
+            again = self._batch.send(*command())
+            await loaded
+            return await again
 
     async def _count(self, key: str, field: str) -> int:
         """The count at `field` of the hash `key` before this one; counted once more, kept a day unused."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from emulator import journal, metrics
@@ -66,28 +66,30 @@ class JournalState(RedisState):
             pass  # the answer went out; the outage is logged and counted
 
     async def done(self, entry: int | None, delivered: Delivered, endpoint: str, profile: str) -> None:
-        """As `State.done`; the store failing here is counted in its outage, never raised: the answer went out."""
+        """As `State.done`; the store failing here is counted in its outage, never raised: the answer went out.
+        This worker's counts are published once a write to Redis, however many answers it carries
+        (`Batcher.send_once`): built as it is written, the publication holds each one's count."""
         self._client()
         held = self._open.pop(entry, None) if entry is not None else None
         self.meter.count(endpoint, profile, delivered, held and (held.source, held.kind, held.usage))
-        # The counts as they stand now, numbered, each argument made before the first await: a publication sent
-        # later carries a higher number, whatever order the two land in.
-        keys, args = self._publication()
-        if held is not None:
-            keys += self._journal_keys(held.test_id)
-            args += self._journal_args(held, delivered)
+        published = self._publish()
         with contextlib.suppress(StateUnavailable):  # the answer went out; the outage is logged and counted
-            await self._run("after", keys, args)
+            if held is not None:
+                await self._journalled(held, delivered)
+        with contextlib.suppress(StateUnavailable):
+            await published
 
     def _publication(self) -> tuple[list[str], list[Any]]:
-        """The `publish` script's keys and arguments: this worker's counts as they stand, numbered, so that an
-        older publication landing later does not replace them."""
+        """The `publish` script's keys and arguments: this worker's counts as they stand, numbered, so that an older
+        publication landing later does not replace them."""
         self._published += 1
         args = [self.worker, self._published, encode(metrics.snapshot(self.meter))]
         return [self._key("metrics"), self._key("metrics:sequence")], args
 
-    async def _publish(self) -> None:
-        await self._run("publish", *self._publication())
+    def _publish(self) -> Awaitable[Any]:
+        """Publish this worker's counts in this turn's write to Redis, once however many ask, as they stand when it
+        is written; awaited, done."""
+        return self._run_once("publish", self._publication)
 
     async def _views(self, test_id: str | None, since: int = 0) -> list[tuple[int | None, dict[str, Any]]]:
         """The journal's entries after id `since`, all or one test's, oldest first: (the status their note

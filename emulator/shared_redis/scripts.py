@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-PARTS = {"before": ("direct", "buckets", "cache"), "after": ("publish", "journal")}
+PARTS = {"before": ("direct", "buckets", "cache")}
 
 
 def _read(name: str) -> str:
