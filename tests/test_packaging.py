@@ -474,12 +474,15 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     )
     kinds = {"emulator.pipeline": "so", "emulator.default_model.writer": "so", "emulator.frozen": "py"}
     kinds["emulator.server"], kinds["emulator.server.cycle"] = "so", "py"  # the protocol compiled, its cycle not
+    kinds["emulator.shared_redis.batch"], kinds["emulator.shared_redis.outage"] = "so", "py"  # the scripts' path
     said = run([venv / "bin" / "python", "-c", probe, *kinds], tmp_path)
     assert dict(line.split() for line in said.splitlines()) == kinds
 
 
-# The dialects driven end to end by the official SDKs: run once more, against the installed compiled wheel.
+# The dialects driven end to end by the official SDKs, and the workers on Redis (its state compiled where a request
+# goes through it): run once more, against the installed compiled wheel.
 DIALECT_TESTS = ["test_app_chat.py", "test_app_responses.py", "test_app_messages.py", "test_server.py"]
+DIALECT_TESTS += ["test_shared_redis.py", "test_workers.py", "test_metrics_workers.py"]
 
 
 def test_the_sdk_driven_dialect_tests_pass_against_the_installed_compiled_wheel(venv: Path, tmp_path: Path) -> None:

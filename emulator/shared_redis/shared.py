@@ -128,7 +128,7 @@ class SharedState(JournalState):
         async with self._client().pipeline(transaction=True) as pipe:  # the scenarios and their version, as one
             pipe.get(self._key("posted:version"))
             pipe.hgetall(self._key("posted"))
-            version, held = await pipe.execute()
+            current, held = await pipe.execute()  # the version None (none posted yet) as "0"
         parsed, found = {}, []
         for field, value in held.items():
             stamp, _, source = value.partition(b"\n")
@@ -141,7 +141,7 @@ class SharedState(JournalState):
         for _, test_id, scenario in sorted(found, key=lambda f: f[0]):  # oldest first, as `State.post` keeps them
             posted.setdefault(test_id, {})[scenario.name] = scenario
         self._posted, self._parsed, self._books = posted, parsed, {}
-        self._version = version or b"0"
+        self._version = current or b"0"
         return True
 
     async def post(self, test_id: str, posted: Sequence[scenarios.Scenario], sources: Sequence[Any] = ()) -> list[str]:
