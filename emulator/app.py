@@ -94,8 +94,6 @@ def _answering(path: str, state: State, endpoint: Endpoint, run: Run = answering
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         arrived = time.perf_counter()
-        if not state.in_process:  # a shared store's client (redis-py) times its calls by the current task
-            await in_task()
         try:
             answer = await run(state, endpoint, scope, receive)
         except StateUnavailable as error:  # the shared state failed, even to journal the refusal: a 503, unjournalled

@@ -307,7 +307,7 @@ def matches(summary: Mapping[str, Any], where: Mapping[str, str]) -> bool:
 
 def summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     """An entry's fields, bodies aside: what the inspector's list shows and what filters compare."""
-    fields = entry._asdict()
+    fields: dict[str, Any] = dict(zip(Entry._fields, entry, strict=True))  # not `_asdict()`, a Python call
     del fields["headers"], fields["body"], fields["usage"]
     usage = entry.usage
     fields["source_kind"] = source_kind(entry.source)

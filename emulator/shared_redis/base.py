@@ -31,7 +31,7 @@ class RedisState(State):
     process that first uses it: a worker, after the fork; building this checks that Redis answers, or raises
     `Unreachable`."""
 
-    in_process = False  # its coroutines wait on Redis, and redis-py times them by the current task
+    in_process = False  # its coroutines wait on Redis (and redis-py's calls go into a task first: `outage.guarded`)
 
     def __init__(self, settings: Settings = Settings()) -> None:
         super().__init__(settings)

@@ -11,6 +11,7 @@ import redis
 import redis.asyncio
 
 from emulator.errors import StateUnavailable
+from emulator.server.turns import in_task
 
 # Seconds a command may take before the store counts as unreachable (a paused Redis never answers), unless the URL
 # says otherwise (`?socket_timeout=`): long enough for a whole journal read, short beside a client's timeout.
@@ -130,7 +131,9 @@ class Pipeline(redis.asyncio.client.Pipeline):
 
 
 async def guarded(outage: Outage, command: Any) -> Any:
-    """Await a command through `outage`."""
+    """Await a command through `outage`, in a task: redis-py times its commands by the current task, and a request
+    is begun outside any (`server.in_task`; the scripts' own connection, `batch`, needs none)."""
+    await in_task()
     try:
         probe = outage.admit()
     except StateUnavailable:

@@ -22,6 +22,7 @@ from emulator.wire import Headers
 
 CacheLookup = tuple[list[str], list[Any], int]  # the cache script's keys and arguments, the tokens of a block
 # Ids, versions and the metrics go on across a reset.
+_tuple = tuple.__new__  # a named tuple built as the tuple it is: its `__new__` is a Python call
 KEPT_ACROSS_RESET = ("journal:next", "journal:dropped", "posted:version", "metrics", "metrics:sequence")
 
 
@@ -63,7 +64,7 @@ class SharedState(JournalState):
         buckets = {}
         for (name, size, rate), raw in zip(self._buckets, out[:n], strict=True):
             buckets[name] = limits.bucket(size, float(raw), rate)
-        return limits.Verdict(spent == 0, buckets, wait, self._buckets[spent - 1][0] if spent else None)
+        return _tuple(limits.Verdict, (spent == 0, buckets, wait, self._buckets[spent - 1][0] if spent else None))
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
         looked = self._cache_lookup(profile, prompt, now)
@@ -111,9 +112,10 @@ class SharedState(JournalState):
             return Before(0, 0, again=await self._added(again[0], sent))
         cached = int(hits) * looked[2] if looked is not None else 0
         if not taken:
-            return Before(cached, int(attempt))
+            return _tuple(Before, (cached, int(attempt), None, (), None))  # as the tuple it is: `Before(…)` is Python
         verdict = self._verdict(out)
-        return Before(cached, int(attempt), verdict if enforce else None, limits.headers(flavor, verdict, now))
+        rates = limits.headers(flavor, verdict, now)
+        return _tuple(Before, (cached, int(attempt), verdict if enforce else None, rates, None))
 
     # --- posted scenarios and the tests' directions --------------------------------------------------------
 

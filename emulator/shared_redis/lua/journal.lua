@@ -2,7 +2,7 @@
 -- test id (hash), the next id, this entry's test's ids (sorted set). ARGV: the entry's JSON, its id (0: a new
 -- entry, given the next id), the journal's capacity and bytes, the prefix of a test's ids' key, the test id.
 -- Returns the id; 0 when the entry to complete is no longer held.
-local id = tonumber(ARGV[2])
+local id, held = tonumber(ARGV[2]), 0
 if id == 0 then
   id = redis.call('INCR', KEYS[6])
   redis.call('ZADD', KEYS[2], id, id)
@@ -10,8 +10,10 @@ if id == 0 then
   redis.call('HSET', KEYS[5], id, ARGV[6])
 elseif not redis.call('ZSCORE', KEYS[2], id) then
   return 0
+else
+  held = redis.call('HSTRLEN', KEYS[1], id)  -- what the entry replaced held (a new one: nothing)
 end
-local bytes = redis.call('INCRBY', KEYS[3], #ARGV[1] - redis.call('HSTRLEN', KEYS[1], id))
+local bytes = redis.call('INCRBY', KEYS[3], #ARGV[1] - held)
 redis.call('HSET', KEYS[1], id, ARGV[1])
 local count, dropped = redis.call('ZCARD', KEYS[2]), 0
 while count > 1 and (count > tonumber(ARGV[3]) or bytes > tonumber(ARGV[4])) do
