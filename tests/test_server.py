@@ -702,3 +702,55 @@ def test_ctrl_c_during_a_stream_says_what_it_cut_in_one_line(tmp_path: Path) -> 
     assert process.returncode == 0, out
     assert "Traceback" not in out and "CancelledError" not in out and "Exception in ASGI" not in out, out
     assert out.count("shutdown: cut 1 answer still running after the 1 s grace (--shutdown-grace)") == 1, out
+
+
+def test_a_client_that_expects_100_continue_is_told_to_go_on_and_its_headers_lose_trailing_blanks() -> None:
+    """The protocol's own per-header step (compiled in the wheel) does what uvicorn's does: `Expect: 100-continue`
+    makes the cycle say `100 Continue` when the app first asks for the body, not before; a header's value loses
+    the blanks after it (RFC 9110, section 5.5), so the test id is the journal's without them."""
+    with (
+        Background(create_app(Settings()), rules=RULES) as running,
+        socket.create_connection((running.host, running.port)) as sock,
+    ):
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        sock.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"Expect: 100-Continue\r\nauthorization: Bearer sk-test\r\nx-emulator-test-id: blanks \t \r\ncontent-length: %d\r\n\r\n"
+            % len(body)
+        )
+        sock.settimeout(10)
+        assert read_until_blank(sock) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(body)
+        assert read_until_blank(sock).startswith(b"HTTP/1.1 200")
+        journal = http.client.HTTPConnection(running.host, running.port, timeout=10)
+        journal.request("GET", "/_emulator/requests?test_id=blanks&bodies=false")
+        found = json.loads(journal.getresponse().read())["requests"]
+        journal.close()
+    assert [e["status"] for e in found] == [200]
+
+
+def test_the_cycles_flag_wakes_its_waiters_as_an_asyncio_event_does() -> None:
+    """`turns.Flag`, which the protocol gives each cycle in place of uvicorn's `asyncio.Event`: set wakes every
+    waiter, a set flag is waited on at once, clear makes the next wait wait, and a cancelled waiter is let go."""
+    from emulator.server.turns import Flag
+
+    async def check() -> None:
+        flag = Flag()
+        waiting = [asyncio.ensure_future(flag.wait()) for _ in range(3)]
+        await asyncio.sleep(0)
+        assert not any(w.done() for w in waiting) and not flag.is_set()
+        flag.set()
+        assert await asyncio.gather(*waiting) == [True, True, True] and flag.waiters == []
+        assert await asyncio.wait_for(flag.wait(), 1) is True
+        flag.clear()
+        left = asyncio.ensure_future(flag.wait())
+        await asyncio.sleep(0)
+        left.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await left
+        assert flag.waiters == [] and not flag.is_set()
+        later = asyncio.ensure_future(flag.wait())
+        asyncio.get_running_loop().call_later(0.01, flag.set)
+        assert await asyncio.wait_for(later, 1) is True
+
+    asyncio.run(check())

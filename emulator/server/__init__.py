@@ -39,7 +39,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from emulator import logs
-from emulator.server.turns import Outbox, _rest
+from emulator.server.turns import Flag, Outbox, _rest
 from emulator.server.turns import in_task as in_task  # the app's, from here
 from emulator.server.workers import STOPS, supervise
 
@@ -181,6 +181,13 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
     """uvicorn's httptools protocol, faultable (see `_Faultable`): llhttp parses in C what h11 parses in
     Python, a third of the time of a short answer (issue 19's profile)."""
 
+    # uvicorn's, which the steps below use: named here for mypyc, which builds without uvicorn installed; untyped,
+    # as compiled code would check a type on each assignment (uvicorn begins `headers` as None).
+    url: Any
+    headers: Any
+    expect_100_continue: Any
+    timeout_keep_alive_task: Any
+
     def __init__(self, config: Config, *args: Any, **kwargs: Any) -> None:
         super().__init__(config, *args, **kwargs)
         self._faultable(config, wrap=False)
@@ -254,6 +261,26 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
             cycle.hold = self.hold  # type: ignore[attr-defined]  # a Cycle now (typing.cast: a Python call)
             extensions: dict[str, Any] = self.scope.setdefault("extensions", {})
             extensions[TRANSPORT], extensions[WHOLE] = self.transport, {}
+            cycle.message_event = Flag()  # type: ignore[assignment]  # its four methods: nothing has set uvicorn's yet
+
+    # uvicorn's per-header and per-request steps, done here as uvicorn does them, compiled: each was a Python call a
+    # header or a request (tests/test_server.py holds the bytes and the scope to uvicorn's own).
+
+    def on_url(self, url: bytes) -> None:
+        self.url += url
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        name = name.lower()
+        value = value.rstrip(b" \t")  # llhttp keeps trailing whitespace, which RFC 9110 section 5.5 excludes
+        if name == b"expect" and value.lower() == b"100-continue":
+            self.expect_100_continue = True
+        self.headers.append((name, value))
+
+    def _unset_keepalive_if_required(self) -> None:
+        timer = self.timeout_keep_alive_task
+        if timer is not None:
+            timer.cancel()
+            self.timeout_keep_alive_task = None
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
