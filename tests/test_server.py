@@ -715,8 +715,8 @@ def test_a_client_that_expects_100_continue_is_told_to_go_on_and_its_headers_los
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
         sock.sendall(
             b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
-            b"Expect: 100-Continue\r\nauthorization: Bearer sk-test\r\nx-emulator-test-id: blanks \t \r\ncontent-length: %d\r\n\r\n"
-            % len(body)
+            b"Expect: 100-Continue\r\nauthorization: Bearer sk-test\r\n"
+            b"x-emulator-test-id: blanks \t \r\ncontent-length: %d\r\n\r\n" % len(body)
         )
         sock.settimeout(10)
         assert read_until_blank(sock) == b"HTTP/1.1 100 Continue\r\n\r\n"
