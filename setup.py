@@ -79,6 +79,7 @@ COMPILED = [
     "emulator/scenarios.py",
     "emulator/scenario_form.py",
     "emulator/scenario_reading.py",
+    "emulator/serving.py",
     "emulator/sse.py",
     "emulator/state.py",
     "emulator/metrics.py",

@@ -7,7 +7,6 @@ prefix) run the pipeline (`answering.py`, through the stages of `pipeline.py`) a
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -17,22 +16,21 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from emulator import admin, answering, counting, memory, models, player, profiles
+from emulator import admin, answering, counting, memory, models, profiles
 from emulator.answer import TEST_ID
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.error_answer import dialect_for, error_answer
 from emulator.errors import MethodNotAllowed, NotFound, StateUnavailable
-from emulator.journal import at_once
 from emulator.reading import Endpoint
-from emulator.server import ARRIVED, WHOLE, in_task
+from emulator.server import in_task
+from emulator.serving import Answering, Run
 from emulator.state import Settings, State
-from emulator.wire import Script, Whole
+from emulator.wire import Whole
 
 __all__ = ["Settings", "create_app"]
 
 _TEST_ID = TEST_ID.encode()
 SCOPED = "/_t/"  # `/_t/{test_id}/v1/…`: a test's scope in the path
-Run = Callable[[State, Endpoint, Scope, Receive], Awaitable[Whole | Script]]
 
 
 def create_app(settings: Settings = Settings()) -> Starlette:
@@ -88,42 +86,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
 
 def _answering(path: str, state: State, endpoint: Endpoint, run: Run = answering.answer) -> Route:
-    """A POST route that runs `run` (the pipeline) for `endpoint`, in raw ASGI: no Request object is made."""
-
-    labels = (endpoint.name, endpoint.profile.name)
-
-    async def handle(scope: Scope, receive: Receive, send: Send) -> None:
-        arrived = time.perf_counter()
-        try:
-            answer = await run(state, endpoint, scope, receive)
-        except StateUnavailable as error:  # the shared state failed, even to journal the refusal: a 503, unjournalled
-            answer = error_answer(endpoint.dialect, error, profile=endpoint.profile)
-        extensions = scope.get("extensions", {})
-        arrived = extensions.get(ARRIVED, arrived)  # the whole request was in (`server.py`)
-        if isinstance(answer, Script):
-            await in_task()  # it paces and waits: in a task, as any stream is
-            await player.deliver(answer, scope, receive, send, state, arrived, labels)
-        else:  # the common answer, sent here: no coroutine more on the hot path (what `Whole.__call__` does)
-            status, headers, body = answer.status, answer.headers, answer.body
-            whole = WHOLE in extensions  # our protocol writes it in one go (`server.WHOLE`)
-            if not whole:  # under another server, a start and a body: the start goes first
-                await send({"type": "http.response.start", "status": status, "headers": headers})
-            delivered = at_once(status, headers, body, time.perf_counter() - arrived)
-            # A client with its answer finds its entry complete, on any worker: completed before the body goes, or,
-            # in process and whole, just after it, with nothing between that waits (the store is this process's, and
-            # the protocol writes at once or holds), so that the client is not kept waiting on the journal (one on
-            # a single connection waits on every step before the write).
-            after = whole and state.in_process
-            if not after:
-                await state.done(answer.entry, delivered, *labels)
-            if whole:
-                await send({"type": WHOLE, "status": status, "headers": headers, "body": body})
-            else:
-                await send({"type": "http.response.body", "body": body})
-            if after:
-                await state.done(answer.entry, delivered, *labels)
-
-    return Route(path, _Endpoint(handle), methods=["POST"])
+    """A POST route that runs `run` (the pipeline) for `endpoint`, in raw ASGI: no Request object is made
+    (`serving.Answering`, compiled in the wheel)."""
+    return Route(path, _Endpoint(Answering(state, endpoint, run)), methods=["POST"])
 
 
 def _stored(state: State, profile: profiles.Profile, items: bool = False) -> Callable[[Request], Awaitable[Whole]]:

@@ -476,6 +476,7 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     kinds["emulator.server"], kinds["emulator.server.cycle"] = "so", "py"  # the protocol compiled, its cycle not
     kinds["emulator.shared_redis.batch"], kinds["emulator.shared_redis.outage"] = "so", "py"  # the scripts' path
     kinds["emulator.state"], kinds["emulator.recent"] = "so", "py"  # `Recent` subclasses dict
+    kinds["emulator.serving"], kinds["emulator.app"] = "so", "py"  # the answering endpoint compiled, its routes not
     said = run([venv / "bin" / "python", "-c", probe, *kinds], tmp_path)
     assert dict(line.split() for line in said.splitlines()) == kinds
 
