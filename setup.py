@@ -40,21 +40,23 @@ HERE = Path(__file__).parent
 #   a refusal, off the plain path, so they stay Python. tests/test_packaging.py holds the compiled modules free of
 #   the pattern.
 # - the shell (app, admin, models, player, cli, ...): its time is in uvicorn, httptools and Starlette, and its
-#   classes subclass theirs; the recordings' formats: I/O and vcrpy, off the plain path. The state in Redis is compiled
-#   where a request goes through it (`shared_redis`'s base, batch, journal and shared: 12% less CPU a request in a
-#   worker on Redis); its address, outage guard (a subclass of redis-py's client) and scripts stay Python. The server's
-#   protocol (emulator/server/__init__.py) is compiled: its classes subclass uvicorn's, which mypyc allows of a Python
-#   class (they stay Python classes, their methods compiled), and its callbacks run on every request (4% of the CPU
-#   an answer at 16 connections), and so is `turns.py` beside it (the outbox, the task-free run); `workers.py` stays
-#   Python (it forks and waits).
+#   classes subclass theirs; the recordings' formats: I/O and vcrpy, off the plain path.
 # - emulator/server/cycle.py: the protocol makes uvicorn's cycle a `Cycle` by assigning its `__class__`, which a
 #   compiled class refuses ("object layout differs"); every request then answered 400.
-# (emulator/state.py is compiled, and so is `SharedState` in emulator/shared_redis/ that subclasses it: a native class
-# takes a Python subclass only under `@mypyc_attr(allow_interpreted_subclasses=True)`, which the wheel could not
-# import; a test's own subclass of `State` would fail against the compiled wheel the same way. `State.before_shape`
-# reads its stores directly, so that the plain path awaits one of its coroutines before the shape, not four.
-# emulator/metrics.py is compiled too: it counts every answer in plain lists; prometheus_client is called only when
-# `/metrics` is read. The two made a plain answer 3% cheaper at 16 connections: six Python calls a request fewer.)
+# - emulator/server/workers.py (it forks and waits); shared_redis's address, outage guard (a subclass of redis-py's
+#   client) and scripts: off the plain path.
+# Compiled beyond the pure stages, each because a request goes through it:
+# - the server's protocol (emulator/server/__init__.py) and `turns.py` beside it (the outbox, the task-free run, the
+#   cycle's `Flag`): its classes subclass uvicorn's, which mypyc allows of a Python class (they stay Python classes,
+#   their methods compiled); its callbacks were 4% of the CPU an answer at 16 connections.
+# - emulator/serving.py, the answering endpoint's ASGI app (app.py routes to it).
+# - emulator/state.py and the state in Redis that subclasses it (shared_redis's base, batch, journal and shared: 12%
+#   less CPU a request in a worker on Redis). A native class takes a Python subclass only under
+#   `@mypyc_attr(allow_interpreted_subclasses=True)`, which the wheel could not import: a subclass of `State` must be
+#   compiled too (a test's own would fail against the compiled wheel). `State.before_shape` reads its stores
+#   directly, so that the plain path awaits one of its coroutines before the shape, not four.
+# - emulator/metrics.py: it counts every answer in plain lists; prometheus_client is called only when `/metrics` is
+#   read. With state.py, six Python calls a request fewer: a plain answer 3% cheaper at 16 connections.
 COMPILED = [
     "emulator/answer.py",
     "emulator/answering.py",

@@ -1,6 +1,7 @@
 """What the server's protocol (`emulator.server`) does with a turn of the event loop: the whole answers made in it
 written together at its end (`Outbox`), and an app run outside any task until it first waits (`in_task`, with the
-task that then carries it on, `_rest`)."""
+task that then carries it on, `_rest`); and the `Flag` it gives each request's cycle in place of an `asyncio.Event`.
+Compiled with the protocol."""
 
 from __future__ import annotations
 

@@ -56,6 +56,12 @@ class RedisState(State):
         self._plan = [
             arg for name, size, rate in self._buckets for arg in (size, repr(rate), int(name == "tokens_per_minute"))
         ]
+        # The keys every request names, made once: the before-shaping script's first three, the journal's six (its
+        # seventh is the entry's test's), the counts' two.
+        self._looked = (self._key("posted:version"), self._key("directions"), self._key("attempts"))
+        names = ("entries", "ids", "bytes", "dropped", "tests", "next")
+        self._journalled_at = tuple(self._key("journal:", name) for name in names)
+        self._counted_at = (self._key("metrics"), self._key("metrics:sequence"))
 
     # --- plumbing ------------------------------------------------------------------------------------------
 
@@ -95,7 +101,10 @@ class RedisState(State):
         hold it."""
         self._client()
         command = ("EVALSHA", self._scripts[script].sha, len(keys), *keys, *args)
-        return await self._loading(self._batch.send(*command), script, lambda: command)
+        try:
+            return await self._batch.send(*command)
+        except redis.exceptions.NoScriptError:
+            return await self._reloaded(script, command)
 
     def _run_once(self, script: str, build: Callable[[], tuple[Sequence[str], Sequence[Any]]]) -> Awaitable[Any]:
         """Run a script once in this turn's write however many ask, with the keys and arguments `build` makes as
@@ -107,20 +116,22 @@ class RedisState(State):
             keys, args = build()
             return ("EVALSHA", sha, len(keys), *keys, *args)
 
-        return self._loading(self._batch.send_once(script, command), script, command)
+        return self._once(self._batch.send_once(script, command), script, command)
 
-    async def _loading(self, reply: Awaitable[Any], script: str, command: Callable[[], tuple[Any, ...]]) -> Any:
-        """`reply`; or, if Redis does not hold the script, the `command` again, in the next write, behind the
-        script's load (once in it, however many commands found it missing: after a restart of Redis, every
-        request in flight does)."""
+    async def _once(self, reply: Awaitable[Any], script: str, command: Callable[[], tuple[Any, ...]]) -> Any:
         try:
             return await reply
         except redis.exceptions.NoScriptError:
-            source = self._scripts[script].script
-            loaded = self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
-            again = self._batch.send(*command())
-            await loaded
-            return await again
+            return await self._reloaded(script, command())
+
+    async def _reloaded(self, script: str, command: tuple[Any, ...]) -> Any:
+        """`command` again, in the next write, behind the script's load: once in it, however many commands found
+        the script missing (after a restart of Redis, every request in flight does)."""
+        source = self._scripts[script].script
+        loaded = self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
+        again = self._batch.send(*command)
+        await loaded
+        return await again
 
     async def _count(self, key: str, field: str) -> int:
         """The count at `field` of the hash `key` before this one; counted once more, kept a day unused."""

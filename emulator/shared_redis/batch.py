@@ -217,15 +217,12 @@ class Batcher:
             self._wire.drop(redis.ConnectionError("Connection closed by the emulator."))
 
     def _flush(self) -> None:
-        if self._once:
-            ahead = [(pack(build()), future) for build, future, first in self._once.values() if first]
-            self._queued[:0] = [command for command, _ in ahead]
-            self._futures[:0] = [future for _, future in ahead]
-            for build, future, first in self._once.values():
-                if not first:
-                    self._queued.append(pack(build()))
-                    self._futures.append(future)
-        data, futures = b"".join(self._queued), self._futures
+        queued, futures = self._queued, self._futures
+        for build, future, ahead in self._once.values():  # built now, with all of this turn's counts in
+            at = 0 if ahead else len(queued)
+            queued.insert(at, pack(build()))
+            futures.insert(at, future)
+        data = b"".join(queued)
         self._queued, self._futures, self._once, self._flushing = [], [], {}, False
         try:
             probe = self.outage.admit()

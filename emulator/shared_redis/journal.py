@@ -19,8 +19,7 @@ class JournalState(RedisState):
     """The journal and the metrics of a `RedisState`."""
 
     def _journal_keys(self, test_id: str) -> list[str]:
-        names = ("entries", "ids", "bytes", "dropped", "tests", "next")
-        return [*(self._key("journal:", name) for name in names), self._key("journal:test:", test_id)]
+        return [*self._journalled_at, self._key("journal:test:", test_id)]
 
     def _journalled(self, entry: Entry, delivered: Delivered | None) -> Any:
         """Write an entry's view (a new one when its id is 0); the script's answer, its id, awaited."""
@@ -83,7 +82,7 @@ class JournalState(RedisState):
         publication landing later does not replace them."""
         self._published += 1
         args = [self.worker, self._published, encode(metrics.snapshot(self.meter))]
-        return [self._key("metrics"), self._key("metrics:sequence")], args
+        return list(self._counted_at), args
 
     def _publish(self) -> Awaitable[Any]:
         """Publish this worker's counts in this turn's write to Redis, once however many ask, as they stand when it

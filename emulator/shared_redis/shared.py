@@ -36,7 +36,7 @@ class SharedState(JournalState):
         return await self._count(self._key("calls:", test_id), f"{scenario}\0{api_key}")
 
     async def next_attempt(self, request: tuple[str, str, str]) -> int:
-        return await self._count(self._key("attempts"), "\0".join(request))
+        return await self._count(self._looked[2], "\0".join(request))
 
     async def issue(self, sequence: tuple[str, str, str], retry: str | None) -> int:
         test_id, api_key, digest = sequence
@@ -96,7 +96,7 @@ class SharedState(JournalState):
         prompt cache, by one script."""
         now = time.time() if profile.cache or self.limited else 0.0
         enforce = self.limited and self.settings.limits.enforce
-        keys = [self._key("posted:version"), self._key("directions"), self._key("attempts")]
+        keys = list(self._looked)
         test_id, sent = look or ("", {})
         args = [int(look is not None), test_id, int(FAULT_HEADER in sent), self._version or b"", "\0".join(identity)]
         args.append(IDLE)
@@ -196,8 +196,7 @@ class SharedState(JournalState):
     def _direct(self, test_id: str, sent: Mapping[str, str]) -> Any:
         """The `direct` script's answer (the posted scenarios' version, the directions, whether a fault struck);
         awaited."""
-        keys = [self._key("posted:version"), self._key("directions")]
-        return self._run("direct", keys, [test_id, int(FAULT_HEADER in sent)])
+        return self._run("direct", list(self._looked[:2]), [test_id, int(FAULT_HEADER in sent)])
 
     async def _added(self, found: Sequence[Any], sent: Mapping[str, str]) -> dict[str, str]:
         """The headers the `direct` script's answer adds to those `sent`; the posted scenarios caught up with."""
