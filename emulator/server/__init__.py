@@ -263,8 +263,9 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
             extensions[TRANSPORT], extensions[WHOLE] = self.transport, {}
             cycle.message_event = Flag()  # type: ignore[assignment]  # its four methods: nothing has set uvicorn's yet
 
-    # uvicorn's per-header and per-request steps, done here as uvicorn does them, compiled: each was a Python call a
-    # header or a request (tests/test_server.py holds the bytes and the scope to uvicorn's own).
+    # uvicorn's per-header and per-request steps, done here as uvicorn 0.55 does them, compiled: each was a Python
+    # call a header or a request. tests/test_server.py drives them end to end (`Expect: 100-continue`, a header's
+    # trailing blanks, pipelined requests, the keep-alive timer).
 
     def on_url(self, url: bytes) -> None:
         self.url += url
