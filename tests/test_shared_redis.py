@@ -228,6 +228,46 @@ def test_bytes_bound_the_journal_too(redis_server: str) -> None:
     run(check, state)
 
 
+def test_the_journals_bytes_are_what_it_holds_through_completion_ending_and_forgetting(redis_server: str) -> None:
+    """The journal counts the bytes of each record as written (its index keeps each one's size, so dropping one
+    needs no lookup): opened, completed with a longer answer, ended after it was written, dropped or forgotten, the
+    count is the sum over what is held; an entry ended after it was written shows how, as in process."""
+    state, local = shared(redis_server, journal_size=4), Journal(capacity=4)
+    delivered = at_once(200, [(b"content-type", b"application/json")], b'{"ok": "%s"}' % (b"z" * 300), 0.002)
+
+    async def held() -> int:
+        """The bytes counted, checked against the sizes the index keeps and the records held."""
+        client = state._client()
+        members = await client.zrange(state._key("journal:order"), 0, -1)
+        sizes = [int(member.split(b" ")[1]) for member in members]
+        records = await client.hvals(state._key("journal:entries"))
+        assert len(sizes) == len(records) and int(await client.get(state._key("journal:bytes")) or 0) == sum(sizes)
+        assert 0 <= sum(map(len, records)) - sum(sizes) <= 20 * len(records)  # an ending adds its few bytes
+        return sum(sizes)
+
+    async def check() -> None:
+        for i, test_id in enumerate(["a", "b", "a", "c a b", "b", "a"]):
+            entry = await state.open(note(f"m{i}", test_id))
+            added = local.add(note(f"m{i}", test_id))
+            await state.done(entry, delivered, "chat_completions", "inferam")
+            local.complete(added, delivered)
+            if i % 2:
+                await state.end(entry, "client")
+                local.end(added, "client")
+            assert await held() > 0
+        assert await state.dropped() == 2
+        views = await state.find({})
+        assert [v["ended"] for v in views] == [v["ended"] for v in local.find({})] == [None, "client", None, "client"]
+        assert [v["test_id"] for v in views] == ["a", "c a b", "b", "a"]
+        await state.clear("a")
+        assert [v["test_id"] for v in await state.find({})] == ["c a b", "b"]
+        await held()
+        await state.clear()
+        assert await held() == 0 and await state.find({"test_id": "b"}) == []
+
+    run(check, state)
+
+
 def test_a_counted_fault_and_the_calls_are_shared_by_states_on_one_redis(redis_server: str) -> None:
     """Two states with the same address are two workers: a fault for two requests strikes two, whichever asks."""
     url = f"{redis_server}?prefix=unit{next(_prefixes)}"

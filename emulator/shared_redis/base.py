@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
+import struct
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -52,14 +53,15 @@ class RedisState(State):
         self.outage = Outage(self.address.shown)
         self._published = 0  # this process's publications of its counts, numbered
         self._buckets = limits.sizes(settings.limits)
-        # The buckets as the script takes them: size, rate and whether it counts tokens, for each.
-        self._plan = [
-            arg for name, size, rate in self._buckets for arg in (size, repr(rate), int(name == "tokens_per_minute"))
-        ]
-        # The keys every request names, made once: the before-shaping script's first three, the journal's six (its
-        # seventh is the entry's test's), the counts' two.
+        # The buckets as the script takes them: size, rate and whether it counts tokens, for each, packed as doubles;
+        # and the script's answer, each level, the bucket that refused and the wait, as doubles.
+        plan = [float(x) for name, size, rate in self._buckets for x in (size, rate, name == "tokens_per_minute")]
+        self._plan = struct.pack(f"<{len(plan)}d", *plan)
+        self._verdicts = struct.Struct(f"<{len(self._buckets) + 2}d")
+        # The keys every request names, made once: the before-shaping script's first three, the journal's five (its
+        # sixth is the entry's test's), the counts' two.
         self._looked = (self._key("posted:version"), self._key("directions"), self._key("attempts"))
-        names = ("entries", "ids", "bytes", "dropped", "tests", "next")
+        names = ("entries", "order", "bytes", "dropped", "next")
         self._journalled_at = tuple(self._key("journal:", name) for name in names)
         self._counted_at = (self._key("metrics"), self._key("metrics:sequence"))
 

@@ -22,15 +22,12 @@ class JournalState(RedisState):
         return [*self._journalled_at, self._key("journal:test:", test_id)]
 
     def _journalled(self, entry: Entry, delivered: Delivered | None) -> Any:
-        """Write an entry's view (a new one when its id is 0); the script's answer, its id, awaited."""
+        """Write an entry's record (a new one when its id is 0); the script's answer, its id, awaited."""
         return self._run("journal", self._journal_keys(entry.test_id), self._journal_args(entry, delivered))
 
     def _journal_args(self, entry: Entry, delivered: Delivered | None) -> list[Any]:
-        view = _kept(entry, delivered)
-        del view["id"]  # the script gives a new entry its id: it is the field the view is kept under
-        view["worker"] = self.worker
         settings = self.settings
-        args = [encode([entry.status, view]), entry.id, settings.journal_size, settings.journal_bytes]
+        args = [_record(entry, delivered, self.worker), entry.id, settings.journal_size, settings.journal_bytes]
         return [*args, self._key("journal:test:"), entry.test_id]
 
     async def open(self, note: Note) -> int:
@@ -57,9 +54,10 @@ class JournalState(RedisState):
         client = self._client()
         try:
             raw = await client.hget(self._key("journal:entries"), str(entry))
-            if raw is not None:
-                planned, view = loads(raw)
-                await client.hset(self._key("journal:entries"), str(entry), encode([planned, view | {"ended": ended}]))
+            record = _read(raw)
+            if record is not None:
+                record[_ENDED] = ended
+                await client.hset(self._key("journal:entries"), str(entry), encode(record))
         except StateUnavailable:
             pass  # the answer went out; the outage is logged and counted
 
@@ -89,38 +87,36 @@ class JournalState(RedisState):
         is written; awaited, done."""
         return self._run_once("publish", self._publication)
 
-    async def _views(self, test_id: str | None, since: int = 0) -> list[tuple[int | None, dict[str, Any]]]:
-        """The journal's entries after id `since`, all or one test's, oldest first: (the status their note
-        planned, their view)."""
+    async def _views(self, test_id: str | None, since: int = 0) -> list[Kept]:
+        """The journal's entries after id `since`, all or one test's, oldest first, as `_kept` reads them."""
         client = self._client()
-        index = self._key("journal:ids") if test_id is None else self._key("journal:test:", test_id)
-        ids = await client.zrangebyscore(index, f"({since}", "+inf")
+        if test_id is None:
+            held = await client.zrangebyscore(self._key("journal:order"), f"({since}", "+inf")
+            ids = [member.partition(b" ")[0] for member in held]
+        else:
+            ids = await client.zrangebyscore(self._key("journal:test:", test_id), f"({since}", "+inf")
         if not ids:
             return []
-        found = []
-        for entry_id, raw in zip(ids, await client.hmget(self._key("journal:entries"), ids), strict=True):
-            if raw is not None:  # dropped meanwhile
-                planned, view = loads(raw)
-                found.append((planned, {"id": int(entry_id)} | view))
-        return found
+        found = zip(ids, await client.hmget(self._key("journal:entries"), ids), strict=True)
+        return [kept for entry_id, raw in found if (kept := _kept(int(entry_id), raw)) is not None]
 
     async def entries(self, test_id: str | None = None) -> list[Entry]:
-        return [_entry(planned, view) for planned, view in await self._views(test_id)]
+        return [entry._replace(headers={}, body=b"") for entry, _, _ in await self._views(test_id)]
 
     async def find(self, where: Mapping[str, str], since: int = 0, bodies: bool = True) -> list[dict[str, Any]]:
         found = []
-        for planned, view in await self._views(where.get("test_id"), since):
-            summary = {k: v for k, v in view.items() if k not in _NOT_LISTED}
-            if journal.matches(summary, where):
-                found.append(_shown(planned, view) if bodies else summary)
+        for entry, delivered, worker in await self._views(where.get("test_id"), since):
+            listed = journal.summary(entry, delivered) | {"worker": worker}
+            if journal.matches(listed, where):
+                found.append(journal.full(listed, entry, delivered) if bodies else listed)
         return found
 
     async def entry(self, entry: int) -> dict[str, Any] | None:
-        raw = await self._client().hget(self._key("journal:entries"), str(entry))
-        if raw is None:
+        kept = _kept(entry, await self._client().hget(self._key("journal:entries"), str(entry)))
+        if kept is None:
             return None
-        planned, view = loads(raw)
-        return _shown(planned, {"id": entry} | view)
+        held, delivered, worker = kept
+        return journal.full(journal.summary(held, delivered) | {"worker": worker}, held, delivered)
 
     async def dropped(self) -> int:
         return int(await self._client().get(self._key("journal:dropped")) or 0)
@@ -128,11 +124,12 @@ class JournalState(RedisState):
     async def clear(self, test_id: str | None = None) -> None:
         if test_id is not None:
             keys = self._journal_keys(test_id)
-            await self._run("forget_test", [keys[0], keys[1], keys[2], keys[4], keys[6]], [])
+            await self._run("forget_test", [keys[0], keys[1], keys[2], keys[5]], [])
             return
         client = self._client()
         tests = [key async for key in client.scan_iter(match=self._key("journal:test:*"), count=1000)]
-        await client.delete(*(self._key("journal:", name) for name in ("entries", "ids", "bytes", "tests")), *tests)
+        names = ("entries", "order", "bytes", *_BEFORE)
+        await client.delete(*(self._key("journal:", name) for name in names), *tests)
 
     async def metered(self) -> metrics.Meter:
         client = self._client()
@@ -146,49 +143,60 @@ def _whole(note: Note) -> bool:
     return not (note.stream or note.fault or note.timing or (note.source or "").startswith("recording "))
 
 
-# Under this key, a kept entry holds its request's headers and body and its answer as they went out, as text
-# (bytes read as latin-1, so byte for byte); its full view is built from them as it is read, as the in-process
-# journal builds it. Built as it was written, the view parsed every event of a stream, and both bodies' JSON,
-# on every request: a third of a worker's time answering 64-token streams on Redis.
-RAW = "raw"
-_NOT_LISTED = (*journal.FULL_ONLY, RAW)
+# What Redis keeps of an entry, under its id: its fields in `Entry`'s order, the request's headers (credentials
+# masked) and body as text (bytes read as latin-1, so byte for byte), then its answer as it went out (`_answer`) and
+# the worker that journalled it; one JSON array. The views are built from it as the journal is read, as the
+# in-process journal builds them from its records. (Built as they were written, a summary of some thirty keys and
+# the full view's parts, they were a tenth of a worker's time on Redis; before that, parsing every event of a
+# stream and both bodies' JSON as they were written was a third of it.)
+Kept = tuple[Entry, Delivered | None, str]  # an entry read back: it, its answer, the worker that journalled it
+_HEADERS, _BODY, _ENDED = (Entry._fields.index(name) for name in ("headers", "body", "ended"))
+_LENGTH = len(Entry._fields) + 2
+_BEFORE = ("ids", "tests")  # the index and the test ids of the journal as it was kept before records: cleared too
 
 
-def _kept(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
-    """What Redis keeps of an entry: its summary (what a listing shows and a filter compares) and `RAW`."""
-    kept = journal.summary(entry, delivered)
-    answer = None
-    if delivered is not None:
-        written = chunks(compact(delivered))  # one write per event, up to the journal's cap
-        pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in delivered.headers]
-        sent = [(t, data.decode("latin-1")) for t, data in written]
-        answer = [delivered.status, pairs, sent, delivered.size, delivered.ttft, delivered.duration]
-    headers = {k: journal.mask(k, v) for k, v in entry.headers.items()}  # no credential kept: masking is idempotent
-    kept[RAW] = {"headers": headers, "body": entry.body.decode("latin-1"), "answer": answer}
-    return kept
+def _record(entry: Entry, delivered: Delivered | None, worker: str) -> bytes:
+    """An entry's record, as Redis keeps it."""
+    record: list[Any] = list(entry)
+    record[_HEADERS] = {k: journal.mask(k, v) for k, v in entry.headers.items()}  # masking is idempotent
+    record[_BODY] = entry.body.decode("latin-1")
+    record.append(None if delivered is None else _answer(delivered))
+    record.append(worker)
+    return encode(record)
 
 
-def _shown(planned: int | None, kept: Mapping[str, Any]) -> dict[str, Any]:
-    """A kept entry's full view, as `journal.view` shows it (a view kept whole by an older version, as it is)."""
-    raw = kept.get(RAW)
+def _answer(delivered: Delivered) -> list[Any]:
+    """What a record keeps of an answer: its status and headers, and each event as it was written, with its time."""
+    written = chunks(compact(delivered))  # one write per event, up to the journal's cap
+    pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in delivered.headers]
+    sent = [(t, data.decode("latin-1")) for t, data in written]
+    return [delivered.status, pairs, sent, delivered.size, delivered.ttft, delivered.duration]
+
+
+def _read(raw: bytes | None) -> list[Any] | None:
+    """A record as it was written; None when there is none, or it is another version's."""
     if raw is None:
-        return dict(kept)
-    summary = {k: v for k, v in kept.items() if k != RAW}
-    entry = _entry(planned, kept)._replace(headers=raw["headers"], body=raw["body"].encode("latin-1"))
+        return None
+    record = loads(raw)
+    return record if len(record) == _LENGTH else None
+
+
+def _kept(entry_id: int, raw: bytes | None) -> Kept | None:
+    """An entry, its answer and its worker, back from its record (None: not held)."""
+    record = _read(raw)
+    if record is None:
+        return None
+    *fields, answer, worker = record
+    fields[0] = entry_id  # a new entry's was 0: the script gave it the id it is kept under
+    fields[_HEADERS] = dict(fields[_HEADERS])
+    fields[_BODY] = fields[_BODY].encode("latin-1")
+    usage, lenient = fields[_BODY + 1], fields[_BODY + 2]
+    fields[_BODY + 1], fields[_BODY + 2] = usage and tuple(usage), tuple(lenient)
     delivered = None
-    if raw["answer"] is not None:
-        status, headers, sent, size, ttft, duration = raw["answer"]
+    if answer is not None:
+        status, headers, sent, size, ttft, duration = answer
         steps = tuple(data.encode("latin-1") for _, data in sent)
         times, marks = tuple(t for t, _ in sent), tuple(range(len(sent)))
         pairs = tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers)
         delivered = Delivered(status, pairs, steps, len(steps), size, ttft, duration, times, 0.0, marks)
-    return journal.full(summary, entry, delivered)
-
-
-def _entry(planned: int | None, view: Mapping[str, Any]) -> Entry:
-    """A journal entry back from its view, for the client report: bodies and headers are not needed there."""
-    usage = view.get("usage")
-    fields = {name: view.get(name) for name in Entry._fields}
-    tokens = usage and tuple(usage[name] for name in journal.TOKENS)
-    lenient = tuple(view.get("lenient") or ())
-    return Entry(**fields | {"status": planned, "headers": {}, "body": b"", "usage": tokens, "lenient": lenient})
+    return Entry(*fields), delivered, worker

@@ -55,15 +55,16 @@ class SharedState(JournalState):
         return self._verdict(await self._run("buckets", [self._key("buckets:", scope[0])], args))
 
     def _bucket_args(self, scope: tuple[str, str], tokens: int, now: float, enforce: bool) -> list[Any]:
-        return [scope[1], repr(now), tokens, int(enforce), IDLE, *self._plan]
+        return [scope[1], repr(now), tokens, int(enforce), IDLE, self._plan]
 
-    def _verdict(self, out: Sequence[bytes]) -> limits.Verdict:
+    def _verdict(self, out: bytes) -> limits.Verdict:
         """The buckets' verdict from the script's answer: each level, the bucket that refused, the wait."""
         n = len(self._buckets)
-        spent, wait = int(out[n]), float(out[n + 1])
+        levels = self._verdicts.unpack(out)
+        spent, wait = int(levels[n]), levels[n + 1]
         buckets = {}
-        for (name, size, rate), raw in zip(self._buckets, out[:n], strict=True):
-            buckets[name] = limits.bucket(size, float(raw), rate)
+        for (name, size, rate), level in zip(self._buckets, levels[:n], strict=True):
+            buckets[name] = limits.bucket(size, level, rate)
         return _tuple(limits.Verdict, (spent == 0, buckets, wait, self._buckets[spent - 1][0] if spent else None))
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:

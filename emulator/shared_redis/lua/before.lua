@@ -10,8 +10,8 @@
 -- cache's (none: no lookup). Returns the attempt's number (from 0), the buckets' answer (or false), the cache's
 -- hits (or false), and `direct`'s answer when the request goes round again (then the first three are false).
 if ARGV[1] == '1' then
-  local held = redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 or redis.call('HEXISTS', KEYS[2], '') == 1
-  if held or (redis.call('GET', KEYS[1]) or '0') ~= ARGV[4] then
+  local held = redis.call('HMGET', KEYS[2], ARGV[2], '')
+  if held[1] or held[2] or (redis.call('GET', KEYS[1]) or '0') ~= ARGV[4] then
     return {false, false, false, direct({KEYS[1], KEYS[2]}, {ARGV[2], ARGV[3]})}
   end
 end
