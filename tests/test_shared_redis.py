@@ -268,6 +268,31 @@ def test_the_journals_bytes_are_what_it_holds_through_completion_ending_and_forg
     run(check, state)
 
 
+def test_entries_of_no_test_id_are_listed_and_forgotten_as_in_process(redis_server: str) -> None:
+    """Entries of no test id have no index of their own (the journal's order has their test id): listed and
+    forgotten as in process, beside test ids that end in a space or hold one."""
+    state, local = shared(redis_server, journal_size=5), Journal(capacity=5)
+    tests = ["", "x ", "", " ", "a b", "", "x "]
+
+    async def check() -> None:
+        for i, test_id in enumerate(tests):
+            await state.open(note(f"m{i}", test_id))
+            local.add(note(f"m{i}", test_id))
+        for scope in ("", "x ", " ", "a b", None):
+            where = {} if scope is None else {"test_id": scope}
+            assert [v["model"] for v in await state.find(where)] == [v["model"] for v in local.find(where)]
+            assert [e.model for e in await state.entries(scope)] == [e.model for e in local.entries(scope)]
+        await state.clear("")
+        local.clear("")
+        assert [v["model"] for v in await state.find({})] == [v["model"] for v in local.find({})] == ["m3", "m4", "m6"]
+        client = state._client()
+        assert int(await client.get(state._key("journal:bytes"))) == sum(
+            len(raw) for raw in await client.hvals(state._key("journal:entries"))
+        )
+
+    run(check, state)
+
+
 def test_a_counted_fault_and_the_calls_are_shared_by_states_on_one_redis(redis_server: str) -> None:
     """Two states with the same address are two workers: a fault for two requests strikes two, whichever asks."""
     url = f"{redis_server}?prefix=unit{next(_prefixes)}"
@@ -712,6 +737,29 @@ def test_scripts_missing_after_a_restart_are_loaded_once_for_a_whole_burst(
         # All refused in one write; then, in each turn their refusals came back in, the load ahead of them again.
         again = trips[before + 1 :]
         assert trips[before] == "EVALSHA" and set(again) == {"SCRIPT LOAD"} and len(again) <= 10, trips[before:]
+
+    run(check, state)
+
+
+def test_a_turns_journal_entries_go_in_one_script_and_are_written_once_when_it_was_lost(redis_server: str) -> None:
+    """The journal's entries of one turn are one script call, each given its own id in order; when Redis lost the
+    script, the same write goes once more behind its load: every entry written once, none twice."""
+    state = shared(redis_server)
+
+    async def evalshas() -> int:
+        return int((await state._client().info("commandstats"))["cmdstat_evalsha"]["calls"])
+
+    async def check() -> None:
+        await state.open(note("warm"))
+        before = await evalshas()
+        ids = await asyncio.gather(*(state.open(note(f"m{i}", "t" if i % 3 else "")) for i in range(100)))
+        assert ids == list(range(ids[0], ids[0] + 100)) and await evalshas() == before + 1
+        await state._client().script_flush()
+        again = await asyncio.gather(*(state.open(note(f"n{i}")) for i in range(100)))
+        assert again == list(range(ids[-1] + 1, ids[-1] + 101))
+        models = [v["model"] for v in await state.find({})]
+        assert models == ["warm", *(f"m{i}" for i in range(100)), *(f"n{i}" for i in range(100))]
+        assert [v["model"] for v in await state.find({"test_id": "t"})] == [f"m{i}" for i in range(100) if i % 3]
 
     run(check, state)
 

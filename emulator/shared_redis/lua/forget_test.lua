@@ -1,5 +1,13 @@
--- KEYS: the entries, their order, the bytes held, one test's ids. Forgets that test's entries.
-local ids, freed = redis.call('ZRANGE', KEYS[4], 0, -1), 0
+-- KEYS: the entries, their order, the bytes held, one test's ids. ARGV: the test id. Forgets that test's entries
+-- (those of no test id are found in the order: they have no sorted set of their own).
+local ids, freed = {}, 0
+if ARGV[1] == '' then
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    if string.match(member, '^%d+ %d+ $') then ids[#ids + 1] = string.match(member, '^%d+') end
+  end
+else
+  ids = redis.call('ZRANGE', KEYS[4], 0, -1)
+end
 for _, id in ipairs(ids) do
   local held = redis.call('ZRANGEBYSCORE', KEYS[2], id, id)[1]
   if held then
