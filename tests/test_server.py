@@ -754,3 +754,104 @@ def test_the_cycles_flag_wakes_its_waiters_as_an_asyncio_event_does() -> None:
         assert await asyncio.wait_for(later, 1) is True
 
     asyncio.run(check())
+
+
+class _Pausing(_Socket):
+    """A transport that notes when reading is paused and resumed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pauses: list[str] = []
+
+    def pause_reading(self) -> None:
+        self.pauses.append("pause")
+
+    def resume_reading(self) -> None:
+        self.pauses.append("resume")
+
+
+class _Seeing:
+    """An app that notes each request's scope (the transport-specific extensions aside) and the messages it received
+    until its body was whole, and answers with the body's length (start and body messages, as a plain ASGI app)."""
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        messages = [await receive()]
+        while messages[-1].get("more_body"):
+            messages.append(await receive())
+        shown = {k: v for k, v in scope.items() if k not in ("extensions", "state")}
+        self.seen.append((shown, [(m["type"], len(m.get("body", b"")), m.get("more_body")) for m in messages]))
+        size = str(sum(len(m.get("body", b"")) for m in messages)).encode()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"%d" % len(size))]})
+        await send({"type": "http.response.body", "body": size})
+
+
+UVICORNS_CASES = {
+    "a plain request": [_request(b"hello")],
+    "a path escaped, a query": [b"GET /a%20b/c%2Fd?x=1&y=%2F HTTP/1.1\r\nhost: h\r\n\r\n"],
+    "HTTP/1.0": [b"POST /x HTTP/1.0\r\ncontent-length: 2\r\n\r\nhi"],
+    "two pipelined in one read": [_request(b"one") + _request(b"two, longer")],
+    "a body in pieces": [_request(b"0123456789")[:-6], b"456", b"789"],
+    "a body past the high-water mark": [
+        b"POST /big HTTP/1.1\r\nhost: h\r\ncontent-length: 200000\r\n\r\n" + b"x" * 70_000,
+        b"y" * 70_000,
+        b"z" * 60_000,
+    ],
+    "an invalid request": [b"NOT HTTP AT ALL\r\n\r\n"],
+    "an upgrade it does not take": [
+        b"GET /ws HTTP/1.1\r\nhost: h\r\nconnection: upgrade\r\nupgrade: websocket\r\n"
+        b"sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    ],
+}
+
+
+@pytest.mark.parametrize("case", UVICORNS_CASES)
+@pytest.mark.parametrize("options", [{}, {"root_path": "/under"}, {"limit_concurrency": 1}])
+def test_the_protocols_own_request_steps_are_uvicorns(case: str, options: dict[str, Any]) -> None:
+    """The protocol's per-request steps (`on_message_begin`, `on_headers_complete`, `on_body`, `on_message_complete`,
+    `on_response_complete`, its cycle's state and `run_asgi`: compiled in the wheel) against uvicorn's own protocol,
+    fed the same bytes in the same reads: the same scopes and messages reach the app, the same bytes go out, reading
+    is paused and resumed alike, and the connection ends alike."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    async def serve(kind: type) -> Any:
+        app = _Seeing()
+        config = emulator_server.config(app, "127.0.0.1", access_log=False, server_header=False, date_header=False)
+        for name, value in options.items():
+            setattr(config, name, value)
+        config.load()
+        connection = kind(config, ServerState(), {})
+        transport = _Pausing()
+        connection.connection_made(transport)
+        for data in UVICORNS_CASES[case]:
+            connection.data_received(data)
+            for _ in range(5):
+                await asyncio.sleep(0)
+        await asyncio.sleep(0.01)
+        timer = connection.timeout_keep_alive_task
+        if timer is not None:
+            timer.cancel()
+        return app.seen, transport.written, transport.pauses, transport.closed, connection.server_state.total_requests
+
+    theirs, ours = (
+        asyncio.run(serve(kind)) for kind in (HttpToolsProtocol, emulator_server.FaultableHttpToolsProtocol)
+    )
+    assert ours == theirs
+    assert theirs[1]  # something was answered: the case is not vacuous
+
+
+def test_the_cycles_state_begins_as_uvicorns() -> None:
+    """The cycle sets its state itself (uvicorn's `__init__` is a Python call): every attribute uvicorn's cycle
+    begins with, with the same value (those made for each cycle, of the same kind)."""
+    theirs, ours = (_cycle(kind) for kind in (RequestResponseCycle, Cycle))
+    own = ("transport", "flow", "message_event", "on_response")  # made for each by `_cycle`
+    assert {name for name in vars(theirs) if name not in own} == {
+        "scope", "logger", "access_logger", "access_log", "default_headers", "disconnected", "keep_alive",
+        "waiting_for_100_continue", "body", "more_body", "response_started", "response_complete", "chunked_encoding",
+        "expected_content_length",
+    }  # fmt: skip
+    for name, value in vars(theirs).items():
+        mine = getattr(ours, name)
+        assert type(mine) is type(value) and (name in own or mine == value), name

@@ -30,6 +30,7 @@ import os
 import signal
 import socket
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +51,9 @@ ARRIVED = "emulator.arrived"  # in the scope's extensions: when the whole reques
 WHOLE = "emulator.whole"
 
 try:  # below the names above, which the cycle's module reads from here
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+    import httptools
+    from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT, service_unavailable
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     from emulator.server.cycle import Cycle
 except ImportError:  # no httptools: the h11 protocol, in pure Python, serves
@@ -187,6 +190,11 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
     headers: Any
     expect_100_continue: Any
     timeout_keep_alive_task: Any
+    scope: Any
+    cycle: Any
+    parser: Any
+    flow: Any
+    timeout_keep_alive: Any  # uvicorn types it int; the emulator's rules give a float
 
     def __init__(self, config: Config, *args: Any, **kwargs: Any) -> None:
         super().__init__(config, *args, **kwargs)
@@ -206,7 +214,18 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if not self.partly and self.waiting_since is not None:
             self.partly = True  # bytes of a request: one is begun (llhttp says so only once it has a method)
-        super().data_received(data)
+        self._unset_keepalive_if_required()
+        try:  # as uvicorn's
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            self.logger.warning("Invalid HTTP request received.")
+            self.send_400_response("Invalid HTTP request received.")
+            return
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
         if self.due is not None:  # its body is still coming: a task, which reads it as it comes, as uvicorn does
             cycle, app = self.due
             self.due = None
@@ -248,24 +267,69 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         self.release()
         super().timeout_keep_alive_handler()
 
+    # uvicorn's per-request and per-header steps, done here as uvicorn 0.55 does them, compiled: each was a Python
+    # call a request or a header (with the cycle's own, 15 a plain request). tests/test_server.py drives them end to
+    # end (`Expect: 100-continue`, a header's trailing blanks, pipelined requests, a body past the high-water mark,
+    # a refused upgrade, an invalid request, the concurrency limit, the keep-alive timer).
+
+    def on_message_begin(self) -> None:
+        self.url, self.expect_100_continue, self.headers = b"", False, []
+        self.scope = {
+            "type": "http",
+            "asgi": {"version": self.asgi_version, "spec_version": "2.3"},
+            "http_version": "1.1",
+            "server": self.server,
+            "client": self.client,
+            "scheme": self.scheme,
+            "root_path": self.root_path,
+            "headers": self.headers,
+            "state": self.app_state.copy(),
+        }
+
     def on_headers_complete(self) -> None:
         self.release()  # the previous answer goes before anything of this request's can
-        self.heading = True
-        try:
-            super().on_headers_complete()
-        finally:
+        parser, scope = self.parser, self.scope
+        version = parser.get_http_version()
+        scope["method"] = parser.get_method().decode("ascii")
+        if version != "1.1":
+            scope["http_version"] = version
+        if parser.should_upgrade() and self._should_upgrade():
+            return
+        url: Any = httptools.parse_url(self.url)  # Any: its stubs type `query` bytes; it is None when there is none
+        path = url.path.decode("ascii")
+        root = self.root_path
+        scope["path"] = root + (urllib.parse.unquote(path) if "%" in path else path)
+        scope["raw_path"] = root.encode("ascii") + url.path
+        scope["query_string"] = url.query or b""
+        limit, app = self.limit_concurrency, self.app
+        if limit is not None and (len(self.connections) >= limit or len(self.tasks) >= limit):
+            app = service_unavailable
+            self.logger.warning("Exceeded concurrency limit.")
+        scope["extensions"] = {TRANSPORT: self.transport, WHOLE: {}}
+        before = self.cycle
+        keep_alive = version != "1.0" and parser.should_keep_alive()
+        events = Flag()  # its four methods: uvicorn's `asyncio.Event` was five Python calls a request
+        self.cycle = cycle = Cycle(
+            scope,
+            self.transport,
+            self.flow,
+            self.logger,
+            self.access_logger,
+            self.access_log,
+            self.server_state.default_headers,
+            events,
+            self.expect_100_continue,
+            keep_alive,
+            self.on_response_complete,
+        )
+        cycle.hold = self.hold
+        if before is None or before.response_complete:
+            self.heading = True
+            self._start_asgi_task(cycle, app)
             self.heading = False
-        cycle = self.cycle
-        if type(cycle) is RequestResponseCycle:  # made just now, its task not yet run: see `cycle.Cycle`
-            cycle.__class__ = Cycle
-            cycle.hold = self.hold  # type: ignore[attr-defined]  # a Cycle now (typing.cast: a Python call)
-            extensions: dict[str, Any] = self.scope.setdefault("extensions", {})
-            extensions[TRANSPORT], extensions[WHOLE] = self.transport, {}
-            cycle.message_event = Flag()  # type: ignore[assignment]  # its four methods: nothing has set uvicorn's yet
-
-    # uvicorn's per-header and per-request steps, done here as uvicorn 0.55 does them, compiled: each was a Python
-    # call a header or a request. tests/test_server.py drives them end to end (`Expect: 100-continue`, a header's
-    # trailing blanks, pipelined requests, the keep-alive timer).
+        else:  # pipelined: it waits for the answer before it, reading paused meanwhile
+            self.flow.pause_reading()
+            self.pipeline.appendleft((cycle, app))
 
     def on_url(self, url: bytes) -> None:
         self.url += url
@@ -283,11 +347,24 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
             timer.cancel()
             self.timeout_keep_alive_task = None
 
+    def on_body(self, body: bytes) -> None:
+        cycle = self.cycle
+        if (self.parser.should_upgrade() and self._should_upgrade()) or cycle.response_complete:
+            return
+        cycle.body += body
+        if len(cycle.body) > HIGH_WATER_LIMIT:
+            self.flow.pause_reading()
+        cycle.message_event.set()
+
     def on_message_complete(self) -> None:
-        super().on_message_complete()
+        cycle = self.cycle
+        if (self.parser.should_upgrade() and self._should_upgrade()) or cycle.response_complete:
+            return
+        cycle.more_body = False
+        cycle.message_event.set()
         # Stamped as the bytes are parsed, not when the app's task first runs: under a burst of requests the
         # tasks wait their turn, and a paced answer's first token is due from here (`player.Clock`).
-        self.scope.setdefault("extensions", {})[ARRIVED] = time.perf_counter()  # type: ignore[assignment]
+        self.scope["extensions"][ARRIVED] = time.perf_counter()
         self.partly = False
         self.waiting_since = None  # the request is in: the deadline is met
         if self.due is not None:
@@ -314,7 +391,19 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         self.tasks.add(task)
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
+        self.server_state.total_requests += 1
+        if not self.transport.is_closing():
+            self._unset_keepalive_if_required()
+            flow = self.flow
+            if flow.read_paused:  # a Python call: only when reading was paused
+                flow.resume_reading()
+            if self.pipeline:  # the next pipelined request's turn
+                cycle, app = self.pipeline.pop()
+                self._start_asgi_task(cycle, app)
+            else:
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    self.timeout_keep_alive, self.timeout_keep_alive_handler
+                )
         self._answered()
 
     def receiving(self) -> bool | None:

@@ -1,9 +1,11 @@
 """uvicorn's request-response cycle for the httptools protocol (`emulator.server`), with the emulator's fast ways:
 a response head written in a few calls into C, a whole answer in one write (`WHOLE`), a body already in given
-without awaiting an event. Each gives the bytes and the state uvicorn's own way gives (tests/test_server.py)."""
+without awaiting an event; compiled with the protocol, which makes its cycles of this class. Each gives the bytes
+and the state uvicorn's own way gives (tests/test_server.py)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -22,13 +24,83 @@ class Cycle(RequestResponseCycle):
     own expressions, joined (a tab, allowed in values, keeps values apart); `content-length` sets the length
     owed, and no length means chunked. Whatever the fast way does not cover takes uvicorn's: the access
     log, a write paused, names not in lower case or given twice, `connection` or `transfer-encoding` among
-    them. The protocol (`emulator.server`) makes each cycle one of these by its class, before its task first runs.
+    them. The protocol (`emulator.server`) makes each cycle one of these, with a `Flag` for its event.
 
     The protocol also gives it `hold`, which takes a whole answer's bytes to write with the other connections' at the
     end of the loop's turn (`emulator.server.Outbox`); without it (a cycle made alone) they are written at once.
+
+    Its state begins as uvicorn 0.55's does, and `run_asgi` does what uvicorn's does, here so that they are compiled:
+    uvicorn's were two Python calls a request, and its `asyncio.Event` a third (tests/test_server.py holds the state
+    to uvicorn's own cycle's).
     """
 
     hold: Callable[[bytes], None] | None = None
+    # uvicorn's, which the steps below use: named here for mypyc, which builds without uvicorn installed; untyped,
+    # as compiled code would check a type on each assignment.
+    scope: Any
+    transport: Any
+    flow: Any
+    logger: Any
+    message_event: Any
+    on_response: Any
+    disconnected: Any
+    keep_alive: Any
+    waiting_for_100_continue: Any
+    body: Any
+    more_body: Any
+    response_started: Any
+    response_complete: Any
+    chunked_encoding: Any
+    expected_content_length: Any
+    access_log: Any
+    default_headers: Any
+
+    def __init__(
+        self,
+        scope: Any,
+        transport: Any,
+        flow: Any,
+        logger: logging.Logger,
+        access_logger: logging.Logger,
+        access_log: bool,
+        default_headers: list[tuple[bytes, bytes]],
+        message_event: Any,
+        expect_100_continue: bool,
+        keep_alive: bool,
+        on_response: Callable[[], None],
+    ) -> None:
+        self.scope, self.transport, self.flow = scope, transport, flow
+        self.logger, self.access_logger, self.access_log = logger, access_logger, access_log
+        self.default_headers, self.message_event, self.on_response = default_headers, message_event, on_response
+        self.disconnected, self.keep_alive, self.waiting_for_100_continue = False, keep_alive, expect_100_continue
+        self.body, self.more_body = bytearray(), True  # the request's
+        self.response_started, self.response_complete = False, False
+        self.chunked_encoding: bool | None = None
+        self.expected_content_length = 0
+
+    async def run_asgi(self, app: Any) -> None:
+        """Run the app; what it leaves undone is answered as uvicorn answers it: its failure logged, and a 500
+        when no response began (else the connection closed); a response never begun or never finished, likewise."""
+        try:
+            result = await app(self.scope, self.receive, self.send)
+        except BaseException as exc:
+            self.logger.error("Exception in ASGI application\n", exc_info=exc)
+            if not self.response_started:
+                await self.send_500_response()
+            else:
+                self.transport.close()
+        else:
+            if result is not None:
+                self.logger.error("ASGI callable should return None, but returned '%s'.", result)
+                self.transport.close()
+            elif not self.response_started and not self.disconnected:
+                self.logger.error("ASGI callable returned without starting response.")
+                await self.send_500_response()
+            elif not self.response_complete and not self.disconnected:
+                self.logger.error("ASGI callable returned without completing response.")
+                self.transport.close()
+        finally:
+            self.on_response = _nothing
 
     async def send(self, message: Any) -> None:
         kind = message["type"]
@@ -49,7 +121,9 @@ class Cycle(RequestResponseCycle):
         event = self.message_event
         if not event.is_set():
             return await super().receive()
-        self.flow.resume_reading()  # where a large body paused it
+        flow = self.flow
+        if flow.read_paused:  # where a large body paused it (a Python call: only when it did)
+            flow.resume_reading()
         event.clear()
         message = {"type": "http.request", "body": bytes(self.body), "more_body": self.more_body}
         self.body = bytearray()
@@ -114,3 +188,7 @@ class Cycle(RequestResponseCycle):
 
 
 _CHUNKED, _CLOSE = (b"transfer-encoding", b"chunked"), (b"connection", b"close")
+
+
+def _nothing() -> None:
+    """A finished cycle's `on_response`: what its connection does next is no longer its concern."""
