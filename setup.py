@@ -32,7 +32,6 @@ HERE = Path(__file__).parent
 #   has not ("No code object available").
 # - emulator/frozen.py: `dataclass_transform` sets an attribute on the function it marks, which a compiled
 #   function cannot take (the import failed).
-# - emulator/recent.py: `Recent` subclasses `dict`; a class compiled by mypyc cannot subclass a built-in type.
 # - emulator/errors.py: its errors give each subclass its `status` and `kind` as class attributes, and an
 #   instance's own (UpstreamError) overrides them. On a class mypyc compiles that derives from a built-in type
 #   (`Exception`), a class-level value is never set on the instances: reading `InvalidRequest(...).status` raised
@@ -76,6 +75,7 @@ COMPILED = [
     "emulator/model_checks.py",
     "emulator/pipeline.py",
     "emulator/reading.py",
+    "emulator/recent.py",
     "emulator/counting.py",
     "emulator/profiles.py",
     "emulator/report.py",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import islice
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -19,34 +19,58 @@ V = TypeVar("V")
 CAPACITY = 100_000  # the default: far more clients than one run has, a few tens of MB at most
 
 
-class Recent(dict[K, V], Generic[K, V]):
-    """A dict whose order is the order of use; past `capacity` keys the least recently used goes."""
+class Recent(Generic[K, V]):
+    """A mapping whose order is the order of use; past `capacity` keys the least recently used go. Its keys are held
+    in a dict of its own, not by subclassing dict, so that it compiles: its `count` and `use`, on every request, were
+    two Python calls."""
 
     def __init__(self, capacity: int = CAPACITY) -> None:
-        super().__init__()
         self.capacity = capacity
+        self._held: dict[K, V] = {}
 
     def use(self, key: K, default: V) -> V:
         """The value at `key` (`default`, stored, when there is none), now the most recently used."""
-        value = self.pop(key, default)
-        self[key] = value
-        if len(self) > self.capacity:
+        held = self._held
+        value = held.pop(key, default)
+        held[key] = value
+        if len(held) > self.capacity:
             self._forget_oldest()
         return value
 
-    def count(self: Recent[K, int], key: K) -> int:
-        """How often `key` was counted before; count it once more."""
-        before = self.pop(key, 0)
-        self[key] = before + 1
-        if len(self) > self.capacity:
+    def count(self, key: K) -> int:
+        """How often `key` was counted before; count it once more (a `Recent` of counts)."""
+        held: dict[K, Any] = self._held
+        before: int = held.pop(key, 0)
+        held[key] = before + 1
+        if len(held) > self.capacity:
             self._forget_oldest()
         return before
 
     def _forget_oldest(self) -> None:
-        for key in list(islice(self, max(1, self.capacity // 64))):
-            del self[key]
+        held = self._held
+        for key in list(islice(held, max(1, self.capacity // 64))):
+            del held[key]
+
+    def get(self, key: K) -> V | None:
+        return self._held.get(key)
+
+    def pop(self, key: K) -> V | None:
+        return self._held.pop(key, None)
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._held[key] = value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._held
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def clear(self) -> None:
+        self._held.clear()
 
     def forget(self, which: Callable[[K], bool]) -> None:
         """Forget the keys `which` is true of."""
-        for key in [k for k in self if which(k)]:
-            del self[key]
+        held = self._held
+        for key in [k for k in held if which(k)]:
+            del held[key]

@@ -196,7 +196,7 @@ class State:
             return held
         number = self._issued.count(sequence)
         for kept in [LAST] if retry is None or retry == LAST else [LAST, retry]:
-            self._issued.pop((*sequence, kept), None)
+            self._issued.pop((*sequence, kept))
             self._issued.use((*sequence, kept), number)
         return number
 
@@ -346,11 +346,11 @@ class State:
     async def enlisted(self, scope: Scope, listing: str) -> list[str]:
         """The items of the list `listing` in `scope`, oldest first (the values they name may be gone since)."""
         now = time.monotonic()
-        return [item for item, expiry in self._lists.get((*scope, listing), {}).items() if expiry > now]
+        return [item for item, expiry in (self._lists.get((*scope, listing)) or {}).items() if expiry > now]
 
     async def delist(self, scope: Scope, listing: str, item: str) -> None:
         """Take `item` out of the list `listing` in `scope`."""
-        self._lists.get((*scope, listing), {}).pop(item, None)
+        (self._lists.get((*scope, listing)) or {}).pop(item, None)
 
     @property
     def directed(self) -> bool:

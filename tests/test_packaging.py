@@ -455,7 +455,7 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     wheel: Path, venv: Path, tmp_path: Path
 ) -> None:
     """Every module setup.py compiles is an extension module in the wheel, beside its source, and is what the
-    installed package imports; what stays Python (frozen, recent, the shell) has no extension module."""
+    installed package imports; what stays Python (frozen, the shell) has no extension module."""
     modules = compiled_modules()
     assert {"emulator.pipeline", "emulator.conversation", "emulator.default_model.writer"} <= set(modules)
     assert any(m.startswith("emulator.dialects.openai_chat") for m in modules)
@@ -465,7 +465,7 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     # A package: its __init__'s module (a module beside a data folder of its name, lexicon.py and lexicon/, is none).
     folders = {m for m in modules if (REPO / m.replace(".", "/") / "__init__.py").is_file()}
     assert {f"{m}.__init__" if m in folders else m for m in modules} <= extensions
-    assert not {"emulator.frozen", "emulator.recent", "emulator.server.cycle", "emulator.app"} & extensions
+    assert not {"emulator.frozen", "emulator.app"} & extensions
     assert {"emulator/pipeline.py", "emulator/frozen.py"} <= names  # the sources stay, for tracebacks and reading
     probe = (
         "import importlib, sys\n"
@@ -473,9 +473,9 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
         "    print(name, importlib.import_module(name).__file__.rsplit('.', 1)[-1])\n"
     )
     kinds = {"emulator.pipeline": "so", "emulator.default_model.writer": "so", "emulator.frozen": "py"}
-    kinds["emulator.server"], kinds["emulator.server.cycle"] = "so", "py"  # the protocol compiled, its cycle not
+    kinds["emulator.server"], kinds["emulator.server.cycle"] = "so", "so"  # the protocol compiled, its cycle too
     kinds["emulator.shared_redis.batch"], kinds["emulator.shared_redis.outage"] = "so", "py"  # the scripts' path
-    kinds["emulator.state"], kinds["emulator.recent"] = "so", "py"  # `Recent` subclasses dict
+    kinds["emulator.state"], kinds["emulator.recent"] = "so", "so"
     kinds["emulator.serving"], kinds["emulator.app"] = "so", "py"  # the answering endpoint compiled, its routes not
     said = run([venv / "bin" / "python", "-c", probe, *kinds], tmp_path)
     assert dict(line.split() for line in said.splitlines()) == kinds

@@ -351,8 +351,7 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         cycle = self.cycle
         if (self.parser.should_upgrade() and self._should_upgrade()) or cycle.response_complete:
             return
-        cycle.body += body
-        if len(cycle.body) > HIGH_WATER_LIMIT:
+        if cycle.received(body) > HIGH_WATER_LIMIT:
             self.flow.pause_reading()
         cycle.message_event.set()
 

@@ -78,6 +78,11 @@ class Cycle(RequestResponseCycle):
         self.chunked_encoding: bool | None = None
         self.expected_content_length = 0
 
+    def received(self, body: bytes) -> int:
+        """A piece of the request's body, kept for `receive`; how many bytes it keeps now."""
+        self.body += body
+        return len(self.body)
+
     async def run_asgi(self, app: Any) -> None:
         """Run the app; what it leaves undone is answered as uvicorn answers it: its failure logged, and a 500
         when no response began (else the connection closed); a response never begun or never finished, likewise."""
