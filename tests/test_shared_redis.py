@@ -764,6 +764,57 @@ def test_a_turns_journal_entries_go_in_one_script_and_are_written_once_when_it_w
     run(check, state)
 
 
+@pytest.mark.parametrize("name", ["inferel", "inferam"])  # with a prompt cache, without
+def test_the_shapes_of_one_turn_are_taken_in_one_call_as_one_by_one(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Requests of one turn share one call of the before-script: each gets what it would alone, in order (the
+    in-process state's attempts, cache and buckets), and those whose test has directions go round again, a fault
+    given `times` striking as many of them as it says, whichever comes first."""
+    profile = profiles.PROFILES[name]
+    quota = limits.Limits(requests_per_minute=5, tokens_per_minute=400, enforce=True)
+    state, alone = shared(redis_server, limits=quota), State(Settings(limits=quota))
+    monkeypatch.setattr(state_module.time, "time", lambda: 1_767_225_600.0)
+    said = "the quick brown fox jumps over the lazy dog " * 20
+    asked = [("t", "k", said, 30), ("", "k", said, 60), ("t", "k", said, 30), ("u", "k", said * 2, 300)]
+    asked += [
+        ("d", "k", said, 1),
+        ("", "k", said, 100),
+        ("d", "k", "brief", 0),
+        ("t", "j", said, 1),
+        ("d", "k", said, 1),
+    ]
+    asked += [("t", "k", said, 30)] * 4  # past the bucket of requests
+    evalshas = []
+
+    def prompt_of(text: str, key: str) -> Prompt:
+        return Prompt(dialect="t", model="m", messages=(Message("user", text),), cache_key=key)
+
+    async def compare() -> None:
+        await state.direct("d", Directions(spec="status=503", times=2))
+        await state.refresh()
+        calls = (await state._client().info("commandstats"))["cmdstat_evalsha"]["calls"]
+        got = await asyncio.gather(
+            *(
+                state.before_shape(profile, prompt_of(text, key), (test_id, key, text), tokens, "openai", (test_id, {}))
+                for test_id, key, text, tokens in asked
+            )
+        )
+        evalshas.append((await state._client().info("commandstats"))["cmdstat_evalsha"]["calls"] - calls)
+        faults = [(g.again or {}).get("x-emulator-fault") for g in got]
+        assert faults == [None] * 4 + ["status=503", None, "status=503", None, None] + [None] * 4
+        assert [g.again is not None for g in got] == [test_id == "d" for test_id, *_ in asked]
+        for (test_id, key, text, tokens), mine in zip(asked, got, strict=True):
+            if test_id != "d":
+                assert mine == await alone.before_shape(
+                    profile, prompt_of(text, key), (test_id, key, text), tokens, "openai"
+                )
+        assert any(g.verdict and not g.verdict.allowed for g in got)  # the bucket of requests ran dry within the turn
+
+    run(compare, state)
+    assert evalshas == [1]
+
+
 def test_a_burst_beyond_the_pools_connections_waits_for_one(redis_server: str) -> None:
     """Commands that go through redis-py (stored responses, here) beyond its pool's connections wait for one: the
     default pool refused the 101st at once with "Too many connections", a 503."""

@@ -30,8 +30,8 @@ again), stored values with the store's time to live, a cache key's blocks with t
 A plain request makes two round trips: one script before it is shaped (the test's directions, the attempt, the
 buckets, the prompt cache: `before.lua`), one after it is answered (its journal entry, `journal.lua`, and this
 worker's counts, `publish.lua`); the scripts that concurrent requests send in one turn of the event loop go as one
-write on a connection of the worker's own, the journal's entries of the turn in one call of its script, and the
-counts are published once in it however many answers it carries.
+write on a connection of the worker's own: the before-scripts of the turn's requests as one call, their journal
+entries as one call, and the counts published once however many answers the write carries.
 
 Its modules, by job: `address` (the `--state` URL, and whether Redis answers at start), `outage` (the client, each
 command through the guard that turns the store's failures into 503s and logs an outage once), `batch` (one turn's

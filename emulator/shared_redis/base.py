@@ -23,6 +23,11 @@ from emulator.shared_redis.outage import CONNECT_TIMEOUT, HEALTH_TIMEOUT, TIMEOU
 from emulator.shared_redis.scripts import SCRIPTS
 from emulator.state import Settings, State
 
+# This process's id, kept up to date by a hook that runs in a forked child: `os.getpid()` is a system call, and a
+# request asked it four times (1.4% of a worker's CPU on Redis).
+_PROCESS = [os.getpid()]
+os.register_at_fork(after_in_child=lambda: _PROCESS.__setitem__(0, os.getpid()))
+
 POOL = 64  # connections to Redis a worker opens at most for commands other than the scripts (those go on one)
 IDLE = 86_400  # seconds a counter or a bucket is kept unused: a bucket left that long is full again
 
@@ -46,6 +51,7 @@ class RedisState(State):
         self._pid = 0
         self._scripts: dict[str, Any] = {}
         self._batch: Batcher
+        self._gathering: dict[str, _Gathering] = {}  # by script: what its callers gave this turn, until it is written
         self._version: bytes | None = None  # of the posted scenarios this process holds
         self._parsed: dict[bytes, tuple[bytes, scenarios.Scenario]] = {}  # field -> (its stamp, the scenario)
         self._open: dict[int, Entry] = {}  # journal entries opened here and not yet delivered
@@ -69,7 +75,7 @@ class RedisState(State):
 
     def _client(self) -> Any:
         """This process's client: made on first use, and again in a process forked after that."""
-        if self._redis is None or self._pid != os.getpid():
+        if self._redis is None or self._pid != _PROCESS[0]:
             options: dict[str, Any] = {"socket_timeout": TIMEOUT, "socket_connect_timeout": CONNECT_TIMEOUT}
             # One try more for a connection found closed (Redis restarted since it was pooled), none for a timeout,
             # and no backoff: the caller answers 503 at once rather than wait seconds for the store.
@@ -82,7 +88,7 @@ class RedisState(State):
             self._redis = Client(connection_pool=pool)  # the URL's options win
             self._redis.auto_close_connection_pool = True
             self._redis.outage = self.outage
-            self._pid = os.getpid()
+            self._pid = _PROCESS[0]
             self.worker = f"{platform.node()}:{self._pid}"
             self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
             self._batch = Batcher(self.address.connect, self.outage)
@@ -90,7 +96,7 @@ class RedisState(State):
 
     async def close(self) -> None:
         """Close this process's connections (at the end of the loop they were made in)."""
-        if self._redis is not None and self._pid == os.getpid():
+        if self._redis is not None and self._pid == _PROCESS[0]:
             self._batch.close()
             await self._redis.aclose()
         self._redis = None
@@ -135,6 +141,54 @@ class RedisState(State):
         await loaded
         return await again
 
+    def _gathered(
+        self, script: str, head: Callable[[], tuple[Sequence[str], Sequence[Any]]], args: Sequence[Any]
+    ) -> asyncio.Future[Any]:
+        """`args` for `script`, in one call of it with those of every caller in this turn, after the keys and the
+        arguments `head` makes as the write is made; the future of this caller's part of its answer (such a script
+        answers a list, an item a caller, in order). One call where there were as many as requests: Redis parses
+        one command and enters the script once, and what every caller shares is done once (issue 32)."""
+        self._client()
+        gathering = self._gathering.get(script)
+        if gathering is None:
+            gathering = self._gathering[script] = _Gathering()
+            reply = self._batch.send_once(script, lambda: self._gathered_command(script, gathering, head))
+            reply.add_done_callback(lambda done: self._gathered_replied(script, gathering, done))
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        gathering.args += args
+        gathering.futures.append(future)
+        return future
+
+    def _gathered_command(
+        self, script: str, gathering: _Gathering, head: Callable[[], tuple[Sequence[str], Sequence[Any]]]
+    ) -> tuple[Any, ...]:
+        """The command of a turn's gathering, made as its write is: callers after it go in the next."""
+        del self._gathering[script]
+        keys, leading = head()
+        gathering.command = ("EVALSHA", self._scripts[script].sha, len(keys), *keys, *leading, *gathering.args)
+        return gathering.command
+
+    def _gathered_replied(self, script: str, gathering: _Gathering, reply: asyncio.Future[Any]) -> None:
+        """Each caller's part of the answer, or the failure to each; when Redis had lost the script, the same call
+        once more behind its load (as `_reloaded`, without a task: its reply comes back here)."""
+        error = asyncio.CancelledError() if reply.cancelled() else reply.exception()
+        if isinstance(error, redis.exceptions.NoScriptError) and not gathering.again:
+            gathering.again = True
+            source = self._scripts[script].script
+            loaded = self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
+            loaded.add_done_callback(_retrieved)  # its failure is the call's, reported by it
+            again = self._batch.send(*gathering.command)
+            again.add_done_callback(lambda done: self._gathered_replied(script, gathering, done))
+            return
+        parts = None if error is not None else reply.result()
+        for i, future in enumerate(gathering.futures):
+            if future.done():  # its caller gave up (cancelled)
+                continue
+            if parts is None:
+                future.set_exception(error or StateUnavailable(f"the {script} script failed"))
+            else:
+                future.set_result(parts[i])
+
     async def _count(self, key: str, field: str) -> int:
         """The count at `field` of the hash `key` before this one; counted once more, kept a day unused."""
         async with self._client().pipeline(transaction=False) as pipe:
@@ -153,3 +207,22 @@ class RedisState(State):
             self.outage.failure(exc)
             return "unreachable"
         return "unreachable" if self.outage.down else "ok"
+
+
+class _Gathering:
+    """What the callers of one script in one turn gave (`RedisState._gathered`): its arguments, their futures, and
+    the command once made."""
+
+    __slots__ = ("args", "futures", "command", "again")
+
+    def __init__(self) -> None:
+        self.args: list[Any] = []
+        self.futures: list[asyncio.Future[Any]] = []
+        self.command: tuple[Any, ...] = ()
+        self.again = False  # made once more, behind the script's load
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """A future whose failure another reports: marked as read, so that asyncio does not log it."""
+    if not future.cancelled():
+        future.exception()

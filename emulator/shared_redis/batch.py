@@ -31,13 +31,9 @@ from redis.asyncio.connection import RedisSSLContext, SSLConnection, parse_url
 from emulator.errors import StateUnavailable
 from emulator.shared_redis.outage import CONNECT_TIMEOUT, TIMEOUT, Outage, is_outage
 
-NoScript = (
-    redis.exceptions.NoScriptError
-)  # a script Redis does not hold (restarted, or SCRIPT FLUSH): its caller's to load
-
 # What an error reply's first word makes of it (redis-py's own classes: `is_outage` and the callers read them).
 _ERRORS = {
-    "NOSCRIPT": NoScript,
+    "NOSCRIPT": redis.exceptions.NoScriptError,
     "OOM": redis.exceptions.OutOfMemoryError,
     "READONLY": redis.exceptions.ReadOnlyError,
     "TRYAGAIN": redis.exceptions.TryAgainError,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
 from emulator import journal, metrics
@@ -13,62 +13,22 @@ from emulator.delivery import chunks, compact
 from emulator.errors import StateUnavailable
 from emulator.journal import Delivered, Entry, Note
 from emulator.shared_redis.base import RedisState
-from emulator.shared_redis.batch import NoScript
 from emulator.sse import encode, loads
-from emulator.state import Settings
 
 
 class JournalState(RedisState):
     """The journal and the metrics of a `RedisState`."""
 
-    def __init__(self, settings: Settings = Settings()) -> None:
-        super().__init__(settings)
-        self._writing: _Writing | None = None  # the journal's entries of this turn, until its write is made
-
     def _journalled(self, entry: Entry, delivered: Delivered | None) -> asyncio.Future[Any]:
-        """Write an entry's record (a new one when its id is 0), in this turn's one journal script however many
-        entries the turn writes; the future of its id (0: an entry to complete that is no longer held)."""
-        writing = self._writing
-        if writing is None:
-            writing = self._writing = _Writing()
-            reply = self._batch.send_once("journal", lambda: self._journal_command(writing))
-            reply.add_done_callback(lambda done: self._journal_replied(writing, done))
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        writing.args += (_record(entry, delivered, self.worker), entry.id, entry.test_id)
-        writing.futures.append(future)
-        return future
+        """Write an entry's record (a new one when its id is 0), in this turn's one call of the journal script
+        however many entries the turn writes (`_gathered`); the future of its id (0: an entry to complete that is
+        no longer held)."""
+        args = (_record(entry, delivered, self.worker), entry.id, entry.test_id)
+        return self._gathered("journal", self._journal_head, args)
 
-    def _journal_command(self, writing: _Writing) -> tuple[Any, ...]:
-        """The journal script's command for the entries of a turn, made as its write is: later ones go in the
-        next."""
-        self._writing = None
-        settings, keys = self.settings, self._journalled_at
-        args = (settings.journal_size, settings.journal_bytes, self._key("journal:test:"), *writing.args)
-        writing.command = ("EVALSHA", self._scripts["journal"].sha, len(keys), *keys, *args)
-        return writing.command
-
-    def _journal_replied(self, writing: _Writing, reply: asyncio.Future[Any]) -> None:
-        """Each entry's id to its writer, or the failure to each; when Redis had lost the script, the same write
-        once more behind its load (`_reloaded`, without a task: its reply comes back here)."""
-        if reply.cancelled():
-            error: BaseException | None = asyncio.CancelledError()
-        else:
-            error = reply.exception()
-        if isinstance(error, NoScript) and not writing.again:
-            writing.again = True
-            source = self._scripts["journal"].script
-            loaded = self._batch.send_once("SCRIPT LOAD journal", lambda: ("SCRIPT", "LOAD", source), ahead=True)
-            loaded.add_done_callback(_retrieved)  # its failure is the write's, reported by it
-            self._batch.send(*writing.command).add_done_callback(lambda done: self._journal_replied(writing, done))
-            return
-        ids = None if error is not None else reply.result()
-        for i, future in enumerate(writing.futures):
-            if future.done():  # its writer gave up (cancelled)
-                continue
-            if ids is None:
-                future.set_exception(error or StateUnavailable("the journal's write failed"))
-            else:
-                future.set_result(ids[i])
+    def _journal_head(self) -> tuple[Sequence[str], Sequence[Any]]:
+        settings = self.settings
+        return self._journalled_at, (settings.journal_size, settings.journal_bytes, self._key("journal:test:"))
 
     async def open(self, note: Note) -> int:
         """As `State.open`; but an answer sent whole (nothing streamed, paced, faulted or replayed: `_whole`) is
@@ -176,25 +136,6 @@ class JournalState(RedisState):
         client = self._client()
         await self._publish()
         return metrics.total(loads(raw) for raw in await client.hvals(self._key("metrics")))
-
-
-class _Writing:
-    """The journal's entries written in one turn: the script's arguments for each (record, id, test id), their
-    futures, and the command once made."""
-
-    __slots__ = ("args", "futures", "command", "again")
-
-    def __init__(self) -> None:
-        self.args: list[Any] = []
-        self.futures: list[asyncio.Future[Any]] = []
-        self.command: tuple[Any, ...] = ()
-        self.again = False  # made once more, behind the script's load
-
-
-def _retrieved(future: asyncio.Future[Any]) -> None:
-    """A future whose failure another reports: marked as read, so that asyncio does not log it."""
-    if not future.cancelled():
-        future.exception()
 
 
 def _whole(note: Note) -> bool:

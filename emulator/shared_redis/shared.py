@@ -94,29 +94,32 @@ class SharedState(JournalState):
         look: Look | None = None,
     ) -> Before:
         """As `State.before_shape`, in one round trip: the directions looked up, the attempt, the buckets and the
-        prompt cache, by one script."""
+        prompt cache, by one script, called once for every request of this turn (`_gathered`)."""
         now = time.time() if profile.cache or self.limited else 0.0
         enforce = self.limited and self.settings.limits.enforce
-        keys = list(self._looked)
         test_id, sent = look or ("", {})
-        args = [int(look is not None), test_id, int(FAULT_HEADER in sent), self._version or b"", "\0".join(identity)]
-        args.append(IDLE)
-        taken = self._bucket_args(identity[:2], tokens, now, enforce) if self.limited else []
-        keys += [self._key("buckets:", identity[0])] if taken else []
-        args += [len(taken), *taken]
+        args = [int(look is not None), test_id, int(FAULT_HEADER in sent), "\0".join(identity)]
+        if self.limited:
+            args += (7, self._key("buckets:", identity[0]), *self._bucket_args(identity[:2], tokens, now, enforce))
+        else:
+            args.append(0)
         looked = self._cache_lookup(profile, prompt, now)
-        if looked is not None:
-            keys += looked[0]
-            args += looked[1]
-        attempt, out, hits, *again = await self._run("before", keys, args)
+        if looked is None:
+            args.append(0)
+        else:
+            args += (2 + len(looked[1]), *looked[0], *looked[1])
+        attempt, out, hits, *again = await self._gathered("before", self._before_head, args)
         if again:
             return Before(0, 0, again=await self._added(again[0], sent))
         cached = int(hits) * looked[2] if looked is not None else 0
-        if not taken:
+        if not self.limited:
             return _tuple(Before, (cached, int(attempt), None, (), None))  # as the tuple it is: `Before(…)` is Python
         verdict = self._verdict(out)
         rates = limits.headers(flavor, verdict, now)
         return _tuple(Before, (cached, int(attempt), verdict if enforce else None, rates, None))
+
+    def _before_head(self) -> tuple[Sequence[str], Sequence[Any]]:
+        return self._looked, (self._version or b"", IDLE)
 
     # --- posted scenarios and the tests' directions --------------------------------------------------------
 

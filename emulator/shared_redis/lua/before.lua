@@ -1,29 +1,43 @@
--- What a request's shape needs, in one round trip (`State.before_shape`): first, when asked to look, whether the
--- request may go on as it began (the posted scenarios' version is the one this process holds, and neither its
--- test nor everyone has directions): else the `direct` script's answer, nothing taken, and the request goes round
--- again with the directions applied. Then its attempt's number, and, where asked, the prompt cache's hits and the
--- rate-limit buckets' take, each by the script of its name (`direct`, `cache`, `buckets`, composed before this by
--- `scripts.py` as functions of their own KEYS and ARGV). KEYS: the posted scenarios' version, the directions, the
--- attempts (hash), then the buckets' key if taken, then the cache's two keys if looked up. ARGV: whether to look
--- (1/0), the test id, whether the request sent its own fault (1/0), the version held, the attempt's field, seconds
--- to keep the attempts unused, how many of the arguments after these are the buckets' (0: none), those, then the
--- cache's (none: no lookup). Returns the attempt's number (from 0), the buckets' answer (or false), the cache's
--- hits (or false), and `direct`'s answer when the request goes round again (then the first three are false).
-if ARGV[1] == '1' then
-  local held = redis.call('HMGET', KEYS[2], ARGV[2], '')
-  if held[1] or held[2] or (redis.call('GET', KEYS[1]) or '0') ~= ARGV[4] then
-    return {false, false, false, direct({KEYS[1], KEYS[2]}, {ARGV[2], ARGV[3]})}
+-- What the shape of each request of one turn of a worker needs, in one call (`State.before_shape`): first, when
+-- asked to look, whether the request may go on as it began (the posted scenarios' version is the one this process
+-- holds, and neither its test nor everyone has directions): else the `direct` script's answer, nothing taken, and the
+-- request goes round again with the directions applied. Then its attempt's number, and, where asked, the rate-limit
+-- buckets' take and the prompt cache's hits, each by the script of its name (`direct`, `buckets`, `cache`, composed
+-- before this by `scripts.py` as functions of their own KEYS and ARGV). The version and each test's directions are
+-- looked up once a call, however many of its requests ask.
+-- KEYS: the posted scenarios' version, the directions, the attempts (hash). ARGV: the version this process holds,
+-- seconds to keep the attempts unused, then for each request: whether to look (1/0), its test id, whether it sent
+-- its own fault (1/0), its attempt's field; how many values the buckets take (0: none), then those (their key, then
+-- their arguments); how many the cache takes (0: no lookup), then those (its two keys, then its arguments).
+-- Returns, for each request: its attempt's number (from 0), the buckets' answer (or false), the cache's hits (or
+-- false); or, when it goes round again, three falses and `direct`'s answer.
+local held, current, directed, counted = ARGV[1], nil, {}, false
+local answers, i = {}, 3
+while i <= #ARGV do
+  local test, field, taken = ARGV[i + 1], ARGV[i + 3], tonumber(ARGV[i + 4])
+  local at = i + 5
+  local cached = tonumber(ARGV[at + taken])
+  local from = at + taken + 1
+  local answer = nil
+  if ARGV[i] == '1' then
+    if current == nil then current = redis.call('GET', KEYS[1]) or '0' end
+    if directed[test] == nil then
+      local found = redis.call('HMGET', KEYS[2], test, '')
+      directed[test] = (found[1] or found[2]) and true or false
+    end
+    if directed[test] or current ~= held then
+      answer = {false, false, false, direct({KEYS[1], KEYS[2]}, {test, ARGV[i + 2]})}
+    end
   end
+  if answer == nil then
+    local attempt = redis.call('HINCRBY', KEYS[3], field, 1) - 1
+    local levels, hits = false, false
+    if taken > 0 then levels = buckets({ARGV[at]}, {unpack(ARGV, at + 1, at + taken - 1)}) end
+    if cached > 0 then hits = cache({ARGV[from], ARGV[from + 1]}, {unpack(ARGV, from + 2, from + cached - 1)}) end
+    answer, counted = {attempt, levels, hits}, true
+  end
+  answers[#answers + 1] = answer
+  i = from + cached
 end
-local attempt = redis.call('HINCRBY', KEYS[3], ARGV[5], 1) - 1
-redis.call('EXPIRE', KEYS[3], ARGV[6])
-local n, at = tonumber(ARGV[7]), 4
-local taken, hits = false, false
-if n > 0 then
-  taken = buckets({KEYS[at]}, {unpack(ARGV, 8, 7 + n)})
-  at = at + 1
-end
-if #ARGV > 7 + n then
-  hits = cache({KEYS[at], KEYS[at + 1]}, {unpack(ARGV, 8 + n)})
-end
-return {attempt, taken, hits}
+if counted then redis.call('EXPIRE', KEYS[3], ARGV[2]) end
+return answers
