@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Mapping, Sequence
+from itertools import accumulate, pairwise
 from typing import Any
 
 from emulator import journal, metrics
@@ -56,8 +57,9 @@ class JournalState(RedisState):
             raw = await client.hget(self._key("journal:entries"), str(entry))
             record = _read(raw)
             if record is not None:
-                record[_ENDED] = ended
-                await client.hset(self._key("journal:entries"), str(entry), encode(record))
+                fields, tail = record
+                fields[_ENDED] = ended
+                await client.hset(self._key("journal:entries"), str(entry), b"".join((encode(fields), b"\n", tail)))
         except StateUnavailable:
             pass  # the answer went out; the outage is logged and counted
 
@@ -144,12 +146,12 @@ def _whole(note: Note) -> bool:
     return not (note.stream or note.fault or note.timing or (note.source or "").startswith("recording "))
 
 
-# What Redis keeps of an entry, under its id: its fields in `Entry`'s order, the request's headers (credentials
-# masked) and body as text (bytes read as latin-1, so byte for byte), then its answer as it went out (`_answer`) and
-# the worker that journalled it; one JSON array. The views are built from it as the journal is read, as the
-# in-process journal builds them from its records. (Built as they were written, a summary of some thirty keys and
-# the full view's parts, they were a tenth of a worker's time on Redis; before that, parsing every event of a
-# stream and both bodies' JSON as they were written was a third of it.)
+# What Redis keeps of an entry, under its id: a line of JSON, then the request's body and the answer's bytes as they
+# were sent. The JSON holds the entry's fields in `Entry`'s order (the request's headers with credentials masked, its
+# body's length in place of the body), then its answer (`_answer`) and the worker that journalled it. The views are
+# built from it as the journal is read, as the in-process journal builds them from its records. (Built as they were
+# written, a summary of some thirty keys and the full view's parts, they were a tenth of a worker's time on Redis;
+# the bodies as JSON text, escaped, were a sixth of its time answering 200-event streams.)
 Kept = tuple[Entry, Delivered | None, str]  # an entry read back: it, its answer, the worker that journalled it
 _HEADERS, _BODY, _ENDED = (Entry._fields.index(name) for name in ("headers", "body", "ended"))
 _LENGTH = len(Entry._fields) + 2
@@ -158,28 +160,37 @@ _BEFORE = ("ids", "tests")  # the index and the test ids of the journal as it wa
 
 def _record(entry: Entry, delivered: Delivered | None, worker: str) -> bytes:
     """An entry's record, as Redis keeps it."""
-    record: list[Any] = list(entry)
-    record[_HEADERS] = {k: journal.mask(k, v) for k, v in entry.headers.items()}  # masking is idempotent
-    record[_BODY] = entry.body.decode("latin-1")
-    record.append(None if delivered is None else _answer(delivered))
-    record.append(worker)
-    return encode(record)
+    fields: list[Any] = list(entry)
+    fields[_HEADERS] = {k: journal.mask(k, v) for k, v in entry.headers.items()}  # masking is idempotent
+    fields[_BODY] = len(entry.body)
+    if delivered is None:
+        fields += (None, worker)
+        return b"".join((encode(fields), b"\n", entry.body))
+    sent, answer = _answer(delivered)
+    fields += (answer, worker)
+    return b"".join((encode(fields), b"\n", entry.body, *sent))
 
 
-def _answer(delivered: Delivered) -> list[Any]:
-    """What a record keeps of an answer: its status and headers, and each event as it was written, with its time."""
-    written = chunks(compact(delivered))  # one write per event, up to the journal's cap
+def _answer(delivered: Delivered) -> tuple[list[bytes], list[Any]]:
+    """What a record keeps of an answer: the bytes of each event as it was written (one write per event, up to the
+    journal's cap), and its status, headers, where each event ends and when it was written."""
+    written = chunks(compact(delivered))
+    sent = [data for _, data in written]
     pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in delivered.headers]
-    sent = [(t, data.decode("latin-1")) for t, data in written]
-    return [delivered.status, pairs, sent, delivered.size, delivered.ttft, delivered.duration]
+    ends = list(accumulate(map(len, sent)))
+    times = [t for t, _ in written]
+    return sent, [delivered.status, pairs, ends, times, delivered.size, delivered.ttft, delivered.duration]
 
 
-def _read(raw: bytes | None) -> list[Any] | None:
-    """A record as it was written; None when there is none, or it is another version's."""
+def _read(raw: bytes | None) -> tuple[list[Any], bytes] | None:
+    """A record's fields and the bytes after them; None when there is none, or it is another version's."""
     if raw is None:
         return None
-    record = loads(raw)
-    return record if len(record) == _LENGTH else None
+    head, line, tail = raw.partition(b"\n")
+    if not line or not head.startswith(b"["):
+        return None
+    fields = loads(head)
+    return (fields, tail) if len(fields) == _LENGTH else None
 
 
 def _kept(entry_id: int, raw: bytes | None) -> Kept | None:
@@ -187,17 +198,18 @@ def _kept(entry_id: int, raw: bytes | None) -> Kept | None:
     record = _read(raw)
     if record is None:
         return None
-    *fields, answer, worker = record
+    (*fields, answer, worker), tail = record
     fields[0] = entry_id  # a new entry's was 0: the script gave it the id it is kept under
     fields[_HEADERS] = dict(fields[_HEADERS])
-    fields[_BODY] = fields[_BODY].encode("latin-1")
+    size = fields[_BODY]
+    fields[_BODY] = tail[:size]
     usage, lenient = fields[_BODY + 1], fields[_BODY + 2]
     fields[_BODY + 1], fields[_BODY + 2] = usage and tuple(usage), tuple(lenient)
     delivered = None
     if answer is not None:
-        status, headers, sent, size, ttft, duration = answer
-        steps = tuple(data.encode("latin-1") for _, data in sent)
-        times, marks = tuple(t for t, _ in sent), tuple(range(len(sent)))
+        status, headers, ends, times, total, ttft, duration = answer
+        steps = tuple(tail[size + start : size + end] for start, end in pairwise([0, *ends]))
         pairs = tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers)
-        delivered = Delivered(status, pairs, steps, len(steps), size, ttft, duration, times, 0.0, marks)
+        marks = tuple(range(len(steps)))
+        delivered = Delivered(status, pairs, steps, len(steps), total, ttft, duration, tuple(times), 0.0, marks)
     return Entry(*fields), delivered, worker
