@@ -51,6 +51,8 @@ class RedisState(State):
         self._pid = 0
         self._scripts: dict[str, Any] = {}
         self._batch: Batcher
+        self._staging = ""  # the prefix of this process's staged journal records (`JournalState._journalled`)
+        self._staged = 0  # this process's records staged, numbered
         self._gathering: dict[str, _Gathering] = {}  # by script: what its callers gave this turn, until it is written
         self._version: bytes | None = None  # of the posted scenarios this process holds
         self._parsed: dict[bytes, tuple[bytes, scenarios.Scenario]] = {}  # field -> (its stamp, the scenario)
@@ -64,10 +66,10 @@ class RedisState(State):
         plan = [float(x) for name, size, rate in self._buckets for x in (size, rate, name == "tokens_per_minute")]
         self._plan = struct.pack(f"<{len(plan)}d", *plan)
         self._verdicts = struct.Struct(f"<{len(self._buckets) + 2}d")
-        # The keys every request names, made once: the before-shaping script's first three, the journal's five (its
-        # sixth is the entry's test's), the counts' two.
+        # The keys every request names, made once: the before-shaping script's first three, the journal's four, the
+        # counts' two.
         self._looked = (self._key("posted:version"), self._key("directions"), self._key("attempts"))
-        names = ("entries", "order", "bytes", "dropped", "next")
+        names = ("order", "bytes", "dropped", "next")
         self._journalled_at = tuple(self._key("journal:", name) for name in names)
         self._counted_at = (self._key("metrics"), self._key("metrics:sequence"))
 
@@ -90,6 +92,7 @@ class RedisState(State):
             self._redis.outage = self.outage
             self._pid = _PROCESS[0]
             self.worker = f"{platform.node()}:{self._pid}"
+            self._staging = self._key("journal:staged:", self.worker, ":")  # the journal's records, before their id
             self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
             self._batch = Batcher(self.address.connect, self.outage)
         return self._redis
@@ -176,7 +179,7 @@ class RedisState(State):
             gathering.again = True
             source = self._scripts[script].script
             loaded = self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
-            loaded.add_done_callback(_retrieved)  # its failure is the call's, reported by it
+            loaded.add_done_callback(retrieved)  # its failure is the call's, reported by it
             again = self._batch.send(*gathering.command)
             again.add_done_callback(lambda done: self._gathered_replied(script, gathering, done))
             return
@@ -222,7 +225,7 @@ class _Gathering:
         self.again = False  # made once more, behind the script's load
 
 
-def _retrieved(future: asyncio.Future[Any]) -> None:
+def retrieved(future: asyncio.Future[Any]) -> None:
     """A future whose failure another reports: marked as read, so that asyncio does not log it."""
     if not future.cancelled():
         future.exception()

@@ -13,7 +13,7 @@ from emulator import journal, metrics
 from emulator.delivery import chunks, compact
 from emulator.errors import StateUnavailable
 from emulator.journal import Delivered, Entry, Note
-from emulator.shared_redis.base import RedisState
+from emulator.shared_redis.base import RedisState, retrieved
 from emulator.sse import encode, loads
 
 
@@ -21,15 +21,20 @@ class JournalState(RedisState):
     """The journal and the metrics of a `RedisState`."""
 
     def _journalled(self, entry: Entry, delivered: Delivered | None) -> asyncio.Future[Any]:
-        """Write an entry's record (a new one when its id is 0), in this turn's one call of the journal script
-        however many entries the turn writes (`_gathered`); the future of its id (0: an entry to complete that is
-        no longer held)."""
-        args = (_record(entry, delivered, self.worker), entry.id, entry.test_id)
-        return self._gathered("journal", self._journal_head, args)
+        """Write an entry's record (a new one when its id is 0): staged under a name of this process's, then, in
+        this turn's one call of the journal script however many entries the turn writes (`_gathered`), given its
+        id and its place; the future of its id (0: an entry to complete that is no longer held)."""
+        self._client()
+        record = _record(entry, delivered, self.worker)
+        self._staged += 1
+        staged = f"{self._staging}{self._staged}"
+        self._batch.send("SET", staged, record, "PX", STAGED).add_done_callback(retrieved)  # its failure: the call's
+        return self._gathered("journal", self._journal_head, (staged, len(record), entry.id, entry.test_id))
 
     def _journal_head(self) -> tuple[Sequence[str], Sequence[Any]]:
         settings = self.settings
-        return self._journalled_at, (settings.journal_size, settings.journal_bytes, self._key("journal:test:"))
+        prefixes = (self._key("journal:entry:"), self._key("journal:test:"))
+        return self._journalled_at, (settings.journal_size, settings.journal_bytes, *prefixes)
 
     async def open(self, note: Note) -> int:
         """As `State.open`; but an answer sent whole (nothing streamed, paced, faulted or replayed: `_whole`) is
@@ -41,6 +46,8 @@ class JournalState(RedisState):
             entry_id = self._unwritten
         else:
             entry_id = int(await self._journalled(entry, None))
+            if entry_id < 0:  # its record was refused, and the refusal counted (`Outage`): a 503, as any
+                raise StateUnavailable("Redis refused the journal's record")
             entry = entry._replace(id=entry_id)
         self._open[entry_id] = entry
         if len(self._open) > self.settings.journal_size:  # one never delivered (a bug's): not kept for ever
@@ -54,12 +61,12 @@ class JournalState(RedisState):
             return
         client = self._client()
         try:
-            raw = await client.hget(self._key("journal:entries"), str(entry))
-            record = _read(raw)
+            at = self._key("journal:entry:", str(entry))
+            record = _read(await client.get(at))
             if record is not None:
                 fields, tail = record
                 fields[_ENDED] = ended
-                await client.hset(self._key("journal:entries"), str(entry), b"".join((encode(fields), b"\n", tail)))
+                await client.set(at, b"".join((encode(fields), b"\n", tail)), xx=True)  # unless dropped meanwhile
         except StateUnavailable:
             pass  # the answer went out; the outage is logged and counted
 
@@ -100,7 +107,7 @@ class JournalState(RedisState):
             ids = await client.zrangebyscore(self._key("journal:test:", test_id), f"({since}", "+inf")
         if not ids:
             return []
-        found = zip(ids, await client.hmget(self._key("journal:entries"), ids), strict=True)
+        found = zip(ids, await client.mget([self._key("journal:entry:", i.decode()) for i in ids]), strict=True)
         return [kept for entry_id, raw in found if (kept := _kept(int(entry_id), raw)) is not None]
 
     async def entries(self, test_id: str | None = None) -> list[Entry]:
@@ -115,7 +122,7 @@ class JournalState(RedisState):
         return found
 
     async def entry(self, entry: int) -> dict[str, Any] | None:
-        kept = _kept(entry, await self._client().hget(self._key("journal:entries"), str(entry)))
+        kept = _kept(entry, await self._client().get(self._key("journal:entry:", str(entry))))
         if kept is None:
             return None
         held, delivered, worker = kept
@@ -126,13 +133,17 @@ class JournalState(RedisState):
 
     async def clear(self, test_id: str | None = None) -> None:
         if test_id is not None:
-            keys = [*self._journalled_at[:3], self._key("journal:test:", test_id)]
-            await self._run("forget_test", keys, [test_id])
+            keys = [*self._journalled_at[:2], self._key("journal:test:", test_id)]
+            await self._run("forget_test", keys, [self._key("journal:entry:"), test_id])
             return
         client = self._client()
-        tests = [key async for key in client.scan_iter(match=self._key("journal:test:*"), count=1000)]
-        names = ("entries", "order", "bytes", *_BEFORE)
-        await client.delete(*(self._key("journal:", name) for name in names), *tests)
+        found = [
+            key
+            for each in ("test:*", "entry:*", "staged:*")
+            async for key in client.scan_iter(match=self._key("journal:", each), count=1000)
+        ]
+        names = ("order", "bytes", *_BEFORE)
+        await client.delete(*(self._key("journal:", name) for name in names), *found)
 
     async def metered(self) -> metrics.Meter:
         client = self._client()
@@ -146,16 +157,17 @@ def _whole(note: Note) -> bool:
     return not (note.stream or note.fault or note.timing or (note.source or "").startswith("recording "))
 
 
-# What Redis keeps of an entry, under its id: a line of JSON, then the request's body and the answer's bytes as they
-# were sent. The JSON holds the entry's fields in `Entry`'s order (the request's headers with credentials masked, its
-# body's length in place of the body), then its answer (`_answer`) and the worker that journalled it. The views are
-# built from it as the journal is read, as the in-process journal builds them from its records. (Built as they were
-# written, a summary of some thirty keys and the full view's parts, they were a tenth of a worker's time on Redis;
-# the bodies as JSON text, escaped, were a sixth of its time answering 200-event streams.)
+# What Redis keeps of an entry, under its key (`journal:entry:ID`): a line of JSON, then the request's body and the
+# answer's bytes as they were sent. The JSON holds the entry's fields in `Entry`'s order (the request's headers with
+# credentials masked, its body's length in place of the body), then its answer (`_answer`) and the worker that
+# journalled it. The views are built from it as the journal is read, as the in-process journal builds them from its
+# records. (Built as they were written, a summary of some thirty keys and the full view's parts, they were a tenth of
+# a worker's time on Redis; the bodies as JSON text, escaped, a sixth of its time answering 200-event streams.)
 Kept = tuple[Entry, Delivered | None, str]  # an entry read back: it, its answer, the worker that journalled it
 _HEADERS, _BODY, _ENDED = (Entry._fields.index(name) for name in ("headers", "body", "ended"))
 _LENGTH = len(Entry._fields) + 2
-_BEFORE = ("ids", "tests")  # the index and the test ids of the journal as it was kept before records: cleared too
+_BEFORE = ("entries", "ids", "tests")  # the journal's keys as it was kept before records: cleared too
+STAGED = 60_000  # milliseconds a staged record is kept, should its script never run (the connection lost between)
 
 
 def _record(entry: Entry, delivered: Delivered | None, worker: str) -> bytes:
