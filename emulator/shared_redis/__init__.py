@@ -11,11 +11,11 @@ default `emulator`), so that one Redis serves several emulators:
   script that does `limits.Limiter`'s token-bucket arithmetic, so that two workers never spend the same request
   twice;
 - prompt caches: per cache key, the prefix blocks in the order last seen and when (a Lua script);
-- the journal: ids from INCR; each entry as its record (its fields, its request and its answer as sent: the views
-  are built as it is read), written when it is opened and again when its answer is delivered, by a Lua script that
-  also keeps the journal within its entries and bytes, oldest out first, and counts what it dropped; its order, a
-  sorted set whose members carry each entry's size and test id (dropping one needs no lookup); a sorted set of ids
-  per test id, so that a test reads its own;
+- the journal: ids from INCR; each entry a key holding its record (its fields, its request and its answer as sent:
+  the views are built as it is read), written when it is opened and again when its answer is delivered (staged by a
+  SET, renamed into place by a Lua script that also keeps the journal within its entries and bytes, oldest out
+  first, and counts what it dropped); its order, a sorted set whose members carry each entry's size and test id
+  (dropping one needs no lookup); a sorted set of ids per test id, so that a test reads its own;
 - posted scenarios: as they were sent, with a version every change bumps; a process that finds the version
   moved parses them again (it looks on every request, in the script that takes what its shape needs);
 - per-test faults: JSON in a hash; `times` is counted down in that script, so a fault strikes exactly that many
