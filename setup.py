@@ -43,12 +43,12 @@ HERE = Path(__file__).parent
 # - emulator/server/workers.py (it forks and waits); shared_redis's address, outage guard (a subclass of redis-py's
 #   client) and scripts: off the plain path.
 # Compiled beyond the pure stages, each because a request goes through it:
-# - the server's protocol (emulator/server/__init__.py), its response cycle (`cycle.py`) and `turns.py` beside them
-#   (the outbox, the task-free run, the cycle's `Flag`): their classes subclass uvicorn's, which mypyc allows of a
-#   Python class (they stay Python classes, their methods compiled). The protocol makes its cycles a `Cycle` as it
-#   makes them: made by uvicorn and then given the class by assigning `__class__`, a compiled class was refused
-#   ("object layout differs"). Its callbacks were 4% of the CPU an answer at 16 connections, and uvicorn's own steps
-#   a request, done by the protocol and the cycle since, 15 Python calls.
+# - the server (emulator/server/__init__.py), its protocols (`protocol.py`), their response cycle (`cycle.py`) and
+#   `turns.py` beside them (the outbox, the task-free run, the cycle's `Flag`): their classes subclass uvicorn's, which
+#   mypyc allows of a Python class (they stay Python classes, their methods compiled). The protocol makes its cycles a
+#   `Cycle` as it makes them: made by uvicorn and then given the class by assigning `__class__`, a compiled class was
+#   refused ("object layout differs"). Its callbacks were 4% of the CPU an answer at 16 connections, and uvicorn's own
+#   steps a request, done by the protocol and the cycle since, 15 Python calls.
 # - emulator/serving.py, the answering endpoint's ASGI app (app.py routes to it).
 # - emulator/state.py and the state in Redis that subclasses it (shared_redis's base, batch, journal and shared: 12%
 #   less CPU a request in a worker on Redis). A native class takes a Python subclass only under
@@ -91,6 +91,7 @@ COMPILED = [
     "emulator/wire.py",
     "emulator/server/__init__.py",
     "emulator/server/cycle.py",
+    "emulator/server/protocol.py",
     "emulator/server/turns.py",
     "emulator/shared_redis/base.py",
     "emulator/shared_redis/batch.py",

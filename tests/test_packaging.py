@@ -473,7 +473,8 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
         "    print(name, importlib.import_module(name).__file__.rsplit('.', 1)[-1])\n"
     )
     kinds = {"emulator.pipeline": "so", "emulator.default_model.writer": "so", "emulator.frozen": "py"}
-    kinds["emulator.server"], kinds["emulator.server.cycle"] = "so", "so"  # the protocol compiled, its cycle too
+    kinds["emulator.server"], kinds["emulator.server.cycle"] = "so", "so"  # the server compiled, its cycle too
+    kinds["emulator.server.protocol"] = "so"  # and its protocols
     kinds["emulator.shared_redis.batch"], kinds["emulator.shared_redis.outage"] = "so", "py"  # the scripts' path
     kinds["emulator.state"], kinds["emulator.recent"] = "so", "so"
     kinds["emulator.serving"], kinds["emulator.app"] = "so", "py"  # the answering endpoint compiled, its routes not
