@@ -286,8 +286,10 @@ class FaultableHttpToolsProtocol(_Faultable, HttpToolsProtocol):
         cycle.hold = self.hold
         if before is None or before.response_complete:
             self.heading = True
-            self._start_asgi_task(cycle, app)
-            self.heading = False
+            try:
+                self._start_asgi_task(cycle, app)
+            finally:
+                self.heading = False
         else:  # pipelined: it waits for the answer before it, reading paused meanwhile
             self.flow.pause_reading()
             self.pipeline.appendleft((cycle, app))

@@ -72,6 +72,7 @@ class RedisState(State):
         names = ("order", "bytes", "dropped", "next")
         self._journalled_at = tuple(self._key("journal:", name) for name in names)
         self._counted_at = (self._key("metrics"), self._key("metrics:sequence"))
+        self._entry_at, self._tests_at = self._key("journal:entry:"), self._key("journal:test:")  # then an id
 
     # --- plumbing ------------------------------------------------------------------------------------------
 
@@ -138,11 +139,15 @@ class RedisState(State):
     async def _reloaded(self, script: str, command: tuple[Any, ...]) -> Any:
         """`command` again, in the next write, behind the script's load: once in it, however many commands found
         the script missing (after a restart of Redis, every request in flight does)."""
-        source = self._scripts[script].script
-        loaded = self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
+        loaded = self._loaded_ahead(script)
         again = self._batch.send(*command)
         await loaded
         return await again
+
+    def _loaded_ahead(self, script: str) -> asyncio.Future[Any]:
+        """The script loaded in the next write, ahead of its other commands, once however many ask."""
+        source = self._scripts[script].script
+        return self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
 
     def _gathered(
         self, script: str, head: Callable[[], tuple[Sequence[str], Sequence[Any]]], args: Sequence[Any]
@@ -177,9 +182,7 @@ class RedisState(State):
         error = asyncio.CancelledError() if reply.cancelled() else reply.exception()
         if isinstance(error, redis.exceptions.NoScriptError) and not gathering.again:
             gathering.again = True
-            source = self._scripts[script].script
-            loaded = self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
-            loaded.add_done_callback(retrieved)  # its failure is the call's, reported by it
+            self._loaded_ahead(script).add_done_callback(retrieved)  # its failure is the call's, reported by it
             again = self._batch.send(*gathering.command)
             again.add_done_callback(lambda done: self._gathered_replied(script, gathering, done))
             return

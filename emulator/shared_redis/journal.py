@@ -33,8 +33,7 @@ class JournalState(RedisState):
 
     def _journal_head(self) -> tuple[Sequence[str], Sequence[Any]]:
         settings = self.settings
-        prefixes = (self._key("journal:entry:"), self._key("journal:test:"))
-        return self._journalled_at, (settings.journal_size, settings.journal_bytes, *prefixes)
+        return self._journalled_at, (settings.journal_size, settings.journal_bytes, self._entry_at, self._tests_at)
 
     async def open(self, note: Note) -> int:
         """As `State.open`; but an answer sent whole (nothing streamed, paced, faulted or replayed: `_whole`) is
@@ -61,7 +60,7 @@ class JournalState(RedisState):
             return
         client = self._client()
         try:
-            at = self._key("journal:entry:", str(entry))
+            at = self._entry_at + str(entry)
             record = _read(await client.get(at))
             if record is not None:
                 fields, tail = record
@@ -104,10 +103,10 @@ class JournalState(RedisState):
             split = [member.split(b" ", 2) for member in held]
             ids = [entry_id for entry_id, _, test in split if test_id is None or not test]
         else:
-            ids = await client.zrangebyscore(self._key("journal:test:", test_id), f"({since}", "+inf")
+            ids = await client.zrangebyscore(self._tests_at + test_id, f"({since}", "+inf")
         if not ids:
             return []
-        found = zip(ids, await client.mget([self._key("journal:entry:", i.decode()) for i in ids]), strict=True)
+        found = zip(ids, await client.mget([self._entry_at + i.decode() for i in ids]), strict=True)
         return [kept for entry_id, raw in found if (kept := _kept(int(entry_id), raw)) is not None]
 
     async def entries(self, test_id: str | None = None) -> list[Entry]:
@@ -122,7 +121,7 @@ class JournalState(RedisState):
         return found
 
     async def entry(self, entry: int) -> dict[str, Any] | None:
-        kept = _kept(entry, await self._client().get(self._key("journal:entry:", str(entry))))
+        kept = _kept(entry, await self._client().get(self._entry_at + str(entry)))
         if kept is None:
             return None
         held, delivered, worker = kept
@@ -133,8 +132,8 @@ class JournalState(RedisState):
 
     async def clear(self, test_id: str | None = None) -> None:
         if test_id is not None:
-            keys = [*self._journalled_at[:2], self._key("journal:test:", test_id)]
-            await self._run("forget_test", keys, [self._key("journal:entry:"), test_id])
+            keys = [*self._journalled_at[:2], self._tests_at + test_id]
+            await self._run("forget_test", keys, [self._entry_at, test_id])
             return
         client = self._client()
         found = [
