@@ -38,17 +38,17 @@ HERE = Path(__file__).parent
 #   AttributeError, and the dialect tests failed (33 of 78) against the compiled wheel. The errors are made only on
 #   a refusal, off the plain path, so they stay Python. tests/test_packaging.py holds the compiled modules free of
 #   the pattern.
-# - the shell (app, admin, models, player, cli, ...): its time is in uvicorn, httptools and Starlette, and its
-#   classes subclass theirs; the recordings' formats: I/O and vcrpy, off the plain path.
+# - the shell (app, admin, models, player, cli, ...): its time is in httptools and Starlette, and its classes
+#   subclass Starlette's; the server's loop and its stop (`server/running.py`, `server/__init__.py`): off the path
+#   of a request; the recordings' formats: I/O and vcrpy, off the plain path.
 # - emulator/server/workers.py (it forks and waits); shared_redis's address, outage guard (a subclass of redis-py's
 #   client) and scripts: off the plain path.
 # Compiled beyond the pure stages, each because a request goes through it:
-# - the server (emulator/server/__init__.py), its protocols (`protocol.py`), their response cycle (`cycle.py`) and
-#   `turns.py` beside them (the outbox, the task-free run, the cycle's `Flag`): their classes subclass uvicorn's, which
-#   mypyc allows of a Python class (they stay Python classes, their methods compiled). The protocol makes its cycles a
-#   `Cycle` as it makes them: made by uvicorn and then given the class by assigning `__class__`, a compiled class was
-#   refused ("object layout differs"). Its callbacks were 4% of the CPU an answer at 16 connections, and uvicorn's own
-#   steps a request, done by the protocol and the cycle since, 15 Python calls.
+# - the server's connection (`emulator/server/connection.py`, the asyncio protocol), its exchanges (`exchange.py`), the
+#   access log (`access.py`) and `turns.py` (the outbox, the task-free run, the `Flag`): classes of the emulator's own
+#   that derive from nothing (a compiled class derived from a class the build cannot see, uvicorn's when it was not
+#   installed in the isolated build, was given no `__dict__` and crashed at start; tests/test_packaging.py refuses
+#   any compiled class whose base is not compiled). Their per-request steps were most of the server's Python calls.
 # - emulator/serving.py, the answering endpoint's ASGI app (app.py routes to it).
 # - emulator/state.py and the state in Redis that subclasses it (shared_redis's base, batch, journal and shared: 12%
 #   less CPU a request in a worker on Redis). A native class takes a Python subclass only under
@@ -89,9 +89,9 @@ COMPILED = [
     "emulator/tokens.py",
     "emulator/validation.py",
     "emulator/wire.py",
-    "emulator/server/__init__.py",
-    "emulator/server/cycle.py",
-    "emulator/server/protocol.py",
+    "emulator/server/access.py",
+    "emulator/server/connection.py",
+    "emulator/server/exchange.py",
     "emulator/server/turns.py",
     "emulator/shared_redis/base.py",
     "emulator/shared_redis/batch.py",

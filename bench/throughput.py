@@ -202,7 +202,7 @@ def _serve(args: argparse.Namespace) -> int:
         return 0
     app = _emulator_app()
     if hasattr(server, "bind"):  # as `emulator serve` runs it
-        server.run(app, server.bind(HOST, args.port), access_log=False, log_level="warning")
+        server.run(app, server.bind(HOST, args.port), access_log=False)
     else:  # an older checkout, compared by compare.py: its run binds the port itself
         server.run(app, HOST, args.port, access_log=False, log_level="warning")  # type: ignore[arg-type]
     return 0

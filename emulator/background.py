@@ -20,9 +20,8 @@ class Background:
         self.socket = emulator_server.bind("127.0.0.1", 0)
         self.host, self.port = self.socket.getsockname()[:2]
         self.url = f"http://{self.host}:{self.port}"
-        config = emulator_server.config(app, "127.0.0.1", log_level="warning", access_log=False, **options)
-        self.server = emulator_server.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
+        self.server = emulator_server.Server(app, **({"access_log": False} | options))
+        self.thread = threading.Thread(target=self.server.run, args=([self.socket],), daemon=True)
 
     def start(self) -> Background:
         self.thread.start()

@@ -1,15 +1,15 @@
-"""The emulator's logging, set up in one place: the filters on uvicorn's loggers (secrets out of the access log,
-the shutdown's cut answers in one line, not a traceback each) and where the emulator's own lines go (the state
-store's outages, `--watch`'s reloads, the shutdown's count).
+"""The emulator's logging, set up in one place (`setup`): where its lines go (the server's start and stop, the state
+store's outages, `--watch`'s reloads, the connections the rules closed), at which level, in which form (`INFO:
+message`, as the access log's lines beside them, or one JSON object a line for people who ship logs), and the
+secrets kept out of them. The access log itself is the server's (`emulator.server.access`).
 
-`emulator serve` leaves logging to uvicorn, which configures its own loggers only: the emulator's lines get one
-handler of their own on stderr, formatted as uvicorn's beside them. A host that set logging up itself (pytest's
-capture, an application's config) hears them through its own root handlers, as they propagate.
+A host that set logging up itself (pytest's capture, an application's config) hears the lines through its own root
+handlers, as they propagate.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
 import logging
 import re
 import sys
@@ -18,55 +18,46 @@ import time
 # A query parameter that carries a secret, by its name: the admin token (`?token=`, the documented way to open the
 # inspector beyond loopback), an API key as some clients send it (`?key=`, `?api_key=`), and their kin.
 SECRET_PARAMETER = re.compile(r"(?i)([?&](?:[a-z0-9_.-]*[_.-])?(?:token|key|api_key|apikey|secret|password)=)[^&#\s]*")
+LEVELS = ("debug", "info", "warning", "error")
+FORMATS = ("text", "json")
 
 
-class Redacted(logging.Filter):
-    """The access log with the values of secret query parameters replaced by `***`: uvicorn logs the path with
-    its query string as the client sent it, `?token=…` included."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args
-        if isinstance(args, tuple) and len(args) > 2 and isinstance(args[2], str) and "=" in args[2]:
-            record.args = (*args[:2], SECRET_PARAMETER.sub(r"\1***", args[2]), *args[3:])
-        return True
-
-
-class Quiet(logging.Filter):
-    """uvicorn's log at shutdown, made to say what happened in one line: the answers its grace cut are counted
-    (`server.Server.shutdown`), not each logged as an "Exception in ASGI application" with a 25-line traceback,
-    and its own "Cancel N running task(s)" line is left to ours."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.msg == "Cancel %s running task(s), timeout graceful shutdown exceeded":
-            return False
-        # Cancelled by the grace's end, or by the loop's end after a second Ctrl-C: never an error of the app's.
-        return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
-
-
-class AsUvicorn(logging.Formatter):
-    """`INFO:     message`, as uvicorn's own lines look beside them."""
+class Plain(logging.Formatter):
+    """`INFO:     message`, as the access log's lines look beside them (and uvicorn's always have)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return f"{record.levelname + ':':<10}{record.getMessage()}"
+        line = f"{record.levelname + ':':<10}{record.getMessage()}"
+        return f"{line}\n{self.formatException(record.exc_info)}" if record.exc_info else line
 
 
-def setup() -> None:
-    """The filters on uvicorn's loggers, and a stderr handler for the emulator's own lines at INFO where nothing
-    set logging up; idempotent, so whichever runs first (the server's configuration, `--watch`) sets it up."""
-    _filtered("uvicorn.access", Redacted)
-    _filtered("uvicorn.error", Quiet)
+class Json(logging.Formatter):
+    """One JSON object a line: time, level, logger, message (and the traceback, when there is one)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(record.created)),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            fields["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(fields)
+
+
+def setup(level: str = "info", form: str = "text") -> None:
+    """The emulator's lines at `level` and above, in `form`, on stderr where nothing set logging up; the level is
+    kept where something did. Idempotent: whichever runs first (the server, `--watch`) sets it up."""
     ours = logging.getLogger("emulator")
-    if not ours.handlers and not logging.getLogger().handlers:
+    ours.setLevel(level.upper())
+    if logging.getLogger().handlers:
+        return
+    handler = next((h for h in ours.handlers if getattr(h, "emulator", False)), None)
+    if handler is None:
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(AsUvicorn())
+        handler.emulator = True  # type: ignore[attr-defined]
         ours.addHandler(handler)
-        ours.setLevel(logging.INFO)
-
-
-def _filtered(name: str, kind: type[logging.Filter]) -> None:
-    found = logging.getLogger(name)
-    if not any(isinstance(f, kind) for f in found.filters):
-        found.addFilter(kind())
+    handler.setFormatter(Json() if form == "json" else Plain())
 
 
 class _Sparse:
@@ -87,7 +78,7 @@ class _Sparse:
         return count
 
 
-_REFUSED, _OVERDUE = _Sparse(), _Sparse()
+_REFUSED, _OVERDUE, _STUCK = _Sparse(), _Sparse(), _Sparse()
 
 
 def refused(open_now: int, cap: int) -> None:
@@ -104,6 +95,14 @@ def overdue(timeout: float) -> None:
     if count := _OVERDUE.due():
         logging.getLogger("emulator.server").info(
             "closed %d connection%s that sent no whole request within %g s", count, _s(count), timeout
+        )
+
+
+def stuck(timeout: float) -> None:
+    """Say that a connection was dropped for leaving its answer unread `timeout` seconds, as `refused` does."""
+    if count := _STUCK.due():
+        logging.getLogger("emulator.server").info(
+            "dropped %d connection%s that left an answer unread for %g s", count, _s(count), timeout
         )
 
 

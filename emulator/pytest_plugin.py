@@ -224,7 +224,7 @@ def _recording(request: pytest.FixtureRequest) -> Iterator[str | None]:
     proxy = Recorder(upstream or "http://127.0.0.1:9", cassette, mode, speed=0)  # none: replays, forwards nothing
     if mode != "none":
         config.stash.setdefault(_RECORDED, set()).add(cassette)
-    with Background(proxy, lifespan="on") as running:
+    with Background(proxy, lifespan=True) as running:
         yield running.url
 
 

@@ -31,8 +31,8 @@ from emulator.recordings import Library, Scrubber, Tape, allowed, api_path, miss
 from emulator.sse import encode
 
 MAX_BODY = 32 * 1024 * 1024  # bytes of a request body the recorder forwards (the server's own limit)
-# The recorder's server adds no `date` or `server` header of its own: the upstream's pass through, once.
-SERVER_OPTIONS = {"lifespan": "on", "server_header": False, "date_header": False}
+# The recorder's server adds no `date` header of its own: the upstream's passes through, once.
+SERVER_OPTIONS: dict[str, Any] = {"lifespan": True, "date_header": False}
 _log = logging.getLogger("emulator.recorder")
 # Not forwarded either way: hop-by-hop, or recomputed by the side that sends.
 _HOP = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "accept-encoding"})

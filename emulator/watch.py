@@ -26,7 +26,6 @@ from pathlib import Path
 
 import watchfiles
 
-from emulator import logs
 from emulator.state import State
 
 _log = logging.getLogger("emulator.watch")
@@ -66,7 +65,6 @@ def relevant(change: Path, path: Path) -> bool:
 
 def start(state: State, debounce_ms: int = 200) -> threading.Event:
     """Watch `state`'s scenario and recording paths in a daemon thread; set the event returned to stop it."""
-    logs.setup()
     _log.setLevel(logging.INFO)  # the reload lines, heard by the logging a host set up too
     stop = threading.Event()
     paths = _watched([*state.settings.scenarios, *state.settings.recordings])

@@ -37,7 +37,7 @@ def upstream() -> Iterator[Server]:
 
 def _recorder(upstream: Server, profile: str, cassette: Path) -> Iterator[Server]:
     """`emulator record` in front of the upstream emulator serving `profile` (its prefix in the upstream URL)."""
-    yield from serve_app(recorder.Recorder(f"{upstream.base_url}/{profile}", cassette, "all"), lifespan="on")
+    yield from serve_app(recorder.Recorder(f"{upstream.base_url}/{profile}", cassette, "all"), lifespan=True)
 
 
 def _record_openai(through: Server, model: str, responses: bool) -> None:
@@ -144,7 +144,7 @@ def test_without_a_noted_profile_conform_asks_for_one(
     upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cassette = tmp_path / "plain.yaml"
-    for through in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), lifespan="on"):
+    for through in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), lifespan=True):
         with through.openai() as client:
             client.chat.completions.create(
                 model="DeepSeek-V4.1-Flash-1017", messages=[{"role": "user", "content": "Hi"}]

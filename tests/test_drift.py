@@ -38,7 +38,7 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _record(upstream: str, cassette: Path, every_dialect: bool = True) -> None:
-    for through in serve_app(recorder.Recorder(upstream, cassette, "new_episodes"), lifespan="on"):
+    for through in serve_app(recorder.Recorder(upstream, cassette, "new_episodes"), lifespan=True):
         with through.openai() as client:
             client.chat.completions.create(model=MODEL, messages=CHAT)
             list(client.chat.completions.create(model=MODEL, messages=CHAT, stream=True))
@@ -107,12 +107,12 @@ def test_update_rewrites_only_the_drifted_interactions(
 ) -> None:
     cassette = tmp_path / "mixed.yaml"
     live = f"{first.base_url}/infercom"
-    for through in serve_app(recorder.Recorder(live, cassette, "new_episodes"), lifespan="on"):
+    for through in serve_app(recorder.Recorder(live, cassette, "new_episodes"), lifespan=True):
         assert (
             call(through.port, "POST", "/v1/chat/completions", {"model": "MiniMax-M2.7", "messages": CHAT}, AUTH)[0]
             == 200
         )
-    for through in serve_app(recorder.Recorder(first.base_url, cassette, "new_episodes"), lifespan="on"):
+    for through in serve_app(recorder.Recorder(first.base_url, cassette, "new_episodes"), lifespan=True):
         ask: Any = {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": "Say hi."}]}
         assert call(through.port, "POST", "/v1/chat/completions", ask, AUTH)[0] == 200
     kept = next(conform_command.recorded([cassette]))
@@ -153,7 +153,7 @@ def test_each_interaction_goes_to_the_upstream_of_its_profile(
     for recording in serve(Settings()):
         for profile in ("inferam", "infercom"):
             live = f"{recording.base_url}/{profile}"
-            for through in serve_app(recorder.Recorder(live, cassette, "new_episodes"), lifespan="on"):
+            for through in serve_app(recorder.Recorder(live, cassette, "new_episodes"), lifespan=True):
                 ask: Any = {"model": "MiniMax-M2.7", "messages": [{"role": "user", "content": f"Hi from {profile}."}]}
                 assert call(through.port, "POST", "/v1/chat/completions", ask, AUTH)[0] == 200
                 if profile == "infercom":

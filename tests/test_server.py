@@ -19,15 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 from uvicorn.protocols.http.flow_control import FlowControl
-from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
 from emulator import server as emulator_server
 from emulator.app import Settings, create_app
 from emulator.background import Background
 from emulator.server import WHOLE
-from emulator.server.cycle import Cycle
+from emulator.server.connection import Connection, Shared
+from emulator.server.exchange import Exchange, Flow
 from tests.conftest import Server, launch, read_until, serve_app
 
 pytestmark = pytest.mark.alone  # wall-clock measurements: run apart (conftest.py)
@@ -79,9 +81,9 @@ def test_a_request_waiting_unread_past_the_deadline_is_answered_not_reset() -> N
         socket.create_connection((running.host, running.port)) as sock,
     ):
         deadline = time.monotonic() + 5
-        while not running.server.server_state.connections and time.monotonic() < deadline:
+        while not running.server.connections and time.monotonic() < deadline:
             time.sleep(0.01)
-        (connection,) = running.server.server_state.connections
+        (connection,) = running.server.connections
         connection.loop.call_soon_threadsafe(connection.transport.pause_reading)
         time.sleep(0.1)
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
@@ -194,7 +196,7 @@ def test_shutdown_ends_a_running_stream_after_the_grace() -> None:
         process.wait()
 
 
-# --- the response head, written in a few calls into C (`server.cycle.Cycle`), byte for byte as uvicorn writes it ---
+# --- a request's exchange (`server.exchange.Exchange`): byte for byte what uvicorn's cycle writes, the oracle ---
 
 
 class _Transport:
@@ -216,21 +218,42 @@ class _Transport:
         return None
 
 
-def _cycle(kind: type, method: str = "POST", keep_alive: bool = True, access_log: bool = False) -> Any:
-    transport = _Transport()
-    return kind(
-        scope={"method": method, "type": "http"},
-        transport=transport,
-        flow=FlowControl(transport),  # type: ignore[arg-type]
-        logger=logging.getLogger("test"),
-        access_logger=logging.getLogger("test.access"),
-        access_log=access_log,
-        default_headers=[(b"date", b"Tue, 01 Dec 2026 00:00:00 GMT"), (b"server", b"uvicorn")],
-        message_event=asyncio.Event(),
-        expect_100_continue=False,
-        keep_alive=keep_alive,
-        on_response=lambda: None,
+DATE = b"Tue, 01 Dec 2026 00:00:00 GMT"
+# uvicorn's cycle's names for what an exchange owes, and the exchange's own.
+NAMES = {"chunked_encoding": "chunked", "expected_content_length": "expected_length", "message_event": "event"}
+
+
+def _cycle(kind: type, method: str = "POST", keep_alive: bool = True) -> Any:
+    """uvicorn's cycle (the oracle) or the server's exchange, for one request of `method`, writing to a `_Transport`,
+    every answer beginning with the same `date`."""
+    transport, scope = _Transport(), {"method": method, "type": "http"}
+    if kind is RequestResponseCycle:
+        return RequestResponseCycle(
+            scope=scope,  # type: ignore[arg-type]
+            transport=transport,  # type: ignore[arg-type]
+            flow=FlowControl(transport),  # type: ignore[arg-type]
+            logger=logging.getLogger("test"),
+            access_logger=logging.getLogger("test.access"),
+            access_log=False,
+            default_headers=[(b"date", DATE)],
+            message_event=asyncio.Event(),
+            expect_100_continue=False,
+            keep_alive=keep_alive,
+            on_response=lambda: None,
+        )
+    return Exchange(
+        scope, transport, Flow(transport), b"date: %s\r\n" % DATE, False, keep_alive, lambda: None, None, None
     )
+
+
+def _owed(cycle: Any, names: tuple[str, ...]) -> list[Any]:
+    """What `cycle` owes and has done, by uvicorn's names, whichever kind it is."""
+    ours = isinstance(cycle, Exchange)
+    return [getattr(cycle, NAMES.get(name, name) if ours else name) for name in names]
+
+
+def _event(cycle: Any) -> Any:
+    return cycle.event if isinstance(cycle, Exchange) else cycle.message_event
 
 
 HEADS = {
@@ -251,13 +274,13 @@ HEADS = {
 @pytest.mark.parametrize("keep_alive", [True, False])
 def test_the_fast_head_is_uvicorns_byte_for_byte(case: str, method: str, keep_alive: bool) -> None:
     status, headers = HEADS[case]
-    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, Cycle)]
+    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, Exchange)]
     for cycle in cycles:
         asyncio.run(cycle.send({"type": "http.response.start", "status": status, "headers": headers}))
     theirs, ours = cycles
     assert ours.transport.written == theirs.transport.written
     owed = ("chunked_encoding", "expected_content_length", "keep_alive", "response_started")
-    assert [getattr(ours, name) for name in owed] == [getattr(theirs, name) for name in owed]
+    assert _owed(ours, owed) == _owed(theirs, owed)
 
 
 @pytest.mark.parametrize("case", HEADS)
@@ -269,18 +292,18 @@ def test_a_whole_answer_in_one_write_is_uvicorns_start_and_body(case: str, metho
     status, headers = HEADS[case]
     length = dict(headers).get(b"content-length")
     body = b"x" * int(length) if length is not None else b"" if status in (204, 304) else b"a body"  # chunked
-    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, Cycle)]
+    cycles = [_cycle(kind, method, keep_alive) for kind in (RequestResponseCycle, Exchange)]
     told = [0, 0]
-    for index, cycle in enumerate(cycles):
-        cycle.on_response = lambda index=index: told.__setitem__(index, told[index] + 1)
     theirs, ours = cycles
+    theirs.on_response = lambda: told.__setitem__(0, told[0] + 1)
+    ours.done = lambda: told.__setitem__(1, told[1] + 1)
     asyncio.run(theirs.send({"type": "http.response.start", "status": status, "headers": headers}))
     asyncio.run(theirs.send({"type": "http.response.body", "body": body}))
     asyncio.run(ours.send({"type": WHOLE, "status": status, "headers": headers, "body": body}))
     assert ours.transport.written == theirs.transport.written
     owed = ("chunked_encoding", "expected_content_length", "keep_alive", "response_started", "response_complete")
-    assert [getattr(ours, name) for name in owed] == [getattr(theirs, name) for name in owed]
-    assert (ours.transport.closed, ours.message_event.is_set()) == (theirs.transport.closed, True)
+    assert _owed(ours, owed) == _owed(theirs, owed)
+    assert (ours.transport.closed, ours.event.is_set()) == (theirs.transport.closed, True)
     assert told == [1, 1]
 
 
@@ -295,10 +318,10 @@ RECEIVED = {  # a cycle's state when its app asks for the body: (body in, more t
 @pytest.mark.parametrize("case", RECEIVED)
 @pytest.mark.parametrize("ending", ["none", "disconnected", "complete", "100-continue"])
 def test_receive_gives_what_uvicorns_gives(case: str, ending: str) -> None:
-    """`Cycle.receive` does not await an event already set: the same message as uvicorn's, the same state after."""
+    """`Exchange.receive` does not await an event already set: the same message as uvicorn's, the same state after."""
     body, more, is_set, paused = RECEIVED[case]
     results = []
-    for kind in (RequestResponseCycle, Cycle):
+    for kind in (RequestResponseCycle, Exchange):
         cycle = _cycle(kind)
         cycle.body, cycle.more_body, cycle.flow.read_paused = bytearray(body), more, paused
         cycle.disconnected, cycle.response_complete = ending == "disconnected", ending == "complete"
@@ -306,14 +329,14 @@ def test_receive_gives_what_uvicorns_gives(case: str, ending: str) -> None:
 
         async def received(cycle: Any = cycle) -> Any:
             if is_set:
-                cycle.message_event.set()
-            else:  # what the protocol does when the body comes
-                asyncio.get_running_loop().call_later(0.01, cycle.message_event.set)
+                _event(cycle).set()
+            else:  # what the connection does when the body comes
+                asyncio.get_running_loop().call_later(0.01, _event(cycle).set)
             return await cycle.receive()
 
         message = asyncio.run(received())
         results.append(
-            (message, bytes(cycle.body), cycle.message_event.is_set(), cycle.flow.read_paused, cycle.transport.written)
+            (message, bytes(cycle.body), _event(cycle).is_set(), cycle.flow.read_paused, cycle.transport.written)
         )
     assert results[1] == results[0]
 
@@ -322,7 +345,7 @@ def test_receive_gives_what_uvicorns_gives(case: str, ending: str) -> None:
 def test_a_whole_answer_not_its_length_is_refused_as_uvicorn_refuses_it(body: bytes) -> None:
     headers = [(b"content-length", b"2")]
     message = "longer" if len(body) > 2 else "shorter"
-    ours = _cycle(Cycle)
+    ours = _cycle(Exchange)
     with pytest.raises(RuntimeError, match=f"Response content {message} than Content-Length"):
         asyncio.run(ours.send({"type": WHOLE, "status": 200, "headers": headers, "body": body}))
     theirs = _cycle(RequestResponseCycle)
@@ -333,7 +356,7 @@ def test_a_whole_answer_not_its_length_is_refused_as_uvicorn_refuses_it(body: by
 
 @pytest.mark.parametrize(("name", "value"), [(b"x-bad name", b"v"), (b"x-ok", b"line\r\nbreak"), (b"x-ok", b"nul\x00")])
 def test_the_fast_head_refuses_what_uvicorn_refuses(name: bytes, value: bytes) -> None:
-    for kind in (RequestResponseCycle, Cycle):
+    for kind in (RequestResponseCycle, Exchange):
         cycle = _cycle(kind)
         with pytest.raises(RuntimeError, match="Invalid HTTP header"):
             asyncio.run(cycle.send({"type": "http.response.start", "status": 200, "headers": [(name, value)]}))
@@ -373,15 +396,13 @@ def _answer(body: bytes) -> bytes:
     return b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
 
 
-def _connections(count: int, app: Any = _echo, **options: Any) -> list[Any]:
+def _connections(count: int, app: Any = _echo, keep_alive: float = 5.0) -> list[Any]:
     """`count` connections of one server, made on the running loop, serving `app`."""
-    config = emulator_server.config(app, "127.0.0.1", access_log=False, **options)
-    config.load()
-    state = ServerState()
+    shared = Shared(app, emulator_server.Rules(keep_alive=keep_alive), asyncio.get_running_loop(), None, {})
     made = []
     for _ in range(count):
-        connection = emulator_server.FaultableHttpToolsProtocol(config, state, {})
-        connection.connection_made(_Socket())  # type: ignore[arg-type]
+        connection = Connection(shared)
+        connection.connection_made(_Socket())
         made.append(connection)
     return made
 
@@ -421,7 +442,7 @@ AFTER_HELD = {  # what comes on a connection holding an answer, before the turn 
     "its next request": (lambda c: c.data_received(_request(b"next")), b"", False),
     "a request llhttp refuses": (lambda c: c.data_received(b"NOT HTTP\r\n\r\n"), b"HTTP/1.1 400 Bad Request", True),
     "the server shutting down": (lambda c: c.shutdown(), b"", True),
-    "its keep-alive timer": (lambda c: c.timeout_keep_alive_handler(), b"", True),
+    "its keep-alive timer": (lambda c: c._idle(), b"", True),
 }
 
 
@@ -521,7 +542,7 @@ def test_an_app_that_may_be_is_answered_with_no_task_after_the_reads_of_its_turn
         during = await read
         await asyncio.sleep(0)
         await asyncio.sleep(0)
-        return during, [c.transport.written for c in connections], app.seen, len(connections[0].tasks)
+        return during, [c.transport.written for c in connections], app.seen, len(connections[0].shared.tasks)
 
     during, written, seen, tasks = asyncio.run(run())
     assert during == []
@@ -549,12 +570,12 @@ def test_an_app_run_outside_a_task_that_waits_goes_on_in_one_that_can_be_cancell
         short, long = _connections(2, app)
         assert await _read(short, _request(b"short")) == b""
         assert await _read(long, _request(b"long")) == b""
-        assert len(short.tasks) == 2
+        assert len(short.shared.tasks) == 2
         await asyncio.sleep(0.2)
-        for task in list(long.tasks):
+        for task in list(long.shared.tasks):
             task.cancel()
         await asyncio.sleep(0.05)
-        return short.transport.written, long.transport.written, [task.done() for task in short.tasks]
+        return short.transport.written, long.transport.written, [task.done() for task in short.shared.tasks]
 
     short, long, running = asyncio.run(run())
     assert short == _answer(b"short")
@@ -588,7 +609,7 @@ def test_two_requests_in_one_read_are_answered_in_order_the_second_outliving_the
             await asyncio.sleep(0.3)
 
     async def run() -> bytes:
-        (connection,) = _connections(1, _Eager(wait), timeout_keep_alive=0.05)
+        (connection,) = _connections(1, _Eager(wait), keep_alive=0.05)
         assert await _read(connection, _request(b"fast") + _request(b"slow")) == b""
         await asyncio.sleep(0.5)
         written: bytes = connection.transport.written
@@ -808,21 +829,21 @@ UVICORNS_CASES = {
 
 
 @pytest.mark.parametrize("case", UVICORNS_CASES)
-@pytest.mark.parametrize("options", [{}, {"root_path": "/under"}, {"limit_concurrency": 1}])
-def test_the_protocols_own_request_steps_are_uvicorns(case: str, options: dict[str, Any]) -> None:
-    """The protocol's per-request steps (`on_message_begin`, `on_headers_complete`, `on_body`, `on_message_complete`,
-    `on_response_complete`, its cycle's state and `run_asgi`: compiled in the wheel) against uvicorn's own protocol,
-    fed the same bytes in the same reads: the same scopes and messages reach the app, the same bytes go out, reading
-    is paused and resumed alike, and the connection ends alike."""
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+def test_the_connections_request_steps_are_uvicorns(case: str) -> None:
+    """The server's own connection against uvicorn's httptools protocol (the oracle), fed the same bytes in the same
+    reads: the same scopes and messages reach the app, the same bytes go out, reading is paused and resumed alike,
+    the connection ends alike, and as many answers are counted."""
 
     async def serve(kind: type) -> Any:
         app = _Seeing()
-        config = emulator_server.config(app, "127.0.0.1", access_log=False, server_header=False, date_header=False)
-        for name, value in options.items():
-            setattr(config, name, value)
-        config.load()
-        connection = kind(config, ServerState(), {})
+        if kind is HttpToolsProtocol:
+            config = uvicorn.Config(
+                app, ws="none", access_log=False, server_header=False, date_header=False, lifespan="off"
+            )
+            config.load()
+            connection: Any = HttpToolsProtocol(config, ServerState(), {})
+        else:
+            connection = Connection(Shared(app, emulator_server.Rules(), asyncio.get_running_loop(), None, {}))
         transport = _Pausing()
         connection.connection_made(transport)
         for data in UVICORNS_CASES[case]:
@@ -830,28 +851,101 @@ def test_the_protocols_own_request_steps_are_uvicorns(case: str, options: dict[s
             for _ in range(5):
                 await asyncio.sleep(0)
         await asyncio.sleep(0.01)
-        timer = connection.timeout_keep_alive_task
+        if kind is HttpToolsProtocol:
+            timer, answered = connection.timeout_keep_alive_task, connection.server_state.total_requests
+        else:
+            timer, answered = connection.keep_alive_timer, connection.shared.answered
         if timer is not None:
             timer.cancel()
-        return app.seen, transport.written, transport.pauses, transport.closed, connection.server_state.total_requests
+        return app.seen, transport.written, transport.pauses, transport.closed, answered
 
-    theirs, ours = (
-        asyncio.run(serve(kind)) for kind in (HttpToolsProtocol, emulator_server.FaultableHttpToolsProtocol)
-    )
+    theirs, ours = (asyncio.run(serve(kind)) for kind in (HttpToolsProtocol, Connection))
     assert ours == theirs
     assert theirs[1]  # something was answered: the case is not vacuous
 
 
-def test_the_cycles_state_begins_as_uvicorns() -> None:
-    """The cycle sets its state itself (uvicorn's `__init__` is a Python call): every attribute uvicorn's cycle
-    begins with, with the same value (those made for each cycle, of the same kind)."""
-    theirs, ours = (_cycle(kind) for kind in (RequestResponseCycle, Cycle))
-    own = ("transport", "flow", "message_event", "on_response")  # made for each by `_cycle`
-    assert {name for name in vars(theirs) if name not in own} == {
-        "scope", "logger", "access_logger", "access_log", "default_headers", "disconnected", "keep_alive",
-        "waiting_for_100_continue", "body", "more_body", "response_started", "response_complete", "chunked_encoding",
-        "expected_content_length",
-    }  # fmt: skip
-    for name, value in vars(theirs).items():
-        mine = getattr(ours, name)
-        assert type(mine) is type(value) and (name in own or mine == value), name
+# --- the hostile round's classes: pipelining a byte at a time, deadlines behind an answer, garbage, stuck peers ---
+
+
+def _responses(sock: socket.socket, count: int) -> list[tuple[int, bytes]]:
+    """`count` responses read one after another from `sock`: (status, body)."""
+    sock.settimeout(30)
+    got = []
+    with sock.makefile("rb") as reader:
+        for _ in range(count):
+            response = http.client.HTTPResponse(_Reading(reader))  # type: ignore[arg-type]
+            response.begin()
+            got.append((response.status, response.read()))
+    return got
+
+
+@pytest.mark.parametrize("step", [1, 7, 61])
+def test_pipelined_requests_written_a_few_bytes_at_a_time_are_all_answered_in_order(strict: Server, step: int) -> None:
+    chat = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Count to three."}]}
+    data = _request_to("/v1/chat/completions", chat) + b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n"
+    data += _request_to("/v1/responses", {"model": "gpt-4o-mini", "input": "Then stop."})
+    with socket.create_connection((strict.host, strict.port)) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for start in range(0, len(data), step):
+            sock.sendall(data[start : start + step])
+            time.sleep(0.0005)
+        got = _responses(sock, 3)
+    assert [status for status, _ in got] == [200, 200, 200]
+    kinds = [json.loads(body).get("object", json.loads(body).get("status")) for _, body in got]
+    assert kinds == ["chat.completion", "ok", "response"]
+
+
+def test_an_answer_pipelined_behind_another_and_slower_than_the_deadline_is_answered_whole(strict: Server) -> None:
+    """The deadline for a whole request restarted at the previous answer, and closed the connection under the second
+    answer, which was being made: a request being answered owes no deadline."""
+    chat = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Slowly, please."}]}
+    slow = _request_to("/v1/chat/completions", chat).replace(
+        b"content-length", b"x-emulator-timing: latency_ms=%d\r\ncontent-length" % (2500 * RULES.request_timeout)
+    )
+    with socket.create_connection((strict.host, strict.port)) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n" + slow)
+        got = _responses(sock, 2)
+    assert [status for status, _ in got] == [200, 200]
+    assert json.loads(got[1][1])["object"] == "chat.completion"
+
+
+def test_a_request_followed_by_garbage_is_answered_then_refused_with_no_traceback(
+    strict: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO), socket.create_connection((strict.host, strict.port)) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n\x00\x01 not http at all\r\n\r\n")
+        got = _responses(sock, 2)
+        closed, rest = closed_within(sock, 5)
+    assert [status for status, _ in got] == [200, 400] and closed and rest == b""
+    assert json.loads(got[0][1])["status"] == "ok" and got[1][1] == b"Invalid HTTP request received."
+    assert not [r for r in caplog.records if r.exc_info or "Exception" in r.getMessage()], caplog.text
+
+
+async def _flood(scope: Any, receive: Any, send: Any) -> None:
+    """An app that answers with 64 MB in 1 MB chunks, whoever reads them."""
+    await receive()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    for _ in range(64):
+        await send({"type": "http.response.body", "body": b"x" * 1_000_000, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
+def test_a_client_that_stops_reading_is_dropped_after_the_write_timeout(caplog: pytest.LogCaptureFixture) -> None:
+    """Clients that asked for a long answer and never read it kept it in the server's memory for as long as they kept
+    the connection; now a peer that leaves written bytes unread `write_timeout` seconds is dropped, said in the log."""
+    rules = emulator_server.Rules(request_timeout=1.0, write_timeout=1.0)
+    with (
+        caplog.at_level(logging.INFO, logger="emulator.server"),
+        Background(_flood, rules=rules) as running,
+        socket.create_connection((running.host, running.port)) as sock,
+    ):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(b"GET /big HTTP/1.1\r\nhost: x\r\n\r\n")
+        assert sock.recv(1024).startswith(b"HTTP/1.1 200 OK")  # the head, then nothing more is read
+        assert running.server.connections
+        deadline = time.monotonic() + 4 * (rules.write_timeout + 1) + 5
+        while running.server.connections and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not running.server.connections  # dropped, never read
+    said = [r.getMessage() for r in caplog.records if r.name == "emulator.server"]
+    assert "dropped 1 connection that left an answer unread for 1 s" in said, said

@@ -12,7 +12,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from emulator import faults, recordings, server
+from emulator import faults, logs, recordings, server
 
 
 def replay_speed_argument(parser: argparse.ArgumentParser, what: str) -> None:
@@ -90,6 +90,7 @@ CONNECTION_FLAGS = (
     ("--keep-alive", seconds, "seconds an idle keep-alive connection stays open"),
     ("--max-connections", positive, "connections open at once; past them a new one is closed at once"),
     ("--shutdown-grace", seconds, "seconds running answers get at shutdown before they are cut"),
+    ("--write-timeout", seconds, "seconds a client may leave an answer unread before its connection is dropped"),
 )
 
 
@@ -110,7 +111,29 @@ def connection_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rules(args: argparse.Namespace) -> server.Rules:
-    return server.Rules(args.request_timeout, args.keep_alive, args.max_connections, args.shutdown_grace)
+    return server.Rules(
+        args.request_timeout, args.keep_alive, args.max_connections, args.shutdown_grace, args.write_timeout
+    )
+
+
+def log_arguments(parser: argparse.ArgumentParser) -> None:
+    """What a command that serves logs, and how."""
+    parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    parser.add_argument(
+        "--log-level", choices=logs.LEVELS, default="info", help="the least level logged (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=logs.FORMATS,
+        default="text",
+        help="text lines, or one JSON object a line for log shippers (default: %(default)s)",
+    )
+
+
+def served(args: argparse.Namespace) -> dict[str, Any]:
+    """The server's logging options from `log_arguments`: the access log is an INFO line, off below that level."""
+    access = not args.no_access_log and args.log_level in ("debug", "info")
+    return {"access_log": access, "log_format": args.log_format}
 
 
 def admin_token_argument(parser: argparse.ArgumentParser, help: str) -> None:

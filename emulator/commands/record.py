@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from emulator import recorder, server
+from emulator import logs, recorder, server
 from emulator.commands import options
 
 
@@ -38,7 +37,7 @@ def arguments(record: argparse.ArgumentParser) -> None:
         + " (default: %(default)s)",
     )
     options.replay_speed_argument(record, "the recorded gaps of what is replayed")
-    record.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    options.log_arguments(record)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     doing = "replaying" if proxy.replay_only else "recording"
     where = f"{options.url(args.host, sock)}/v1/… → {args.upstream}"
     print(f"{doing} {where}, mode {args.mode}, into {args.out}{held}", flush=True)
-    served: dict[str, Any] = {"access_log": not args.no_access_log, "log_level": "info", **recorder.SERVER_OPTIONS}
-    server.run(proxy, sock, options.rules(args), **served)
+    logs.setup(args.log_level, args.log_format)
+    server.run(proxy, sock, options.rules(args), **options.served(args), **recorder.SERVER_OPTIONS)
     return 0

@@ -1,5 +1,5 @@
 """`emulator serve`: its flags (what answers, how much is kept, the cassettes replayed, the workers and their
-shared state), the banner, and uvicorn started on the app."""
+shared state), the banner, and the server started on the app."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from emulator import admin, faults, journal, limits, profiles, recent, scenarios, server, watch
+from emulator import admin, faults, journal, limits, logs, profiles, recent, scenarios, server, watch
 from emulator.app import Settings, create_app
 from emulator.commands import options
 
@@ -42,7 +42,7 @@ def arguments(serve: argparse.ArgumentParser) -> None:
     _bound_arguments(serve)
     _replay_arguments(serve)
     _scale_arguments(serve)
-    serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    options.log_arguments(serve)
 
 
 def _answer_arguments(serve: argparse.ArgumentParser) -> None:
@@ -222,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
     sock = options.listen(args.host, args.port)
     if sock is None:
         return 1
+    logs.setup(args.log_level, args.log_format)
     base = options.url(args.host, sock)
     state = app.state.emulator
     book = state.book
@@ -247,8 +248,7 @@ def run(args: argparse.Namespace) -> int:
         options.rules(args),
         workers=args.workers,
         setup=setup,
-        access_log=not args.no_access_log,
-        log_level="info",
+        **options.served(args),
     )
     return 0
 

@@ -1,7 +1,7 @@
-"""What the server's protocol (`emulator.server`) does with a turn of the event loop: the whole answers made in it
+"""What the server's connections (`emulator.server`) do with a turn of the event loop: the whole answers made in it
 written together at its end (`Outbox`), and an app run outside any task until it first waits (`in_task`, with the
 task that then carries it on, `_rest`); and the `Flag` it gives each request's cycle in place of an `asyncio.Event`.
-Compiled with the protocol."""
+Compiled with the connection."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class Held(Protocol):
 
 
 async def in_task() -> None:
-    """Be in a task from here on. The httptools protocol runs an app that says it may (its `eager` attribute) in a
+    """Be in a task from here on. A connection runs an app that says it may (its `eager` attribute) in a
     plain callback once its request is whole, outside any task, and gives it one only when it first waits: no task at
     all for an answer made at once (a task, its scheduling and its registration cost a request 2-3 µs). What needs the
     current task (anyio, sniffio, `asyncio.timeout`, so Starlette's routes, httpx and redis-py) awaits this first."""
@@ -33,7 +33,7 @@ class _Turn:
 
 
 async def _rest(coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
-    """The rest of a coroutine begun in a callback (`emulator.server`'s protocol, `_run`), which waited on `waiting`."""
+    """The rest of a coroutine begun in a callback (`connection.Connection._run`), which waited on `waiting`."""
     await _Resumed(coroutine, waiting)
 
 
@@ -71,20 +71,13 @@ class Outbox:
     until the loop has made all it can in this turn, the first write wakes it and the others find it awake. On the
     bench's 16 connections that took a third off the server's CPU an answer and 45% onto its requests/s.
 
-    One per server (kept in uvicorn's server state, which every connection of a server shares). The held bytes go out
+    One per server (in what its connections share, `connection.Shared`). The held bytes go out
     in the loop's next turn of ready callbacks, before it waits for more; a connection writes what it holds itself
     before anything else can go on it (`Held.release`), so the order on a connection is kept."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.holding: list[Held] = []
-
-    @classmethod
-    def of(cls, state: Any, loop: asyncio.AbstractEventLoop) -> Outbox:
-        outbox: Outbox | None = getattr(state, "emulator_outbox", None)
-        if outbox is None or outbox.loop is not loop:
-            outbox = state.emulator_outbox = cls(loop)
-        return outbox
 
     def add(self, connection: Held) -> None:
         if not self.holding:
@@ -98,9 +91,9 @@ class Outbox:
 
 
 class Flag:
-    """What a request's cycle is told by its protocol (a body came, the request is whole, the client left) and waits
-    on: `asyncio.Event`'s four methods, with its behaviour, compiled with the protocol. The protocol gives each cycle
-    one in place of uvicorn's `asyncio.Event`, whose methods were five Python calls a request."""
+    """What a request's exchange is told by its connection (a body came, the request is whole, the client left) and
+    waits on, and a connection's writer waits on to drain: `asyncio.Event`'s four methods, with its behaviour,
+    compiled with the connection (an `asyncio.Event`'s methods were five Python calls a request)."""
 
     def __init__(self) -> None:
         self.on = False

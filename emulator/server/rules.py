@@ -1,0 +1,21 @@
+"""The connection rules a server keeps (`Rules`), and the names of what its connections put in a request's scope
+for the app: the socket's transport, when the request was whole, and the message type of a whole answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TRANSPORT = "emulator.transport"  # in the scope's extensions: the connection's transport, for faults below HTTP
+ARRIVED = "emulator.arrived"  # in the scope's extensions: when the whole request was in (`time.perf_counter`)
+# In the scope's extensions where the server takes it: a message of this type is a whole answer, its status, headers
+# (a content-length among them) and body, which goes out in one write where a start and a body message take two.
+WHOLE = "emulator.whole"
+
+
+@dataclass(frozen=True)
+class Rules:
+    request_timeout: float = 10.0  # seconds to receive a whole request
+    keep_alive: float = 5.0  # seconds an idle keep-alive connection stays open
+    max_connections: int = 2048  # open at once; comfortably above 1,000 paced streams
+    shutdown_grace: float = 5.0  # seconds running answers get at shutdown
+    write_timeout: float = 30.0  # seconds a peer may leave written bytes unread before its connection is dropped
