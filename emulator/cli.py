@@ -6,10 +6,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib import metadata
+from importlib import metadata, util
 
 from emulator import controls
 from emulator.commands import check, conform, drift, record, report, serve
+
+# What pip installs is `llm-emulator` (PyPI's `emulator` is another project); the package and the command keep
+# the name `emulator`.
+DISTRIBUTION = "llm-emulator"
+# A module setup.py compiles (its `COMPILED`): it is an extension module exactly when the core runs compiled.
+PROBE = "emulator.pipeline"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -50,10 +56,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _version() -> str:
+    """What `--version` prints after the name: the installed version, then `(compiled)` or `(pure Python)`, for
+    whether the answering core runs as mypyc's extension modules or as its sources."""
     try:
-        return metadata.version("emulator")
+        version = metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
-        return "(not installed)"
+        version = "(not installed)"
+    return f"{version} ({'compiled' if compiled() else 'pure Python'})"
+
+
+def compiled() -> bool:
+    """Whether the core runs compiled: `PROBE`'s file is an extension module (`.so`, `.pyd` on Windows)."""
+    # The file an import loads (an extension module wins over the .py beside it), found without importing it here.
+    spec = util.find_spec(PROBE)
+    return spec is not None and spec.origin is not None and spec.origin.endswith((".so", ".pyd"))
 
 
 if __name__ == "__main__":

@@ -388,6 +388,6 @@ def main(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("mcp"):
             raise
-        print(f"emulator mcp needs the MCP SDK ({exc}): pip install 'emulator[mcp]'", file=sys.stderr)
+        print(f"emulator mcp needs the MCP SDK ({exc}): pip install 'llm-emulator[mcp]'", file=sys.stderr)
         return 1
     return mcp_server.run(args)

@@ -1,6 +1,6 @@
 """`emulator mcp`: the emulator's controls (`emulator.controls`) as Model Context Protocol tools, and its reference
 texts (`emulator.guides`) as resources, over stdio, for the coding agent that writes a client's tests. The home
-of the `mcp` SDK (the optional extra `emulator[mcp]`).
+of the `mcp` SDK (the optional extra `llm-emulator[mcp]`).
 
 It talks to a running emulator's admin API (`--url`, `--admin-token`), or with `--serve` to one of its own, started
 in this process on a free loopback port. Standard output carries MCP frames and nothing else: the SDK points

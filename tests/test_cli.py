@@ -196,11 +196,29 @@ def test_every_command_and_flag_has_help() -> None:
     assert missing == []
 
 
-def test_version_is_the_installed_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version_is_the_installed_distributions_and_says_whether_the_core_is_compiled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`emulator --version`: the version of `llm-emulator` (the distribution's name), and `(compiled)` exactly when
+    emulator.pipeline, a module setup.py compiles, is an extension module; from `main` and from a process."""
+    from emulator import pipeline
+
+    kind = "compiled" if pipeline.__file__.endswith((".so", ".pyd")) else "pure Python"
+    expected = f"emulator {metadata.version('llm-emulator')} ({kind})\n"
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0
-    assert capsys.readouterr().out == f"emulator {metadata.version('emulator')}\n"
+    assert capsys.readouterr().out == expected
+    ran = subprocess.run([*EMULATOR, "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, expected, "")
+
+
+def test_version_says_compiled_when_the_probed_module_is_an_extension(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled branch, in a pure install too: orjson's own module (a dependency, always built) as the probe."""
+    monkeypatch.setattr(cli, "PROBE", "orjson.orjson")
+    assert cli.compiled() and cli._version().endswith(" (compiled)")
+    monkeypatch.setattr(cli, "PROBE", "emulator.frozen")  # never compiled (setup.py says why)
+    assert not cli.compiled() and cli._version().endswith(" (pure Python)")
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,8 @@ each block, and the blocks run one at a time. Each scratch folder holds a copy o
 
 Besides: every `--flag` of an `emulator …` command anywhere exists in that subcommand's parser (a command in
 a shell block parses whole), every `--emulator-*` option exists in the plugin, every flag in backticks exists
-somewhere, docs/cli.md names every flag of every subcommand, and every relative link resolves.
+somewhere, docs/cli.md names every flag of every subcommand, and every relative link resolves. And nothing a user
+reads says to `pip install emulator`: the distribution is `llm-emulator`, PyPI's `emulator` is another project.
 """
 
 from __future__ import annotations
@@ -482,3 +483,43 @@ def test_the_readme_keeps_its_two_commands_and_links_every_reference_page() -> N
     for page in PAGES[1:]:
         assert f"(docs/{page.name}" in readme, f"the README does not link docs/{page.name}"
     assert "docs/inspector.png" in readme + "".join(p.read_text() for p in PAGES)
+
+
+# --- the distribution's name ----------------------------------------------------------------------------
+
+# `pip install` of PyPI's `emulator` (another project), bare or with an extra, quoted or not, even across a line
+# break; not `llm-emulator`, nor a path (`.`, `'.[test]'`).
+OLD_INSTALL = re.compile(r"""pip3?\s+install\s+(?:(?:-U|--upgrade|-q|--quiet)\s+)*['"]?emulator(?:\[|(?![\w-]|\.\w))""")
+
+
+def test_nothing_tells_a_user_to_install_the_old_distribution_name() -> None:
+    said = [
+        "pip install emulator",
+        "pip install emulator && emulator conform recordings/",
+        "`pip install emulator`.",
+        "pip install 'emulator[mcp]'",
+        'pip install "emulator[mcp]"',
+        "pip install -U emulator",
+        "pip install\n'emulator[mcp]'",
+    ]
+    not_said = [
+        "pip install llm-emulator",
+        "pip install 'llm-emulator[mcp]'",
+        "pip install -e .",
+        "pip install .",
+        "pip install -q -e '.[test]'",
+        "pip install -e '.[mcp]'",
+        "pip install --no-cache-dir /wheels/*.whl",
+        "emulator mcp",
+    ]
+    assert [s for s in said if not OLD_INSTALL.search(s)] == []
+    assert [s for s in not_said if OLD_INSTALL.search(s)] == []
+    read = [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md")), REPO / "Dockerfile"]
+    read += [REPO / "docker-compose.yml", *sorted((REPO / "emulator").glob("**/*.py"))]
+    found = [
+        f"{path.relative_to(REPO)}:{text.count(chr(10), 0, hit.start()) + 1}: {hit[0]!r}"
+        for path in read
+        for text in [path.read_text()]
+        for hit in OLD_INSTALL.finditer(text)
+    ]
+    assert found == [], "the distribution is llm-emulator: " + "; ".join(found)

@@ -322,7 +322,7 @@ def test_without_the_extra_it_says_how_to_get_it(
     monkeypatch.delitem(sys.modules, "emulator.mcp_server", raising=False)
     monkeypatch.delattr(emulator, "mcp_server", raising=False)
     assert cli.main(["mcp"]) == 1
-    assert "pip install 'emulator[mcp]'" in capsys.readouterr().err
+    assert "pip install 'llm-emulator[mcp]'" in capsys.readouterr().err
 
 
 # --- the resources agree with the docs ---------------------------------------------------------------------
