@@ -45,6 +45,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "alone: measures the server's idle CPU, pacing or deadlines against the wall clock; the README's test "
         "command runs these in a pass of their own, after the rest has run in parallel (pytest-xdist)",
     )
+    config.addinivalue_line(
+        "markers",
+        "install: builds what users install, as they build it (minutes of both CPUs for each build); the README's "
+        "test command runs these last, in a pass of their own",
+    )
 
 
 @pytest.hookimpl(wrapper=True)
