@@ -59,6 +59,17 @@ HELLO, STREAM, PACED = "hi", "stream please", "paced please"
 COUNTED = " #N#"  # after wrk's prompts: post.lua counts the requests there, so that each body is a new one
 AIMOCK = "node_modules/@copilotkit/aimock"
 LOGGED = "emulator-logged"  # the emulator as `emulator serve` starts it: its access log on
+STOCK = "emulator-uvicorn"  # the emulator's app on stock uvicorn (httptools, uvloop): what its own server buys
+# The stock server: the emulator's app (the same wheel) under `uvicorn.run`, the bare stack's options.
+STOCK_SCRIPT = """
+import sys
+from pathlib import Path
+import uvicorn
+from emulator.app import Settings, create_app
+app = create_app(Settings(scenarios=tuple(Path(p) for p in sys.argv[2:])))
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), http="httptools", loop="uvloop", lifespan="off",
+            access_log=False, log_level="warning")
+"""
 EMULATOR_PEER = {"anthropic-version": "2023-06-01", "x-api-key": "sk-bench"}  # besides post.lua's Authorization
 
 
@@ -329,6 +340,13 @@ def start_all(
         if each.problem:
             raise RuntimeError(f"{each.name} does not answer as the benchmark expects: {each.problem}")
 
+    stock = Server(STOCK, {"chat": CHAT.path}, version=f"{emulator.version}, its app on stock uvicorn")
+    stock.port = bench._free_port()
+    scenarios = [str(ROOT / "scenarios"), str(run / "emulator.yaml")]
+    cmd = [EMULATOR[0], "-c", STOCK_SCRIPT, str(stock.port), *scenarios]
+    servers.spawn(stock.name, cmd, stock.port, cwd=EMULATOR_CWD[0], env=dict(os.environ))
+    _check(stock, tokens)
+
     baseline = Server("bare", dict(all_paths), version="starlette on uvicorn, httptools, uvloop")
     cases = [(CHAT, HELLO, False)] + [(dialect, STREAM, True) for dialect in DIALECTS]
     cases.append((CHAT, PACED, True))
@@ -345,7 +363,7 @@ def start_all(
             raise RuntimeError(f"the bare stack does not replay the emulator's {key}: {status} {replayed[:200]!r}")
     baseline.port = baseline.ports[_case(CHAT, HELLO)]
     baseline.events = dict(emulator.events)
-    found = [baseline, emulator, logged, *([pure] if python else [])]
+    found = [baseline, emulator, logged, *([stock] if not stock.problem else []), *([pure] if python else [])]
 
     venv = scratch / "venv" / "bin"
     commands: dict[str, tuple[list[str], dict[str, str]]] = {
@@ -563,6 +581,11 @@ def nonstream(servers: list[Server], opts: Options, targets: list[str]) -> Table
             f"non-stream c={connections}: {ours:.2f}x bare{pure}; aimock {theirs:.2f}x "
             f"(target >= 0.6x and >= aimock's): {verdict}"
         )
+        if STOCK in rates:
+            targets.append(
+                f"non-stream c={connections}: the emulator's app on stock uvicorn {rates[STOCK] / b[0]:.2f}x bare, "
+                f"on its own server {ours:.2f}x"
+            )
         if LOGGED in rates:
             logged, cost = rates[LOGGED] / b[0], 1 - rates[LOGGED] / rates["emulator"]
             met = "met" if logged >= 0.6 and logged >= theirs and cost <= 0.10 else "missed"
@@ -588,7 +611,7 @@ def streams(servers: list[Server], opts: Options, targets: list[str]) -> Table:
         ],
     )
     for dialect in DIALECTS:
-        running = [s for s in servers if dialect.name in s.paths and s.name != LOGGED]
+        running = [s for s in servers if dialect.name in s.paths and s.name not in (LOGGED, STOCK)]
         body = dialect.body(STREAM + COUNTED, stream=True)
         key = _case(dialect, STREAM)
         for server in running:  # warm-up, not counted

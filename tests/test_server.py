@@ -949,3 +949,37 @@ def test_a_client_that_stops_reading_is_dropped_after_the_write_timeout(caplog: 
         assert not running.server.connections  # dropped, never read
     said = [r.getMessage() for r in caplog.records if r.name == "emulator.server"]
     assert "dropped 1 connection that left an answer unread for 1 s" in said, said
+
+
+def test_the_json_log_is_one_object_a_line_secrets_redacted_and_the_level_is_kept(tmp_path: Path) -> None:
+    """`--log-format json`: the server's lines and the access log's, each a JSON object with its fields; a query's
+    secret is `***` there too. At `--log-level warning` neither the start line nor the access log is written."""
+    command = [sys.executable, "-m", "emulator", "serve", "--port", "0", "--log-format", "json"]
+    process, port = launch(command, cwd=tmp_path)
+    try:
+        started = read_until(process, '{"time"')[-1]
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/v1/models?api_key=sk-hidden-7f3a&limit=2", headers={"authorization": "Bearer sk-x"})
+        assert conn.getresponse().read()
+        conn.close()
+        access = json.loads(read_until(process, '{"time"')[-1])
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=60)
+    assert json.loads(started) | {"time": ""} == {
+        "time": "", "level": "INFO", "logger": "emulator.server", "message": f"Started server process [{process.pid}]"
+    }  # fmt: skip
+    assert access["path"] == "/v1/models?api_key=***&limit=2" and access["status"] == 200, access
+    assert access["method"] == "GET" and access["logger"] == "emulator.access" and access["client"].startswith("127.")
+    assert "sk-hidden-7f3a" not in out
+    quiet, port = launch([*command[:-2], "--log-level", "warning"], cwd=tmp_path)
+    try:
+        read_until(quiet, "scenarios:")
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/health")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        quiet.send_signal(signal.SIGTERM)
+        said, _ = quiet.communicate(timeout=60)
+    assert "Started server process" not in said and "/health" not in said, said
