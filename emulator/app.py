@@ -143,8 +143,9 @@ class _App(Starlette):
     router; everything else takes Starlette's way.
 
     Those layers cost 6 µs of a 24 µs haiku answer in process, and give it nothing: the endpoint answers its
-    own errors in its dialect's shape; one it did not foresee reaches uvicorn, which logs it and answers 500
-    as Starlette's error middleware would; a path or a method it does not serve is Starlette's to refuse.
+    own errors in its dialect's shape; one it did not foresee reaches the server (`server.exchange`), which logs it
+    and answers 500 as Starlette's error middleware would; a path or a method it does not serve is Starlette's to
+    refuse.
     """
 
     eager = True  # it may be started outside a task: see `server.in_task`

@@ -19,6 +19,13 @@ import time
 # inspector beyond loopback), an API key as some clients send it (`?key=`, `?api_key=`), and their kin.
 SECRET_PARAMETER = re.compile(r"(?i)([?&](?:[a-z0-9_.-]*[_.-])?(?:token|key|api_key|apikey|secret|password)=)[^&#\s]*")
 LEVELS = ("debug", "info", "warning", "error")
+
+
+def redacted(query: str) -> str:
+    """A query string with the values of its secret parameters replaced by `***`."""
+    return SECRET_PARAMETER.sub(r"\1***", "?" + query)[1:] if "=" in query else query
+
+
 FORMATS = ("text", "json")
 
 

@@ -2,9 +2,9 @@
 hang-ups, down to the socket), then completes its journal entry.
 
 A script is played by an ASGI response of its own rather than Starlette's `StreamingResponse`: a hang-up
-must close the connection mid-body (no terminating chunk) or reset it, and then wait for uvicorn to see the
-client gone, so that nothing is logged as an application error. The socket comes from the protocol in
-`server.py`, through the scope's extensions.
+must close the connection mid-body (no terminating chunk) or reset it, and then wait for the server to see the
+client gone, so that nothing is logged as an application error. The socket comes from the server's connection
+(`server/connection.py`), through the scope's extensions.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ the emulator and its dependencies are the venv's own. Skipped, saying why, only 
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -118,6 +119,7 @@ def dockerfile_command() -> str:
     return command
 
 
+@functools.cache
 def build_environment() -> list[str]:
     """The versions pip resolves now for the build requirements ([build-system] requires), as `name==version`."""
     requires = tomllib.loads((REPO / "pyproject.toml").read_text())["build-system"]["requires"]

@@ -15,9 +15,7 @@ import urllib.parse
 from http import HTTPStatus
 from typing import Any, TextIO
 
-from emulator.logs import SECRET_PARAMETER
-
-FORMATS = ("text", "json")
+from emulator.logs import redacted
 
 
 def _phrase(status: int) -> str:
@@ -60,7 +58,7 @@ class AccessLog:
         target = urllib.parse.quote(path)
         if query:
             asked = query.decode("ascii", "replace")
-            target += "?" + (SECRET_PARAMETER.sub(r"\1***", "?" + asked)[1:] if "=" in asked else asked)
+            target += "?" + redacted(asked)
         who = f"{client[0]}:{client[1]}" if client else ""
         said = _STATUS.get(status) or str(status)
         if not self.json:

@@ -61,7 +61,6 @@ class Server:
         self.should_exit = False
         self.force_exit = False
         self.shared: Shared | None = None
-        self.stopped: list[int] = []  # the signals that stopped it
 
     @property
     def connections(self) -> set[Connection]:
@@ -153,7 +152,6 @@ class Server:
         if self.should_exit and signum == signal.SIGINT:
             self.force_exit = True
         self.should_exit = True
-        self.stopped.append(signum)
 
 
 class _Lifespan:

@@ -76,8 +76,8 @@ def _fork(serve: Callable[[], object], setup: Callable[[], object] | None) -> in
         return pid
     status = 0
     try:
-        # Until uvicorn takes the signals over, a stop ends the worker at once: it serves nothing yet. Once
-        # uvicorn has stopped, it raises the signal again, which ends the worker the same way.
+        # Until the server takes the signals over (`running.Server`), a stop ends the worker at once: it serves
+        # nothing yet. Once the server has stopped, it puts these handlers back.
         for s in STOPS:
             signal.signal(s, _exit)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # held by the parent across the fork (see `spawn`)
