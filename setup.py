@@ -26,79 +26,78 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).parent
-# The modules compiled, in one place: the pure stages a request goes through and the default model. Left Python,
+# The modules compiled, in one place, by layer: what a request goes through, and the default model. Left Python,
 # and why:
 # - a folder's __main__.py (emulator/default_model/'s): `python -m` runs its code object, which a compiled module
 #   has not ("No code object available").
-# - emulator/frozen.py: `dataclass_transform` sets an attribute on the function it marks, which a compiled
-#   function cannot take (the import failed).
-# - emulator/errors.py: its errors give each subclass its `status` and `kind` as class attributes, and an
-#   instance's own (UpstreamError) overrides them. On a class mypyc compiles that derives from a built-in type
-#   (`Exception`), a class-level value is never set on the instances: reading `InvalidRequest(...).status` raised
-#   AttributeError, and the dialect tests failed (33 of 78) against the compiled wheel. The errors are made only on
-#   a refusal, off the plain path, so they stay Python. tests/test_packaging.py holds the compiled modules free of
-#   the pattern.
-# - the shell (app, admin, models, player, cli, ...): its time is in httptools and Starlette, and its classes
-#   subclass Starlette's; the server's loop and its stop (`server/running.py`, `server/__init__.py`): off the path
-#   of a request; the recordings' formats: I/O and vcrpy, off the plain path.
-# - emulator/server/workers.py (it forks and waits); shared_redis's address, outage guard (a subclass of redis-py's
-#   client) and scripts: off the plain path.
+# - emulator/core/frozen.py: `dataclass_transform` sets an attribute on the function it marks, which a compiled
+#   function cannot take (the import fails).
+# - emulator/core/errors.py: its errors give each subclass its `status` and `kind` as class attributes, and an
+#   instance's own (UpstreamError) overrides them; on a compiled class derived from a built-in type (`Exception`) a
+#   class-level value is never set on the instances. Errors are made only on a refusal, off the plain path.
+#   tests/test_packaging.py holds the compiled modules free of the pattern.
+# - the HTTP shell (emulator/http/ but `serving`), the command line and MCP: their time is in Starlette and I/O, and
+#   their classes subclass Starlette's; the server's loop, its stop and its forks (`emulator/server/running.py`,
+#   `workers.py`, `__init__.py`): off a request's path; the recordings' formats: I/O and vcrpy.
+# - the state in Redis's address, outage guard (a subclass of redis-py's client) and scripts: off the plain path.
 # Compiled beyond the pure stages, each because a request goes through it:
-# - the server's connection (`emulator/server/connection.py`, the asyncio protocol), its exchanges (`exchange.py`), the
-#   access log (`access.py`) and `turns.py` (the outbox, the task-free run, the `Flag`): classes of the emulator's own
-#   that derive from nothing (a compiled class derived from a class the build cannot see, uvicorn's when it was not
-#   installed in the isolated build, was given no `__dict__` and crashed at start; tests/test_packaging.py refuses
-#   any compiled class whose base is not compiled). Their per-request steps were most of the server's Python calls.
-# - emulator/serving.py, the answering endpoint's ASGI app (app.py routes to it).
-# - emulator/state.py and the state in Redis that subclasses it (shared_redis's base, batch, journal and shared: 12%
-#   less CPU a request in a worker on Redis). A native class takes a Python subclass only under
-#   `@mypyc_attr(allow_interpreted_subclasses=True)`, which the wheel could not import: a subclass of `State` must be
-#   compiled too (a test's own would fail against the compiled wheel). `State.before_shape` reads its stores
-#   directly, so that the plain path awaits one of its coroutines before the shape, not four.
-# - emulator/metrics.py: it counts every answer in plain lists; prometheus_client is called only when `/metrics` is
-#   read. With state.py, six Python calls a request fewer: a plain answer 3% cheaper at 16 connections.
+# - the server's connection, exchanges, access log and turns (`emulator/server/`): classes of the emulator's own
+#   that derive from nothing. A compiled class derived from a class the build cannot see gets no `__dict__` and
+#   crashes at start; tests/test_packaging.py refuses any compiled class whose base is not compiled.
+# - emulator/http/serving.py, the answering endpoint's ASGI app.
+# - emulator/state/ and the state in Redis that subclasses it: a native class takes a Python subclass only under
+#   `@mypyc_attr(allow_interpreted_subclasses=True)`, which the wheel could not import, so a subclass of `State`
+#   is compiled too. The metrics count every answer in plain lists; prometheus_client runs only when scraped.
 COMPILED = [
-    "emulator/answer.py",
-    "emulator/answering.py",
-    "emulator/catalog/__init__.py",
-    "emulator/conversation.py",
-    "emulator/error_answer.py",
-    "emulator/faults.py",
-    "emulator/fields.py",
-    "emulator/identity.py",
-    "emulator/ids.py",
-    "emulator/journal.py",
-    "emulator/delivery.py",
-    "emulator/limits.py",
-    "emulator/logprobs.py",
-    "emulator/memory.py",
-    "emulator/model_checks.py",
-    "emulator/pipeline.py",
-    "emulator/reading.py",
-    "emulator/recent.py",
-    "emulator/counting.py",
-    "emulator/profiles.py",
-    "emulator/report.py",
-    "emulator/scenarios.py",
-    "emulator/scenario_form.py",
-    "emulator/scenario_reading.py",
-    "emulator/serving.py",
-    "emulator/sse.py",
-    "emulator/state.py",
-    "emulator/metrics.py",
-    "emulator/tokens.py",
-    "emulator/validation.py",
-    "emulator/wire.py",
+    # core
+    "emulator/core/conversation.py",
+    "emulator/core/fields.py",
+    "emulator/core/identity.py",
+    "emulator/core/ids.py",
+    "emulator/core/logprobs.py",
+    "emulator/core/recent.py",
+    "emulator/core/sse.py",
+    "emulator/core/tokens.py",
+    "emulator/core/wire.py",
+    # the server's per-request steps
     "emulator/server/access.py",
     "emulator/server/connection.py",
     "emulator/server/exchange.py",
     "emulator/server/turns.py",
-    "emulator/shared_redis/base.py",
-    "emulator/shared_redis/batch.py",
-    "emulator/shared_redis/journal.py",
-    "emulator/shared_redis/shared.py",
+    # rules
+    "emulator/rules/catalog/__init__.py",
+    "emulator/rules/faults.py",
+    "emulator/rules/limits.py",
+    "emulator/rules/profiles.py",
+    "emulator/rules/validation.py",
+    # dialects and the default model, whole
     "emulator/dialects/",
     "emulator/default_model/",
+    # scenarios
+    "emulator/scenarios/__init__.py",
+    "emulator/scenarios/form.py",
+    "emulator/scenarios/entries.py",
+    # journal
+    "emulator/journal/__init__.py",
+    "emulator/journal/delivery.py",
+    "emulator/journal/findings.py",
+    # state, in process and in Redis
+    "emulator/state/__init__.py",
+    "emulator/state/metrics.py",
+    "emulator/state/redis/base.py",
+    "emulator/state/redis/batch.py",
+    "emulator/state/redis/journal.py",
+    "emulator/state/redis/shared.py",
+    # answering
+    "emulator/answering/compose.py",
+    "emulator/answering/counting.py",
+    "emulator/answering/model_checks.py",
+    "emulator/answering/reading.py",
+    "emulator/answering/recall.py",
+    "emulator/answering/rounds.py",
+    "emulator/answering/stages.py",
+    # the answering endpoint
+    "emulator/http/serving.py",
 ]
 # mypyc type-checks what it compiles: in the build's own environment, where the runtime dependencies (orjson,
 # google-re2, faker, inflect) are not installed, they are `Any`; --strict is for the project's own mypy run.

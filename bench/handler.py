@@ -39,7 +39,7 @@ from typing import Any
 from instructions import MIX  # bench/ is the script's folder, first on the path
 
 import emulator
-from emulator.app import Settings, create_app
+from emulator.http.app import Settings, create_app
 
 ROOT = Path(emulator.__file__).resolve().parent.parent
 # A checkout's scenarios/, or, for an installed wheel (compiled or not), the ones bundled in the package.

@@ -65,7 +65,7 @@ STOCK_SCRIPT = """
 import sys
 from pathlib import Path
 import uvicorn
-from emulator.app import Settings, create_app
+from emulator.http.app import Settings, create_app
 app = create_app(Settings(scenarios=tuple(Path(p) for p in sys.argv[2:])))
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), http="httptools", loop="uvloop", lifespan="off",
             access_log=False, log_level="warning")

@@ -157,7 +157,7 @@ def _watch_parent(parent: int) -> None:
 
 
 def _emulator_app() -> Any:
-    from emulator.app import Settings, create_app
+    from emulator.http.app import Settings, create_app
 
     return create_app(Settings(scenarios=(Path.cwd() / "scenarios",)))  # the tree it was started in
 

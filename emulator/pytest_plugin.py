@@ -18,7 +18,7 @@
   and `--emulator-upstream URL`, a cassette per test at `<test dir>/cassettes/<module>/<test>.yaml`. Under
   `none`, a test with a cassette is answered from it alone, one without as usual.
 
-The server side is the admin API (`emulator/admin.py`): `/_emulator/scenarios`, `/_emulator/faults`,
+The server side is the admin API (`emulator/http/admin.py`): `/_emulator/scenarios`, `/_emulator/faults`,
 `/_emulator/requests`, `/_emulator/report` and `/_emulator/reset`, each scoped by `x-emulator-test-id`.
 """
 
@@ -166,8 +166,8 @@ def _emulator_url(request: pytest.FixtureRequest) -> Iterator[str]:
     if given:
         yield given.rstrip("/")
         return
-    from emulator.app import Settings, create_app
-    from emulator.background import Background
+    from emulator.http.app import Settings, create_app
+    from emulator.http.background import Background
 
     paths = tuple(Path(p) for p in request.config.getoption("emulator_scenarios"))
     with Background(create_app(Settings(scenarios=paths))) as running:
@@ -218,8 +218,8 @@ def _recording(request: pytest.FixtureRequest) -> Iterator[str | None]:
     if mode == "none" and not cassette.exists():
         yield None
         return
-    from emulator.background import Background
-    from emulator.recorder import Recorder
+    from emulator.http.background import Background
+    from emulator.http.recorder import Recorder
 
     proxy = Recorder(upstream or "http://127.0.0.1:9", cassette, mode, speed=0)  # none: replays, forwards nothing
     if mode != "none":
@@ -239,17 +239,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     recorded = sorted(held)
     if not config.getoption("emulator_conform") or not recorded:
         return
-    from emulator import conform
-    from emulator.commands.conform import recorded as read_back
+    from emulator.answering import conformance
+    from emulator.cli.conform import recorded as read_back
 
     lines, differ, compared = [], 0, 0
     for interaction in read_back([c for c in recorded if c.exists()]):
-        profile = conform.profile_for(interaction, None)
+        profile = conformance.profile_for(interaction, None)
         if profile is None:  # an upstream that is no public API nor a profile prefix: nothing to render under
             lines.append(f"{interaction.source}: skipped, no profile noted (give the upstream URL a profile prefix)")
             continue
         try:
-            found = conform.conform(interaction, profile)
+            found = conformance.conform(interaction, profile)
         except ValueError:
             continue  # an error answer, or an endpoint with nothing to render afresh
         compared += 1

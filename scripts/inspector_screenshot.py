@@ -21,8 +21,8 @@ from typing import Any
 import anthropic
 import openai
 
-from emulator.app import Settings, create_app
-from emulator.background import Background
+from emulator.http.app import Settings, create_app
+from emulator.http.background import Background
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

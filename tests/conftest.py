@@ -22,8 +22,8 @@ import anthropic
 import openai
 import pytest
 
-from emulator.app import Settings, create_app
-from emulator.background import Background
+from emulator.http.app import Settings, create_app
+from emulator.http.background import Background
 
 HERE = Path(__file__).parent
 SCENARIOS = HERE / "scenarios"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from emulator.app import Settings
+from emulator.http.app import Settings
 from tests.conftest import Server
 
 CHAT = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})

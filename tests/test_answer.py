@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from emulator import tokens
-from emulator.answer import finish
-from emulator.conversation import Message, Prompt, Reply, ToolCall
+from emulator.answering.compose import finish
+from emulator.core import tokens
+from emulator.core.conversation import Message, Prompt, Reply, ToolCall
 
 REPLY = Reply(reasoning="r" * 40, text="t" * 40, tool_calls=(ToolCall("", "fn", '{"a": "xxxxxxxxxxxx"}'),))
 

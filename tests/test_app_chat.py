@@ -9,7 +9,7 @@ from typing import Any
 import openai
 import pytest
 
-from emulator.app import Settings
+from emulator.http.app import Settings
 from tests.conftest import BUNDLED, FROZEN, Server
 
 USER: Any = [{"role": "user", "content": "Hello there"}]

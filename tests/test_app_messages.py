@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator.app import Settings
+from emulator.http.app import Settings
 from tests.conftest import Server
 from tests.test_app_chat import request as raw_request
 

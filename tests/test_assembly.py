@@ -1,4 +1,4 @@
-"""The answer as the client assembled it (emulator/assembly.py), against the official SDKs as the oracle: for
+"""The answer as the client assembled it (emulator/journal/assembly.py), against the official SDKs as the oracle: for
 each dialect, whole and streamed, the text, reasoning, tool calls and finish reason the journal's transcript
 reads back are the ones the SDK put together from the same bytes."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from emulator import assembly
+from emulator.journal import assembly
 from tests.conftest import Server, call
 
 TOOLS: list[Any] = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]

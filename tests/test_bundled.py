@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from emulator import scenarios
-from emulator.app import Settings
-from emulator.conversation import Message, Prompt, Tool
+from emulator.core.conversation import Message, Prompt, Tool
+from emulator.http.app import Settings
 from tests.conftest import BUNDLED, Server
 
 BOOK = scenarios.load([BUNDLED])

@@ -14,7 +14,7 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import input_token_count_params, response_create_params
 from openai.types.shared import AllModels, ReasoningEffort
 
-from emulator import catalog
+from emulator.rules import catalog
 
 OPENAI, ANTHROPIC = catalog.CATALOGS["openai"], catalog.CATALOGS["anthropic"]
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from emulator import cli, limits, scenarios
-from emulator.cli import main
-from emulator.commands import serve
-from emulator.commands.serve import rate_limits
+import emulator
+from emulator import cli, scenarios
+from emulator.cli import main, serve
+from emulator.cli.serve import rate_limits
+from emulator.rules import limits
 from tests.conftest import BUNDLED, call, launch, read_until
 
 REPO = BUNDLED.parent
@@ -200,10 +201,10 @@ def test_version_is_the_installed_distributions_and_says_whether_the_core_is_com
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`emulator --version`: the version of `llm-emulator` (the distribution's name), and `(compiled)` exactly when
-    emulator.pipeline, a module setup.py compiles, is an extension module; from `main` and from a process."""
-    from emulator import pipeline
+    emulator.answering.stages, a module setup.py compiles, is an extension module; from `main` and from a process."""
+    from emulator.answering import stages
 
-    kind = "compiled" if pipeline.__file__.endswith((".so", ".pyd")) else "pure Python"
+    kind = "compiled" if stages.__file__.endswith((".so", ".pyd")) else "pure Python"
     expected = f"emulator {metadata.version('llm-emulator')} ({kind})\n"
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
@@ -215,10 +216,10 @@ def test_version_is_the_installed_distributions_and_says_whether_the_core_is_com
 
 def test_version_says_compiled_when_the_probed_module_is_an_extension(monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiled branch, in a pure install too: orjson's own module (a dependency, always built) as the probe."""
-    monkeypatch.setattr(cli, "PROBE", "orjson.orjson")
-    assert cli.compiled() and cli._version().endswith(" (compiled)")
-    monkeypatch.setattr(cli, "PROBE", "emulator.frozen")  # never compiled (setup.py says why)
-    assert not cli.compiled() and cli._version().endswith(" (pure Python)")
+    monkeypatch.setattr(emulator, "PROBE", "orjson.orjson")
+    assert emulator.compiled() and emulator.version().endswith(" (compiled)")
+    monkeypatch.setattr(emulator, "PROBE", "emulator.core.frozen")  # never compiled (setup.py says why)
+    assert not emulator.compiled() and emulator.version().endswith(" (pure Python)")
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,13 @@ from typing import Any
 import httpx
 import pytest
 
-from emulator import conform, recorder, validation
-from emulator.app import Settings
+from emulator.answering import conformance
+from emulator.cli import conform as conform_command
 from emulator.cli import main as cli_main
-from emulator.commands import conform as conform_command
-from emulator.commands import serve as serve_command
+from emulator.cli import serve as serve_command
+from emulator.http import recorder
+from emulator.http.app import Settings
+from emulator.rules import validation
 from tests.conftest import Server, serve, serve_app
 
 WEATHER = "get_weather"
@@ -99,7 +101,7 @@ def test_recordings_of_the_emulator_conform(
         if profile != "openai":
             _record_anthropic(through, model)
     text = cassette.read_text()
-    assert f"{conform.PROFILE_KEY}: {profile}" in text  # the recorder noted the profile it recorded under
+    assert f"{conformance.PROFILE_KEY}: {profile}" in text  # the recorder noted the profile it recorded under
     assert "tool_calls" in text or "tool_use" in text or "function_call" in text
     code, out = _conform(capsys, str(cassette))
     count = len(list(conform_command.recorded([cassette])))
@@ -156,11 +158,11 @@ def test_without_a_noted_profile_conform_asks_for_one(
 
 
 def test_noted_profile_prefers_the_upstreams_own() -> None:
-    assert conform.noted_profile("/v1/chat/completions", "https://api.openai.com") == "openai"
-    assert conform.noted_profile("/v1/messages", "https://api.anthropic.com/") == "anthropic"
-    assert conform.noted_profile("/anthropic/v1/messages", "http://127.0.0.1:9000/infercom") == "infercom"
-    assert conform.noted_profile("/inferel/v1/chat/completions", "http://127.0.0.1:9000") == "inferel"
-    assert conform.noted_profile("/v1/chat/completions", "https://llm.example.internal") is None
+    assert conformance.noted_profile("/v1/chat/completions", "https://api.openai.com") == "openai"
+    assert conformance.noted_profile("/v1/messages", "https://api.anthropic.com/") == "anthropic"
+    assert conformance.noted_profile("/anthropic/v1/messages", "http://127.0.0.1:9000/infercom") == "infercom"
+    assert conformance.noted_profile("/inferel/v1/chat/completions", "http://127.0.0.1:9000") == "inferel"
+    assert conformance.noted_profile("/v1/chat/completions", "https://llm.example.internal") is None
 
 
 def test_the_bundled_recordings_conform(capsys: pytest.CaptureFixture[str]) -> None:

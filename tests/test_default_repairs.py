@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from emulator.conversation import Message, Prompt
+from emulator.core.conversation import Message, Prompt
 from emulator.default_model import forms
 from emulator.default_model.generate import Writer, default_reply
 from emulator.default_model.howtos import steps_of

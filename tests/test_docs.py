@@ -47,9 +47,10 @@ from typing import Any, cast
 
 import pytest
 
-from emulator import cli, pytest_plugin, recordings, scenarios, yamlfile
-from emulator.app import Settings, create_app
-from emulator.background import Background
+from emulator import cli, pytest_plugin, recordings, scenarios
+from emulator.core import yamlfile
+from emulator.http.app import Settings, create_app
+from emulator.http.background import Background
 from tests.conftest import BUNDLED, call
 
 REPO = BUNDLED.parent

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from emulator import recorder
-from emulator.app import Settings
+from emulator.cli import conform as conform_command
 from emulator.cli import main as cli_main
-from emulator.commands import conform as conform_command
+from emulator.http import recorder
+from emulator.http.app import Settings
 from tests.conftest import Server, call, serve, serve_app
 
 MODEL = "DeepSeek-V4.1-Flash-1017"

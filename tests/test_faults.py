@@ -20,11 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import faults
-from emulator.app import Settings
-from emulator.conversation import Fault, Timing
-from emulator.faults import FaultError, Hangup, Pause
-from emulator.recent import Recent
+from emulator.core import wire
+from emulator.core.conversation import Fault, Timing
+from emulator.core.recent import Recent
+from emulator.core.wire import Hangup, Pause
+from emulator.http.app import Settings
+from emulator.rules import faults
+from emulator.rules.faults import FaultError
 from tests.conftest import Server
 
 USER: Any = [{"role": "user", "content": "hi"}]
@@ -572,7 +574,7 @@ def test_an_unpaced_unbroken_stream_is_written_in_bulk_and_a_paced_or_sliced_one
 def test_slice_and_drip_cut_as_they_are_played(
     steps: list[Any], size: int, ms: int, kind: Literal["slice", "drip"]
 ) -> None:
-    """A sliced or dripped script is cut as it is played, never up front (see `faults.Pieces`): what it plays,
+    """A sliced or dripped script is cut as it is played, never up front (see `wire.Pieces`): what it plays,
     its length and its last step are those of the pieces cut in full, and played twice it plays the same."""
     fault = Fault(kind, size=size, ms=ms)
     script = faults.plan(steps, fault, None)
@@ -585,8 +587,8 @@ def test_slice_and_drip_cut_as_they_are_played(
         for at in range(0, len(step), size):
             cut += [step[at : at + size], *([gap] if gap else [])]
     assert list(script) == list(script) == cut
-    assert len(script) == len(cut) and faults.last(script) == (cut[-1] if cut else None)
-    assert isinstance(script, faults.Pieces) and len(script.steps) == len(steps)  # holds the uncut steps only
+    assert len(script) == len(cut) and wire.last(script) == (cut[-1] if cut else None)
+    assert isinstance(script, wire.Pieces) and len(script.steps) == len(steps)  # holds the uncut steps only
 
 
 class _Left:
@@ -608,9 +610,9 @@ def _played(steps: Any, left: _Left) -> int:
     """How many of `steps`' writes `player.play` made (sent or not) to a client that leaves after `left.after`."""
     import asyncio
 
-    from emulator.player import Sent, play
+    from emulator.core.wire import Script
+    from emulator.http.player import Sent, play
     from emulator.server import TRANSPORT
-    from emulator.wire import Script
 
     async def never() -> dict[str, Any]:
         await asyncio.sleep(3600)
@@ -629,7 +631,7 @@ def test_a_stream_cut_in_pieces_stops_at_the_piece_its_client_left_at() -> None:
     """Sends to a client that left return at once and give the loop no turn to say it went: a `slice` of a
     stream that fell behind played its every remaining piece to nobody (200 such clients kept a server busy
     for seconds after they left). The socket says so at the next piece."""
-    from emulator.faults import Pieces
+    from emulator.core.wire import Pieces
 
     events = [b"data: %d\n\n" % i * 20 for i in range(200)]
     sliced = Pieces(list(events), 1, None)

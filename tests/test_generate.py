@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.conversation import Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
+from emulator.core.conversation import Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
+from emulator.core.errors import InvalidRequest
 from emulator.default_model.generate import Writer, default_reply
 from emulator.dialects import openai_chat
-from emulator.errors import InvalidRequest
 from tests.test_instances import DEEP, SCHEMAS
 
 

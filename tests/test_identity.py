@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from emulator import identity
+from emulator.core import identity
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from tests.conftest import Server
 

@@ -20,8 +20,8 @@ import openai
 import pytest
 import yaml
 
-from emulator.app import Settings
-from emulator.limits import Limits
+from emulator.http.app import Settings
+from emulator.rules.limits import Limits
 from tests.conftest import Server
 from tests.test_app_chat import WEATHER_TOOL, post
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from emulator import assembly, delivery
-from emulator.app import Settings
+from emulator.http.app import Settings
+from emulator.journal import assembly, delivery
 from tests.conftest import SCENARIOS, Server, call, launch, read_until
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -124,7 +124,9 @@ def test_the_sdk_driven_dialect_and_server_tests_pass_against_the_install(instal
     shutil.copytree(REPO / "tests", tmp_path / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "scenarios", tmp_path / "scenarios")
     shutil.copy(REPO / "pyproject.toml", tmp_path)
-    where = run([str(installed.python), "-c", "import emulator.pipeline as p; print(p.__file__)"], tmp_path).strip()
+    where = run(
+        [str(installed.python), "-c", "import emulator.answering.stages as p; print(p.__file__)"], tmp_path
+    ).strip()
     assert Path(where).is_relative_to(installed.venv), where
     assert COMPILER is None or where.endswith(".so"), where
     command = [str(installed.python), "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-q"]

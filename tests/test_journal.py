@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import delivery, journal, sse
-from emulator.app import Settings
-from emulator.journal import Journal, Note
+from emulator import journal
+from emulator.core import sse
+from emulator.http.app import Settings
+from emulator.journal import Journal, Note, delivery
 
 
 def note(model: str = "m", test_id: str = "") -> Note:

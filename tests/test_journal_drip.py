@@ -18,9 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import delivery, journal
-from emulator.app import Settings
-from emulator.journal import Delivered, Note
+from emulator import journal
+from emulator.http.app import Settings
+from emulator.journal import Delivered, Note, delivery
 from tests.conftest import FROZEN, Server
 
 SSE = ((b"content-type", b"text/event-stream"),)

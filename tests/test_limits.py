@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import limits
-from emulator.app import Settings
-from emulator.limits import Limiter, Limits
+from emulator.http.app import Settings
+from emulator.rules import limits
+from emulator.rules.limits import Limiter, Limits
 
 USER: Any = [{"role": "user", "content": "hi"}]
 

@@ -24,9 +24,12 @@ import openai
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from emulator import cli, controls, faults, guides, profiles, scenarios, yamlfile
-from emulator.app import Settings, create_app
-from emulator.background import Background
+from emulator import cli, scenarios
+from emulator.core import yamlfile
+from emulator.http.app import Settings, create_app
+from emulator.http.background import Background
+from emulator.mcp import controls, guides
+from emulator.rules import faults, profiles
 from tests import agent_cli, test_claude_code
 from tests.conftest import RUN, Server
 
@@ -77,7 +80,7 @@ async def ok(client: ClientSession, tool: str, **arguments: Any) -> Any:
     return result.structured_content
 
 
-async def refused(client: ClientSession, tool: str, **arguments: Any) -> str:
+async def refuse(client: ClientSession, tool: str, **arguments: Any) -> str:
     """The tool error's text, which the call must end in."""
     result = await client.call_tool(tool, arguments)
     assert result.is_error, f"{tool}({arguments}) was not refused: {result.content}"
@@ -135,18 +138,18 @@ def test_the_tools_set_a_fault_a_timing_beside_it_and_clear_it(server: Server) -
         assert emptied["timing"] == both["timing"]
 
         # Bad arguments: tool errors naming the argument (and the fault's own key), nothing set.
-        assert (await refused(client, "set_fault", spec="status=abc", test_id=test_id)).startswith("spec.status:")
-        assert (await refused(client, "set_fault", spec="explode", test_id=test_id)).startswith("spec:")
-        assert (await refused(client, "set_fault", spec="truncate", test_id=test_id)).startswith("spec:")
-        assert (await refused(client, "set_fault", spec="status=503", times=0)).startswith("times:")
-        assert (await refused(client, "set_fault", spec="status=503", times="2")).startswith("times:")
-        assert (await refused(client, "set_fault", times=2)).startswith("spec: missing")
-        assert (await refused(client, "set_timing", spec="ttft=30")).startswith("spec.ttft:")
-        assert (await refused(client, "set_timing", spec="ttft_ms=-1")).startswith("spec.ttft_ms:")
-        assert (await refused(client, "set_timing", spec="ttft_ms=1", test="x")).startswith("test:")
-        assert (await refused(client, "list_requests", limit=0)).startswith("limit:")
-        assert (await refused(client, "base_urls", profile="mistral")).startswith("profile:")
-        assert "No journal entry" in await refused(client, "get_request", id=10**9)
+        assert (await refuse(client, "set_fault", spec="status=abc", test_id=test_id)).startswith("spec.status:")
+        assert (await refuse(client, "set_fault", spec="explode", test_id=test_id)).startswith("spec:")
+        assert (await refuse(client, "set_fault", spec="truncate", test_id=test_id)).startswith("spec:")
+        assert (await refuse(client, "set_fault", spec="status=503", times=0)).startswith("times:")
+        assert (await refuse(client, "set_fault", spec="status=503", times="2")).startswith("times:")
+        assert (await refuse(client, "set_fault", times=2)).startswith("spec: missing")
+        assert (await refuse(client, "set_timing", spec="ttft=30")).startswith("spec.ttft:")
+        assert (await refuse(client, "set_timing", spec="ttft_ms=-1")).startswith("spec.ttft_ms:")
+        assert (await refuse(client, "set_timing", spec="ttft_ms=1", test="x")).startswith("test:")
+        assert (await refuse(client, "list_requests", limit=0)).startswith("limit:")
+        assert (await refuse(client, "base_urls", profile="mistral")).startswith("profile:")
+        assert "No journal entry" in await refuse(client, "get_request", id=10**9)
         assert (await ok(client, "clear_faults", test_id=test_id))["timing"] == both["timing"]
         await ok(client, "reset", test_id=test_id)
 
@@ -167,7 +170,7 @@ def test_scenarios_the_journal_the_report_and_reset(server: Server) -> None:
         # YAML text that matches a word; then an object, used for every request of the test.
         text = "name: mcp-lighthouse\nmatch: {last_user: lighthouse}\nreply: {text: The lamp is lit.}\n"
         assert (await ok(client, "post_scenario", scenario=text, test_id=test_id))["scenarios"] == ["mcp-lighthouse"]
-        mistake = await refused(client, "post_scenario", scenario={"name": "x", "reply": {"txt": "typo"}})
+        mistake = await refuse(client, "post_scenario", scenario={"name": "x", "reply": {"txt": "typo"}})
         assert "scenario.reply.txt: unknown key" in mistake
         named = [s["name"] for s in (await ok(client, "list_scenarios"))["scenarios"]]
         assert "mcp-lighthouse" in named and "haiku" in named
@@ -319,7 +322,7 @@ def test_without_the_extra_it_says_how_to_get_it(
 
     for name in [n for n in sys.modules if n.split(".")[0] in ("mcp", "mcp_types")]:
         monkeypatch.setitem(sys.modules, name, None)  # as if not installed: importing it fails
-    monkeypatch.delitem(sys.modules, "emulator.mcp_server", raising=False)
+    monkeypatch.delitem(sys.modules, "emulator.mcp.stdio", raising=False)
     monkeypatch.delattr(emulator, "mcp_server", raising=False)
     assert cli.main(["mcp"]) == 1
     assert "pip install 'llm-emulator[mcp]'" in capsys.readouterr().err

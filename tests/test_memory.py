@@ -16,8 +16,8 @@ from anthropic import beta_tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator.app import Settings
-from emulator.store import Bounds
+from emulator.http.app import Settings
+from emulator.state.kept import Bounds
 from tests.conftest import Server
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -13,7 +13,7 @@ import openai
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from emulator.app import Settings
+from emulator.http.app import Settings
 from tests.conftest import Server
 from tests.test_posted import admin
 

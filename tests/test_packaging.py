@@ -85,7 +85,7 @@ def test_the_wheel_carries_the_bundled_scenarios_cassettes_model_catalogs_and_li
         files = sorted((REPO / folder).glob("*.yaml"))
         assert files
         assert {f"emulator/bundled/{folder}/{f.name}" for f in files} <= names
-    assert {"emulator/catalog/openai.yaml", "emulator/catalog/anthropic.yaml"} <= names  # the models' facts
+    assert {"emulator/rules/catalog/openai.yaml", "emulator/rules/catalog/anthropic.yaml"} <= names  # the models' facts
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "License-Expression: MIT" in meta.splitlines()
 
@@ -272,10 +272,11 @@ def build_small(tmp_path: Path, name: str, env: dict[str, str]) -> tuple[subproc
     """setup.py and pyproject.toml, building a package of one module setup.py compiles (ids.py, which imports no
     other), with this venv's setuptools and mypyc (the test extras): pip wheel's run and its folder of wheels."""
     source, out = tmp_path / name / "src", tmp_path / name / "wheels"
-    (source / "emulator").mkdir(parents=True)
-    for copied in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "emulator/ids.py"):
+    (source / "emulator" / "core").mkdir(parents=True)
+    for copied in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "emulator/core/ids.py"):
         shutil.copy(REPO / copied, source / copied)
     (source / "emulator" / "__init__.py").write_text("")
+    (source / "emulator" / "core" / "__init__.py").write_text("")
     clean = {k: v for k, v in os.environ.items() if not k.startswith("EMULATOR_")}
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"  # this venv's pip
     command = [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation", "-w", str(out)]
@@ -293,7 +294,7 @@ def test_a_wheel_is_compiled_by_default_pure_and_untagged_without_a_compiler_and
     [wheel] = out.glob("*.whl")
     assert wheel.name.endswith(f"-{sysconfig.get_platform().replace('-', '_').replace('.', '_')}.whl"), wheel.name
     with zipfile.ZipFile(wheel) as archive:
-        assert any(n.startswith("emulator/ids.cpython-") and n.endswith(".so") for n in archive.namelist())
+        assert any(n.startswith("emulator/core/ids.cpython-") and n.endswith(".so") for n in archive.namelist())
     built, out = build_small(tmp_path, "no compiler", {"CC": "false"})
     assert built.returncode == 0, built.stdout[-5000:] + built.stderr[-5000:]
     assert "emulator: building pure Python, the C build failed" in built.stdout + built.stderr
@@ -302,23 +303,33 @@ def test_a_wheel_is_compiled_by_default_pure_and_untagged_without_a_compiler_and
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         purelib = "Root-Is-Purelib: true" in archive.read(next(n for n in names if n.endswith("/WHEEL"))).decode()
-    assert "emulator/ids.py" in names and not [n for n in names if n.endswith(".so")] and purelib
+    assert "emulator/core/ids.py" in names and not [n for n in names if n.endswith(".so")] and purelib
     built, out = build_small(tmp_path, "must", {"CC": "false", "EMULATOR_COMPILED": "1"})
     assert built.returncode != 0 and not list(out.glob("*.whl"))
     built, out = build_small(tmp_path, "pure", {"EMULATOR_PURE": "1"})
     assert built.returncode == 0 and [w.name.endswith("-py3-none-any.whl") for w in out.glob("*.whl")] == [True]
 
 
-def compiled_paths() -> list[Path]:
-    """The files setup.py's `COMPILED` names (a folder: every module under it but a `__main__`)."""
+def compiled_entries() -> dict[str, list[Path]]:
+    """Each entry of setup.py's `COMPILED` and the files it names (a folder: every module under it)."""
     tree = ast.parse((REPO / "setup.py").read_text())
     [entries] = [
         ast.literal_eval(node.value)
         for node in tree.body
         if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["COMPILED"]
     ]
-    found = [p for entry in entries for p in sorted(REPO.glob(entry + "**/*.py" if entry.endswith("/") else entry))]
-    return [p for p in found if p.name != "__main__.py"]  # as setup.py: `python -m` needs the module's code
+    return {entry: sorted(REPO.glob(entry + "**/*.py" if entry.endswith("/") else entry)) for entry in entries}
+
+
+def compiled_paths() -> list[Path]:
+    """The files setup.py's `COMPILED` names, but a `__main__` (`python -m` needs the module's code)."""
+    return [p for found in compiled_entries().values() for p in found if p.name != "__main__.py"]
+
+
+def test_every_compiled_entry_names_a_file_so_a_move_cannot_drop_one_from_the_build() -> None:
+    """setup.py finds what it compiles by glob: an entry left behind by a move would match nothing, and the
+    module it meant would silently ship pure."""
+    assert [entry for entry, found in compiled_entries().items() if not found] == []
 
 
 def compiled_modules() -> list[str]:
@@ -363,8 +374,8 @@ def test_no_compiled_class_derived_from_a_built_in_type_gives_its_instances_a_cl
     )
     assert unset_when_compiled([sound]) == []
     assert unset_when_compiled([p.read_text() for p in compiled_paths()]) == []
-    errors = (REPO / "emulator" / "errors.py").read_text()  # the pattern: why errors.py stays Python
-    assert "emulator.errors" not in compiled_modules() and "InvalidRequest.status" in unset_when_compiled([errors])
+    errors = (REPO / "emulator" / "core" / "errors.py").read_text()  # the pattern: why errors.py stays Python
+    assert "emulator.core.errors" not in compiled_modules() and "InvalidRequest.status" in unset_when_compiled([errors])
 
 
 def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
@@ -373,7 +384,7 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     """Every module setup.py compiles is an extension module in the wheel, beside its source, and is what the
     installed package imports; what stays Python (frozen, the shell) has no extension module."""
     modules = compiled_modules()
-    assert {"emulator.pipeline", "emulator.conversation", "emulator.default_model.writer"} <= set(modules)
+    assert {"emulator.answering.stages", "emulator.core.conversation", "emulator.default_model.writer"} <= set(modules)
     assert any(m.startswith("emulator.dialects.openai_chat") for m in modules)
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
@@ -381,19 +392,25 @@ def test_the_wheel_holds_the_compiled_core_and_the_installed_emulator_runs_it(
     # A package: its __init__'s module (a module beside a data folder of its name, lexicon.py and lexicon/, is none).
     folders = {m for m in modules if (REPO / m.replace(".", "/") / "__init__.py").is_file()}
     assert {f"{m}.__init__" if m in folders else m for m in modules} <= extensions
-    assert not {"emulator.frozen", "emulator.app"} & extensions
-    assert {"emulator/pipeline.py", "emulator/frozen.py"} <= names  # the sources stay, for tracebacks and reading
+    assert not {"emulator.core.frozen", "emulator.http.app"} & extensions
+    assert {
+        "emulator/answering/stages.py",
+        "emulator/core/frozen.py",
+    } <= names  # the sources stay, for tracebacks and reading
     probe = (
         "import importlib, sys\n"
         "for name in sys.argv[1:]:\n"
         "    print(name, importlib.import_module(name).__file__.rsplit('.', 1)[-1])\n"
     )
-    kinds = {"emulator.pipeline": "so", "emulator.default_model.writer": "so", "emulator.frozen": "py"}
+    kinds = {"emulator.answering.stages": "so", "emulator.default_model.writer": "so", "emulator.core.frozen": "py"}
     kinds["emulator.server.connection"], kinds["emulator.server.exchange"] = "so", "so"  # the server's per request
     kinds["emulator.server"], kinds["emulator.server.running"] = "py", "py"  # its loop and its stop: not
-    kinds["emulator.shared_redis.batch"], kinds["emulator.shared_redis.outage"] = "so", "py"  # the scripts' path
-    kinds["emulator.state"], kinds["emulator.recent"] = "so", "so"
-    kinds["emulator.serving"], kinds["emulator.app"] = "so", "py"  # the answering endpoint compiled, its routes not
+    kinds["emulator.state.redis.batch"], kinds["emulator.state.redis.outage"] = "so", "py"  # the scripts' path
+    kinds["emulator.state"], kinds["emulator.core.recent"] = "so", "so"
+    kinds["emulator.http.serving"], kinds["emulator.http.app"] = (
+        "so",
+        "py",
+    )  # the answering endpoint compiled, its routes not
     said = run([venv / "bin" / "python", "-c", probe, *kinds], tmp_path)
     assert dict(line.split() for line in said.splitlines()) == kinds
 

@@ -11,9 +11,9 @@ import anthropic
 import openai
 import pytest
 
-from emulator import pairing
-from emulator.app import Settings
-from emulator.errors import InvalidRequest
+from emulator.answering import pairing
+from emulator.core.errors import InvalidRequest
+from emulator.http.app import Settings
 from tests.conftest import Server, serve
 
 TOOL: Any = {

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from emulator.app import Settings, create_app
-from emulator.player import Clock
+from emulator.http.app import Settings, create_app
+from emulator.http.player import Clock
 from tests.conftest import Server, serve_app
 
 pytestmark = pytest.mark.alone  # wall-clock measurements: run apart (conftest.py)

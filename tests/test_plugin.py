@@ -11,7 +11,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from emulator.app import Settings
+from emulator.http.app import Settings
 from tests.conftest import Server
 from tests.test_posted import admin
 

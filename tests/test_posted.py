@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from emulator.app import Settings
+from emulator.http.app import Settings
 from tests.conftest import BUNDLED, Server
 
 

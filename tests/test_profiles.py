@@ -10,10 +10,10 @@ import anthropic
 import openai
 import pytest
 
-from emulator import profiles
-from emulator.app import Settings
-from emulator.conversation import Message, Prompt
-from emulator.profiles import CacheModel, PromptCache
+from emulator.core.conversation import Message, Prompt
+from emulator.http.app import Settings
+from emulator.rules import profiles
+from emulator.rules.profiles import CacheModel, PromptCache
 from tests.conftest import Server
 from tests.test_app_chat import post
 

@@ -11,7 +11,7 @@ from typing import Any
 import openai
 import pytest
 
-from emulator.app import Settings
+from emulator.http.app import Settings
 from tests.conftest import FROZEN, Server
 
 LOGPROBS: Any = ["message.output_text.logprobs"]

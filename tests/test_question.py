@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from emulator.conversation import Message, Prompt
+from emulator.core.conversation import Message, Prompt
 from emulator.default_model import question
 
 PERSON = {"properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name", "age"]}

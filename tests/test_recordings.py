@@ -29,10 +29,11 @@ import openai
 import pytest
 from vcr.cassette import Cassette
 
-from emulator import recorder, recordings
-from emulator.app import Settings
+from emulator import recordings
 from emulator.cli import main as cli_main
-from emulator.limits import Limits
+from emulator.http import recorder
+from emulator.http.app import Settings
+from emulator.rules.limits import Limits
 from tests.conftest import FROZEN, SCENARIOS, Server, launch, serve, serve_app
 
 REPO = Path(__file__).parent.parent
@@ -419,7 +420,7 @@ if sys.argv[1] == "bare":
     import yaml
     count = len(yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)["interactions"])
 else:
-    from emulator.app import Settings, create_app
+    from emulator.http.app import Settings, create_app
     count = len(create_app(Settings(recordings=(path,))).state.emulator.library)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(time.process_time() - cpu, time.perf_counter() - wall, peak, count)

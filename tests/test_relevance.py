@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from emulator.conversation import Message, Prompt, Tool, ToolCall, ToolChoice
+from emulator.core.conversation import Message, Prompt, Tool, ToolCall, ToolChoice
 from emulator.default_model import relevance
 from emulator.default_model.generate import Writer, default_reply
 from emulator.default_model.question import read

@@ -16,7 +16,7 @@ import pytest
 
 from emulator.cli import main
 from emulator.journal import Entry
-from emulator.report import grade
+from emulator.journal.findings import grade
 from tests.conftest import Server, settled
 
 USER: Any = [{"role": "user", "content": "hi"}]

@@ -12,7 +12,7 @@ import anthropic
 import openai
 import pytest
 
-from emulator.app import Settings
+from emulator.http.app import Settings
 from tests.conftest import FROZEN, Server, call
 
 QUESTION: Any = [{"role": "user", "content": "How does consistent hashing move keys?"}]

@@ -12,10 +12,11 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import scenario_reading, scenarios
-from emulator.answer import Source, calls_key, compose
-from emulator.conversation import Message, Prompt, Tool, Turn
-from emulator.errors import InvalidRequest
+from emulator import scenarios
+from emulator.answering.compose import Source, calls_key, compose
+from emulator.core.conversation import Message, Prompt, Tool, Turn
+from emulator.core.errors import InvalidRequest
+from emulator.scenarios import entries
 from emulator.state import Settings, State
 from tests.conftest import BUNDLED, SCENARIOS
 
@@ -175,14 +176,14 @@ _LETTERS = "abcABé日É 1\n"
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=5), st.text(_LETTERS, max_size=12))
 def test_a_regex_is_found_where_google_re2s_search_finds_it(pieces: list[str], text: str) -> None:
-    """Matching asks the compiled pattern directly (`scenario_reading._Found`), not google-re2's `search`, which
+    """Matching asks the compiled pattern directly (`entries._Found`), not google-re2's `search`, which
     builds a match object in Python; whether a pattern is found must not change with it."""
     pattern = "".join(pieces)
     try:
-        theirs = re2.compile(pattern, scenario_reading._RE2)
+        theirs = re2.compile(pattern, entries._RE2)
     except re2.error:
         return
-    ours = scenario_reading._regex(pattern, "at")
+    ours = entries._regex(pattern, "at")
     assert type(ours).__name__ == "_Found"  # the direct way is taken with the google-re2 installed
     assert (ours.search(text) is not None) == (theirs.search(text) is not None), (pattern, text)
 

@@ -25,8 +25,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 from uvicorn.server import ServerState
 
 from emulator import server as emulator_server
-from emulator.app import Settings, create_app
-from emulator.background import Background
+from emulator.http.app import Settings, create_app
+from emulator.http.background import Background
 from emulator.server import WHOLE
 from emulator.server.connection import Connection, Shared
 from emulator.server.exchange import Exchange, Flow

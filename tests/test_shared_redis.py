@@ -1,4 +1,4 @@
-"""The state in Redis (`emulator.shared_redis`) against the in-process one: the same arithmetic and the same
+"""The state in Redis (`emulator.state.redis`) against the in-process one: the same arithmetic and the same
 views, so that a client cannot tell which keeps the state. Against Debian's redis-server on a loopback port."""
 
 from __future__ import annotations
@@ -22,16 +22,19 @@ import redis.asyncio.connection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import answering, journal, limits, pipeline, profiles, shared_redis
+from emulator import journal
 from emulator import state as state_module
-from emulator.conversation import Message, Prompt
+from emulator.answering import rounds, stages
+from emulator.core.conversation import Message, Prompt
+from emulator.core.sse import encode
 from emulator.dialects import openai_chat
 from emulator.journal import Delivered, Journal, Note, at_once
-from emulator.shared_redis import batch
-from emulator.shared_redis import shared as shared_module
-from emulator.sse import encode
+from emulator.rules import limits, profiles
 from emulator.state import Directions, Settings, State
-from emulator.store import Bounds
+from emulator.state import redis as shared_redis
+from emulator.state.kept import Bounds
+from emulator.state.redis import batch
+from emulator.state.redis import shared as shared_module
 from tests.conftest import REDIS_SERVER
 
 T = TypeVar("T")
@@ -526,8 +529,8 @@ def count_trips(monkeypatch: pytest.MonkeyPatch, scripts: list[int] | None = Non
 
 
 def ask(state: State, content: str, *headers: tuple[bytes, bytes], stream: bool = False) -> Any:
-    """A Chat Completions request through the answering path (`answering.answer`), delivered at once; its answer."""
-    endpoint = pipeline.Endpoint(openai_chat, profiles.PROFILES[profiles.DEFAULT])
+    """A Chat Completions request through the answering path (`rounds.answer`), delivered at once; its answer."""
+    endpoint = stages.Endpoint(openai_chat, profiles.PROFILES[profiles.DEFAULT])
     body = encode({"model": "m", "messages": [{"role": "user", "content": content}], "stream": stream})
     sent = [(b"content-type", b"application/json"), (b"authorization", b"Bearer sk-trips"), *headers]
     scope = {"method": "POST", "path": "/v1/chat/completions", "headers": sent}
@@ -536,7 +539,7 @@ def ask(state: State, content: str, *headers: tuple[bytes, bytes], stream: bool 
         return {"type": "http.request", "body": body, "more_body": False}
 
     async def answered() -> Any:
-        answer = await answering.answer(state, endpoint, scope, receive)
+        answer = await rounds.answer(state, endpoint, scope, receive)
         delivered = at_once(answer.status, answer.headers, getattr(answer, "body", b""), 0.001)
         await state.done(answer.entry, delivered, endpoint.name, endpoint.profile.name)
         return answer

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator import sse, tokens
+from emulator.core import sse, tokens
 from emulator.dialects.anthropic_messages import rendering as messages
 from emulator.dialects.openai_responses import rendering as responses
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from emulator.store import Bounds, Store
+from emulator.state.kept import Bounds, Store
 
 A, B = ("", "sk-a"), ("", "sk-b")
 

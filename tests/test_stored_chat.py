@@ -9,8 +9,8 @@ from typing import Any
 import openai
 import pytest
 
-from emulator.app import Settings
-from emulator.store import Bounds
+from emulator.http.app import Settings
+from emulator.state.kept import Bounds
 from tests.conftest import Server
 
 

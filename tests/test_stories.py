@@ -1,12 +1,12 @@
-"""What the inspector reads into journal views (emulator/stories.py, emulator/transcript.py): previews, the
-words a search looks in, requests folded by messages, and conversations chained by retry and by prefix, in
+"""What the inspector reads into journal views (emulator/journal/previews.py, emulator/journal/transcript.py):
+previews, the words a search looks in, requests folded by messages, and conversations chained by retry and by prefix, in
 each dialect's own shapes. Pure: views built by hand, as `journal.view` shows them."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from emulator import stories, transcript
+from emulator.journal import previews, transcript
 
 
 def view(entry_id: int, body: dict[str, Any], answer: dict[str, Any] | None, **fields: Any) -> dict[str, Any]:
@@ -19,7 +19,7 @@ def view(entry_id: int, body: dict[str, Any], answer: dict[str, Any] | None, **f
 def conversations(*views: dict[str, Any]) -> list[dict[str, Any]]:
     """The conversations of views, each given its summary's fields as the journal has them."""
     summarised = [v | {"status": (v["response"] or {}).get("status"), "duration_ms": 1.0} for v in views]
-    return stories.conversations([stories.told(v) for v in summarised])
+    return previews.conversations([previews.told(v) for v in summarised])
 
 
 def chat_answer(text: str | None, *calls: tuple[str, str, str]) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def test_a_responses_loop_chains_on_its_output_items_sent_back() -> None:
     assert [m["role"] for m in folded["messages"]] == ["user", "assistant", "tool"]
     assert folded["messages"][1]["parts"][1] == {"type": "tool_call", "id": "fc1", "name": "shell",
                                                  "arguments": {"cmd": "ls"}}  # fmt: skip
-    assert stories.preview(second)["prompt"] == "a.txt" and stories.preview(second)["prompt_kind"] == "tool_result"
+    assert previews.preview(second)["prompt"] == "a.txt" and previews.preview(second)["prompt_kind"] == "tool_result"
 
 
 def test_a_responses_turn_that_names_its_previous_response_continues_it() -> None:
@@ -88,23 +88,23 @@ def test_a_messages_loop_chains_and_a_different_answer_starts_a_new_story() -> N
     ]
     parts = transcript.request(first)["messages"][0]["parts"]
     assert parts == [{"type": "text", "text": "Fix x.py"}, {"type": "image", "detail": "image/png"}]
-    assert "iVBOR" not in str(stories.preview(first)) and stories.preview(first)["prompt"] == "Fix x.py [image]"
-    assert stories.preview(first)["tools"] == ["Read"] and stories.preview(first)["answer"] == "Reading it."
+    assert "iVBOR" not in str(previews.preview(first)) and previews.preview(first)["prompt"] == "Fix x.py [image]"
+    assert previews.preview(first)["tools"] == ["Read"] and previews.preview(first)["answer"] == "Reading it."
 
 
 def test_the_search_text_holds_the_request_and_the_assembled_answer() -> None:
     asked = {"messages": [{"role": "system", "content": "Speak like a Pirate"}, {"role": "user", "content": "Hi"}]}
-    found = stories.text(view(1, asked, chat_answer("Ahoy", ("c", "hoist", '{"sail": "Main"}'))))
+    found = previews.text(view(1, asked, chat_answer("Ahoy", ("c", "hoist", '{"sail": "Main"}'))))
     assert "pirate" in found and "ahoy" in found and "hoist" in found and "main" in found
     pending = view(2, asked, None)
-    assert stories.preview(pending)["answer"] is None and "pirate" in stories.text(pending)
+    assert previews.preview(pending)["answer"] is None and "pirate" in previews.text(pending)
 
 
 def test_a_long_preview_is_cut_and_a_body_of_the_wrong_shape_reads_as_nothing() -> None:
     long = view(1, {"messages": [{"role": "user", "content": "word " * 200}]}, None)
-    assert len(stories.preview(long)["prompt"]) == stories.WORDS and stories.preview(long)["prompt"].endswith("…")
+    assert len(previews.preview(long)["prompt"]) == previews.WORDS and previews.preview(long)["prompt"].endswith("…")
     odd = view(2, {"messages": "not a list", "input": 5}, {"choices": "nope"})
-    assert transcript.request(odd)["messages"] == [] and stories.preview(odd)["prompt"] == ""
+    assert transcript.request(odd)["messages"] == [] and previews.preview(odd)["prompt"] == ""
     assert transcript.request(view(3, None, None)) == {"system": None, "messages": [], "tools": []}  # type: ignore[arg-type]
 
 
@@ -112,9 +112,9 @@ def test_a_stream_that_broke_off_previews_as_incomplete() -> None:
     chunk = {"id": "c", "choices": [{"index": 0, "delta": {"content": "Half of"}}]}
     broken = view(1, {"messages": [{"role": "user", "content": "Go on"}]}, None)
     broken["response"] = {"status": 200, "headers": {}, "events": [{"t": 1.0, "data": chunk}]}
-    assert stories.preview(broken) | {"answer": "Half of", "complete": False} == stories.preview(broken)
+    assert previews.preview(broken) | {"answer": "Half of", "complete": False} == previews.preview(broken)
     broken["response"]["events"].append({"t": 2.0, "data": "[DONE]"})
-    assert stories.preview(broken)["complete"] is True
+    assert previews.preview(broken)["complete"] is True
 
 
 def test_tool_calls_of_the_wrong_shape_are_left_out_of_the_fold() -> None:

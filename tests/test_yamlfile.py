@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator import yamlfile
+from emulator.core import yamlfile
 from emulator.recordings import vcr_format
 
 

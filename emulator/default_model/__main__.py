@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from emulator.conversation import Message, Prompt
+from emulator.core.conversation import Message, Prompt
 from emulator.default_model.generate import Writer, default_reply
 
 

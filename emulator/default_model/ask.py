@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from emulator.conversation import frozen
+from emulator.core.conversation import frozen
 from emulator.default_model.question import flip
 
 Form = Literal[

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from emulator.conversation import Message, Prompt, Tool
+from emulator.core.conversation import Message, Prompt, Tool
 from emulator.default_model import loop
 from emulator.default_model.protocols import Asked
 from emulator.default_model.react import TYPES

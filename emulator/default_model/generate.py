@@ -22,14 +22,14 @@ from typing import Any, Literal
 from faker import Faker
 from faker.providers.lorem.en_US import Provider as Lorem
 
-from emulator import ids
-from emulator.conversation import Prompt, Reply, Tool, ToolCall, ToolChoice
+from emulator.core import ids
+from emulator.core.conversation import Prompt, Reply, Tool, ToolCall, ToolChoice
+from emulator.core.errors import InvalidRequest
 from emulator.default_model import arguments, loop, mentions, prose, protocols, question, relevance
 from emulator.default_model.instances import Hints, SchemaError, instance
 from emulator.default_model.mentions import Mentions
 from emulator.default_model.prose import Dice
 from emulator.default_model.question import Question
-from emulator.errors import InvalidRequest
 
 TextKind = Literal["paragraph", "paragraphs", "sentence", "sentences", "words"]
 TEXT_KINDS: tuple[TextKind, ...] = ("paragraph", "paragraphs", "sentence", "sentences", "words")

@@ -19,7 +19,7 @@ from typing import Any
 
 from emulator.default_model import patterns
 from emulator.default_model.hints import FORMATS, NAMED, NUMBER_HINTS, STRING_HINTS, hint, name_of
-from emulator.default_model.hints import NO_HINTS as NO_HINTS  # the callers' names for them, re-exported
+from emulator.default_model.hints import NO_HINTS as NO_HINTS
 from emulator.default_model.hints import Hints as Hints
 
 MAX_BYTES = 64 * 1024  # the most JSON any one generated instance (tool arguments, structured output) holds

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
-from emulator.conversation import frozen
+from emulator.core.conversation import frozen
 from emulator.default_model import grammar
 
 Sections = Mapping[str, tuple[str, ...]]

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from emulator.conversation import Message, Prompt, Tool
+from emulator.core.conversation import Message, Prompt, Tool
 from emulator.default_model.mentions import OBSERVATION
 
 # Tools that end an agent's loop by giving its answer (smolagents' `final_answer`, pydantic-ai's

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from emulator.conversation import Tool
+from emulator.core.conversation import Tool
 from emulator.default_model import options, prose, question
 from emulator.default_model.protocols import Asked
 

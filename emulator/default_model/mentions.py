@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from importlib import resources
 
-from emulator.conversation import Prompt, frozen
+from emulator.core.conversation import Prompt, frozen
 from emulator.default_model.question import STOP, VERBS
 
 REFERENCE = date(2026, 1, 5)  # a Monday: "today" when the conversation gives no date of its own

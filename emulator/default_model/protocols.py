@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Protocol
 
-from emulator.conversation import Message, Prompt, Tool, ToolChoice, frozen
+from emulator.core.conversation import Message, Prompt, Tool, ToolChoice, frozen
 from emulator.default_model import instances, mentions, prose, question, relevance
 from emulator.default_model.instances import Hints
 from emulator.default_model.mentions import own_words

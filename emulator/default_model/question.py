@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from emulator.conversation import Prompt, frozen
+from emulator.core.conversation import Prompt, frozen
 from emulator.default_model.code_request import other_code
 
 Kind = Literal["greeting", "short", "list", "steps", "code", "prose"]

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from emulator.conversation import Message, Prompt, Tool
+from emulator.core.conversation import Message, Prompt, Tool
 from emulator.default_model import loop
 from emulator.default_model.protocols import Asked
 

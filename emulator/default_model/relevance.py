@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from emulator.conversation import Prompt, Tool
+from emulator.core.conversation import Prompt, Tool
 from emulator.default_model.arguments import GIVEN_ONLY, SPECIFIC, given, kind_of
 from emulator.default_model.mentions import Mentions, own_words
 from emulator.default_model.question import Question, stem, words_of

@@ -1,12 +1,17 @@
-"""The three dialects, one module each; what the answering path needs of every one of them."""
+"""The three dialects, one module each; what the answering path needs of every one of them.
+
+Layer: above the rules and the core, all it imports; the dialects never import each other. A new provider family is a
+new package here, reading into the one `Prompt` and rendering the one `Turn`. `error_bodies` renders an error in
+the dialect's and the profile's shape.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from emulator.conversation import Prompt, Reply, Turn
-from emulator.errors import EmulatorError
+from emulator.core.conversation import Prompt, Reply, Turn
+from emulator.core.errors import EmulatorError
 
 
 class Dialect(Protocol):

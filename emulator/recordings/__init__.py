@@ -16,7 +16,9 @@ One job a module, all pure but for reading, writing and locking cassette files:
 - `replay`: a recorded answer played back, its pacing, a replay-only miss;
 - `redact`: the secrets a client sent, and their redaction from what a recorder writes.
 
-The recording proxy that feeds a `Tape` is `emulator.recorder` (the I/O floor, the home of httpx).
+The recording proxy that feeds a `Tape` is `emulator.http.recorder` (the I/O floor, the home of httpx).
+
+Layer: beside the scenarios, above the dialects, the default model, the rules and the core, all it imports.
 """
 
 from __future__ import annotations

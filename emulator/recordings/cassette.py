@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from emulator import yamlfile
+from emulator.core import yamlfile
 from emulator.recordings import vcr_format
 from emulator.recordings.library import Library, Reader
 from emulator.recordings.recording import Recording, recordings_of

@@ -9,15 +9,15 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from emulator.conversation import Prompt, Reply
-from emulator.errors import EmulatorError
-from emulator.identity import conversation, loose
-from emulator.recent import Recent
+from emulator.core.conversation import Prompt, Reply
+from emulator.core.errors import EmulatorError
+from emulator.core.identity import conversation, loose
+from emulator.core.recent import Recent
+from emulator.core.sse import loads
 from emulator.recordings import nearest as near
 from emulator.recordings.matching import api_path, match_key
 from emulator.recordings.recording import Recording
 from emulator.recordings.scrub import Scrubber
-from emulator.sse import loads
 
 _log = logging.getLogger("emulator.recordings")
 

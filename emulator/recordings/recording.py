@@ -8,10 +8,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from emulator.faults import MAX_PAUSE_MS
 from emulator.recordings.matching import api_path, match_key
 from emulator.recordings.scrub import text_of
 from emulator.recordings.vcr_format import Request
+from emulator.rules.faults import MAX_PAUSE_MS
 
 # Request and response headers a cassette keeps (case-insensitive); every other one is dropped.
 ALLOWED_HEADERS = frozenset(

@@ -4,12 +4,11 @@ and the error of a replay-only miss (`miss`).
 
 from __future__ import annotations
 
-from emulator.conversation import Timing
-from emulator.errors import NotFound
-from emulator.faults import Pause, Step
+from emulator.core.conversation import Timing
+from emulator.core.errors import NotFound
+from emulator.core.wire import Pause, Script, Step, raw
 from emulator.recordings.library import Library
 from emulator.recordings.recording import Recording
-from emulator.wire import Script, raw
 
 MATCH_HEADER = "x-emulator-match"  # how a recording matched: exact, conversation, tool-results-differ
 

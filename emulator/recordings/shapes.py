@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 import re2
 
+from emulator.core.sse import decode, loads
 from emulator.recordings.recording import allowed
-from emulator.sse import decode, loads
 
 Fields = Mapping[str, str]  # field path → type (`string`, `integer`, `null|string`, `id(resp_, hex)`, …)
 DONE = "[DONE]"

@@ -20,6 +20,9 @@ ASGI's receive and send, the bytes of HTTP/1.1), `turns.py` (answers of one turn
 without a task), `access.py` (the access log), `running.py` (the loop, the ticks, the lifespan, the stop),
 `workers.py` (`--workers N`: forked processes on the one socket). No class of another server's is subclassed: what is
 compiled derives from nothing the build cannot see.
+
+Layer: beside the rules, above the core (all it imports): it knows nothing of what the emulator answers and
+serves any ASGI app; `logs` is where every log line of the emulator goes.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from emulator.server.rules import TRANSPORT as TRANSPORT
 from emulator.server.rules import WHOLE as WHOLE
 from emulator.server.rules import Rules as Rules
 from emulator.server.running import Server as Server
-from emulator.server.turns import in_task as in_task  # the app's, from here
+from emulator.server.turns import in_task as in_task
 from emulator.server.workers import STOPS, supervise
 
 

@@ -15,7 +15,7 @@ import urllib.parse
 from http import HTTPStatus
 from typing import Any, TextIO
 
-from emulator.logs import redacted
+from emulator.server.logs import redacted
 
 
 def _phrase(status: int) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import httptools
 
-from emulator import logs
+from emulator.server import logs
 from emulator.server.exchange import Exchange, Flow
 from emulator.server.rules import ARRIVED, TRANSPORT, WHOLE, Rules
 from emulator.server.turns import Outbox, _rest

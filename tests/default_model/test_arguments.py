@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from emulator import identity
-from emulator.conversation import Message, Prompt, Tool, ToolCall, ToolChoice
+from emulator.core import identity
+from emulator.core.conversation import Message, Prompt, Tool, ToolCall, ToolChoice
 from emulator.default_model import arguments, mentions
 from emulator.default_model.generate import Writer, default_reply
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses

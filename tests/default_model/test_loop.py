@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from emulator.conversation import Message, Prompt, ToolCall
+from emulator.core.conversation import Message, Prompt, ToolCall
 from emulator.default_model import loop
 from emulator.default_model.generate import Writer, default_reply
 

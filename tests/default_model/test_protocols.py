@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import identity
-from emulator.conversation import Prompt
+from emulator.core import identity
+from emulator.core.conversation import Prompt
 from emulator.default_model import protocols
 from emulator.default_model.generate import Writer, default_reply
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses

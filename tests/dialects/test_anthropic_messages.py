@@ -22,13 +22,13 @@ from anthropic.types.shared import ErrorResponse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator import sse, tokens
-from emulator.answer import finish
-from emulator.conversation import Fault, Reply, ToolCall
+from emulator.answering.compose import finish
+from emulator.core import sse, tokens
+from emulator.core.conversation import Fault, Reply, ToolCall
+from emulator.core.errors import InvalidRequest, NotFound, UpstreamError
 from emulator.default_model.generate import Writer, default_reply
 from emulator.dialects import anthropic_messages as dialect
 from emulator.dialects.anthropic_messages import rendering
-from emulator.errors import InvalidRequest, NotFound, UpstreamError
 
 # The seed's curl example (004_99e9388de872c08d.txt), verbatim.
 SEED_BODY: dict[str, Any] = {

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from emulator import sse, tokens
-from emulator.answer import finish
-from emulator.conversation import Reply, ToolCall
+from emulator.answering.compose import finish
+from emulator.core import sse, tokens
+from emulator.core.conversation import Reply, ToolCall
+from emulator.core.errors import InvalidRequest
 from emulator.default_model.generate import Writer, default_reply
 from emulator.dialects import openai_chat
-from emulator.errors import InvalidRequest
 
 # The seed's curl example (000_db11a23fb20ba52d.txt), verbatim.
 SEED_BODY = {

@@ -14,11 +14,11 @@ from openai import omit
 from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import Response, ResponseStreamEvent
 
-from emulator import sse
-from emulator.answer import finish
-from emulator.conversation import Fault, Prompt, Reply, ToolCall
+from emulator.answering.compose import finish
+from emulator.core import sse
+from emulator.core.conversation import Fault, Prompt, Reply, ToolCall
+from emulator.core.errors import InvalidRequest
 from emulator.dialects import openai_responses
-from emulator.errors import InvalidRequest
 
 EVENTS: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(ResponseStreamEvent)
 # The seed's curl example (001_665abdf1d121f1c7.txt), verbatim.

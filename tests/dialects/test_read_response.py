@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator import sse
-from emulator.answer import finish
-from emulator.conversation import Reply, ToolCall, Turn
+from emulator.answering.compose import finish
+from emulator.core import sse
+from emulator.core.conversation import Reply, ToolCall, Turn
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from tests.dialects.test_openai_chat import names, texts
 from tests.dialects.test_openai_chat import replies as chat_replies

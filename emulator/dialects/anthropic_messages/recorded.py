@@ -6,13 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from emulator.conversation import (
-    FinishReason,
-    Reply,
-    ToolCall,
-)
+from emulator.core.conversation import FinishReason, Reply, ToolCall
+from emulator.core.sse import dumps, loads, parsed
 from emulator.dialects.anthropic_messages.rendering import STOP_REASONS
-from emulator.sse import dumps, loads, parsed
 
 FINISH_REASONS: dict[str, FinishReason] = {v: k for k, v in STOP_REASONS.items()} | {"stop_sequence": "stop"}
 # A delta's text and the block field it extends (`input_json_delta` pieces are joined apart, then parsed).

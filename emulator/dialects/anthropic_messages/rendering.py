@@ -7,15 +7,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from emulator import ids, profiles, tokens
-from emulator.conversation import (
-    FinishReason,
-    Prompt,
-    ToolCall,
-    Turn,
-)
-from emulator.errors import EmulatorError, UpstreamError
-from emulator.sse import dumps, frame, quote
+from emulator.core import ids, tokens
+from emulator.core.conversation import FinishReason, Prompt, ToolCall, Turn
+from emulator.core.errors import EmulatorError, UpstreamError
+from emulator.core.sse import dumps, frame, quote
+from emulator.rules import profiles
 
 STOP_REASONS: dict[FinishReason, str] = {
     "stop": "end_turn",  # a matched stop sequence too: the seed ends it as end_turn, stop_sequence null

@@ -6,17 +6,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from emulator import identity, profiles, tokens
-from emulator.conversation import (
-    Message,
-    Prompt,
-    ResponseFormat,
-    Tool,
-    ToolCall,
-    ToolChoice,
-)
-from emulator.errors import InvalidRequest
-from emulator.fields import Fields, wrong_type
+from emulator.core import identity, tokens
+from emulator.core.conversation import Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
+from emulator.core.errors import InvalidRequest
+from emulator.core.fields import Fields, wrong_type
+from emulator.rules import profiles
 
 ROLES = ("user", "assistant", "system")  # `system` entries inside `messages`: Claude Code sends them
 BLOCKS = ("text", "image", "tool_use", "tool_result", "thinking")  # "Other block types get a 400" (seed)

@@ -8,7 +8,7 @@ SDKs (Python 2.14, `lib/threads/_thread_state.py`) do on each refusal, by its `e
 - `thread_already_continued` (400): the same, from the thread's latest answer;
 - `thread_unsupported_request` (400): the tool runner stops threading and sends the whole history.
 
-Plain JSON in and out; the state that holds threads is the caller's (`memory.py`).
+Plain JSON in and out; the state that holds threads is the caller's (`answering/recall.py`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from emulator.conversation import frozen
+from emulator.core.conversation import frozen
+from emulator.core.errors import EmulatorError, InvalidRequest, NotFound
+from emulator.core.fields import Fields, wrong_type
 from emulator.dialects.anthropic_messages.request import betas
-from emulator.errors import EmulatorError, InvalidRequest, NotFound
-from emulator.fields import Fields, wrong_type
 
 BETA = "message-threads-2026-08-12"
 # Fields the server takes from the thread on a `continue`, and refuses there (the SDK's CREATE_ONLY_FIELDS).

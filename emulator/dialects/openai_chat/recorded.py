@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from emulator.conversation import (
-    FINISH_REASONS,
-    Reply,
-    ToolCall,
-)
-from emulator.sse import loads, parsed
+from emulator.core.conversation import FINISH_REASONS, Reply, ToolCall
+from emulator.core.sse import loads, parsed
 
 
 def read_response(body: bytes, stream: bool) -> Reply:

@@ -6,15 +6,11 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from emulator import ids, logprobs, profiles, tokens
-from emulator.conversation import (
-    Prompt,
-    ToolCall,
-    Turn,
-    Usage,
-)
-from emulator.errors import EmulatorError, UpstreamError, model_output_message, openai_body
-from emulator.sse import comment, dumps, frame, quote
+from emulator.core import ids, logprobs, tokens
+from emulator.core.conversation import Prompt, ToolCall, Turn, Usage
+from emulator.core.errors import EmulatorError, UpstreamError, model_output_message, openai_body
+from emulator.core.sse import comment, dumps, frame, quote
+from emulator.rules import profiles
 
 DONE = frame("[DONE]")
 # A frame cut short, as its clients parse it: broken JSON.

@@ -5,20 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from emulator import identity, profiles
-from emulator.conversation import (
-    EFFORTS,
-    Message,
-    Prompt,
-    ResponseFormat,
-    Tool,
-    ToolCall,
-    ToolChoice,
-)
+from emulator.core import identity
+from emulator.core.conversation import EFFORTS, Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
+from emulator.core.errors import InvalidRequest
+from emulator.core.fields import Fields, bearer, wrong_type, wrong_value
+from emulator.core.logprobs import MAX_TOP
 from emulator.dialects.openai_chat import stored
-from emulator.errors import InvalidRequest
-from emulator.fields import Fields, bearer, wrong_type, wrong_value
-from emulator.logprobs import MAX_TOP
+from emulator.rules import profiles
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 NAME = "openai_chat"  # as `Prompt.dialect` and profiles name it

@@ -3,7 +3,7 @@ is kept with its `metadata` and the messages it was asked with; `GET /v1/chat/co
 (`model` and `metadata[key]=value` filters, `order`, `limit`, `after`), `GET …/{id}` reads one, `POST …/{id}`
 replaces its metadata, `DELETE …/{id}` removes it, and `GET …/{id}/messages` pages through its messages.
 
-Plain JSON in and out; the state that keeps it is the caller's (`memory.py`).
+Plain JSON in and out; the state that keeps it is the caller's (`answering/recall.py`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from emulator.errors import InvalidRequest, NotFound
-from emulator.fields import Fields, wrong_type
-from emulator.paging import page
+from emulator.core.errors import InvalidRequest, NotFound
+from emulator.core.fields import Fields, wrong_type
+from emulator.core.paging import page
 
 __all__ = ["page"]  # `…/messages` pages through a completion's messages with it
 

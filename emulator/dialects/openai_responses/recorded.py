@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from emulator.conversation import (
-    FinishReason,
-    Reply,
-    ToolCall,
-)
-from emulator.sse import loads, parsed
+from emulator.core.conversation import FinishReason, Reply, ToolCall
+from emulator.core.sse import loads, parsed
 
 INCOMPLETE: dict[str, FinishReason] = {"max_output_tokens": "length", "content_filter": "content_filter"}
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")

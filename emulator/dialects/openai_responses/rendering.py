@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator import ids, logprobs, profiles, sealed, tokens
-from emulator.conversation import (
-    Prompt,
-    Turn,
-    Usage,
-)
+from emulator.core import ids, logprobs, sealed, tokens
+from emulator.core.conversation import Prompt, Turn, Usage
+from emulator.core.errors import EmulatorError, UpstreamError, openai_body
+from emulator.core.sse import comment, dumps, frame, quote
 from emulator.dialects.openai_responses.request import ENCRYPTED
-from emulator.errors import EmulatorError, UpstreamError, openai_body
-from emulator.sse import comment, dumps, frame, quote
+from emulator.rules import profiles
 
 # A frame cut short, as its clients parse it: broken JSON.
 MALFORMED = b'event: response.output_text.delta\ndata: {"type": "response.output_text.delta", "delta": "unt\n\n'

@@ -5,19 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator import identity, profiles, sealed, tokens
-from emulator.conversation import (
-    EFFORTS,
-    Message,
-    Prompt,
-    ResponseFormat,
-    Tool,
-    ToolCall,
-    ToolChoice,
-)
-from emulator.errors import InvalidRequest
-from emulator.fields import Fields, bearer, wrong_type, wrong_value
-from emulator.logprobs import MAX_TOP
+from emulator.core import identity, sealed, tokens
+from emulator.core.conversation import EFFORTS, Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
+from emulator.core.errors import InvalidRequest
+from emulator.core.fields import Fields, bearer, wrong_type, wrong_value
+from emulator.core.logprobs import MAX_TOP
+from emulator.rules import profiles
 
 ROLES = ("user", "assistant", "system", "developer")
 # Items the model produced: a run of them in `input` is one assistant turn.
@@ -68,7 +61,7 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
         "prompt_cache_key": f.get("prompt_cache_key", str),
         "user": f.get("user", str),
         # A profile that stores responses (OpenAI's) has `input` with the stored conversation already in it
-        # (`memory.py`); the seeds' upstreams store nothing, whatever `store` says (seed 001).
+        # (`answering/recall.py`); the seeds' upstreams store nothing, whatever `store` says (seed 001).
         "store": bool(f.get("store", bool, True)) if stores else False,
         "previous_response_id": f.get("previous_response_id", str) if stores else None,
     }

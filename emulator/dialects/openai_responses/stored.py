@@ -3,7 +3,7 @@
 over), its output items stand in for `{"type": "item_reference", "id": …}` (the Vercel AI SDK sends them in
 place of reasoning items), and `GET /v1/responses/{id}`, its `/input_items` and `DELETE` read and remove it.
 
-Plain JSON in and out; the state that keeps it is the caller's (`memory.py`).
+Plain JSON in and out; the state that keeps it is the caller's (`answering/recall.py`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from emulator import ids, paging, sealed
-from emulator.conversation import Timing
-from emulator.errors import InvalidRequest, NotFound
-from emulator.fields import Fields
+from emulator.core import ids, paging, sealed
+from emulator.core.conversation import Timing
+from emulator.core.errors import InvalidRequest, NotFound
+from emulator.core.fields import Fields
 
 REFERENCE = "item_reference"
 # The id prefix of each kind of item, for items sent without one: the input items list shows every item by id.

@@ -1,0 +1,234 @@
+"""`emulator conform`, pure: whether the emulator's own answer to a recorded request looks like the recorded
+one. The recorded answer is read back into the emulator's terms (the dialect's `read_response`: text,
+reasoning, tool calls, usage, finish reason), rendered afresh by the emulator under the recording's profile,
+streamed as recorded, and the two are compared by `recordings.shapes`. Only shape can differ, never content:
+a difference is the emulator's fidelity gap, or the provider's news. The recorded request meets the server's
+own checks first, so one the profile refuses is answered (and reported) with its refusal; a recorded error is
+compared with the emulator's refusal, or with the same status as a scripted fault renders it.
+
+Also here: the profile a recording was made under (`noted_profile`), which the recorder notes with each
+interaction it writes (`PROFILE_KEY`), and the interactions of a cassette document as both `conform` and
+`drift` read them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from emulator.answering import compose
+from emulator.core import ids
+from emulator.core.conversation import Fault, Prompt, Reply, Turn
+from emulator.core.errors import EmulatorError, InvalidRequest, UpstreamError
+from emulator.core.sse import encode, loads
+from emulator.core.wire import Whole
+from emulator.dialects import Dialect, anthropic_messages, openai_chat, openai_responses
+from emulator.dialects.error_bodies import error_answer, retry_headers
+from emulator.recordings import api_path
+from emulator.recordings.cassette import items
+from emulator.recordings.shapes import Difference, Shape, compare, shape_of
+from emulator.recordings.vcr_format import parts
+from emulator.rules import catalog, limits, profiles, validation
+
+PROFILE_KEY = "emulator_profile"  # in a recorded response: the profile it was recorded under
+# The public upstreams, by host: what a recording made against one of them was made under.
+HOSTS = {"api.openai.com": "openai", "api.anthropic.com": "anthropic"}
+DIALECTS: dict[str, Dialect] = {
+    "/v1/chat/completions": openai_chat,
+    "/v1/responses": openai_responses,
+    "/v1/messages": anthropic_messages,
+}
+# The names the public profiles' checks (`validation`) give each dialect's endpoint, as the server's.
+ENDPOINT_NAMES = {profiles.CHAT: "chat_completions", profiles.RESPONSES: "responses", profiles.MESSAGES: "messages"}
+JSON = "application/json"
+EVENT_STREAM = "text/event-stream; charset=utf-8"
+
+
+def noted_profile(client_path: str, upstream: str) -> str | None:
+    """The profile a recorder notes for an interaction: the upstream's own profile prefix (`http://host/infercom`),
+    else the public upstream its host is (`api.openai.com`: openai), else the prefix the client used
+    (`/anthropic/v1/…`); None when none of them says."""
+    parsed = urllib.parse.urlsplit(upstream)
+    prefix = _prefix(parsed.path + "/v1/")
+    return prefix or HOSTS.get(parsed.hostname or "") or _prefix(client_path)
+
+
+def _prefix(path: str) -> str | None:
+    prefix = path.partition("/v1/")[0].strip("/")
+    return prefix if prefix in profiles.PROFILES else None
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    """One recorded exchange, as `conform` and `drift` read it."""
+
+    source: str  # `FILE#N`
+    method: str
+    uri: str
+    path: str  # from /v1/ on, with its query
+    body: bytes  # the request body as recorded
+    request_headers: dict[str, str]
+    status: int
+    headers: dict[str, str]  # the response headers the cassette kept
+    answer: bytes
+    profile: str | None  # as the recorder noted it, else as the upstream's host says
+
+    @property
+    def stream(self) -> bool:
+        return "text/event-stream" in self.headers.get("content-type", "")
+
+    def shape(self) -> Shape:
+        return shape_of(self.status, self.headers, self.answer)
+
+
+def interactions(name: str, document: Any) -> Iterator[Interaction]:
+    """A checked cassette document's interactions, named `NAME#N`."""
+    for i, item in enumerate(items(document) if document else ()):
+        request, response, _ = parts(item)
+        body = request.body or b""
+        kept = {k.lower(): v[0] for k, v in response["headers"].items() if v}
+        profile = item["response"].get(PROFILE_KEY)
+        yield Interaction(
+            source=f"{name}#{i}",
+            method=request.method.upper(),
+            uri=request.uri,
+            path=api_path(request.uri),
+            body=body.encode() if isinstance(body, str) else body,
+            request_headers={k.lower(): str(v) for k, v in request.headers.items()},
+            status=int(response["status"]["code"]),
+            headers=kept,
+            answer=response["body"]["string"],
+            profile=profile if isinstance(profile, str) else noted_profile("", request.uri.partition("/v1/")[0]),
+        )
+
+
+def rendered(interaction: Interaction, profile_name: str) -> tuple[int, dict[str, str], bytes]:
+    """The emulator's own answer to a recorded request, saying what the recording said: status, headers, body
+    (streamed if the recording was). A request the profile refuses (the public profiles' catalog checks, then
+    the dialect's parser, as the server applies them) gets the emulator's refusal; a recorded error status the
+    emulator would not refuse of itself gets that status as a scripted fault renders it, with the recorded
+    message. `ValueError` when there is nothing to render (another endpoint, a 200 that cannot be read back)."""
+    dialect = DIALECTS.get(interaction.path.partition("?")[0])
+    if dialect is None:
+        raise ValueError(f"not an answering endpoint: {interaction.method} {interaction.path}")
+    profile = profiles.PROFILES[profile_name]
+    fingerprint = ids.digest(interaction.path, interaction.body)
+    try:
+        prompt = _accepted(dialect, interaction, profile_name, fingerprint)
+    except EmulatorError as refused:
+        return _whole(error_answer(dialect, refused, fingerprint, profile=profile))
+    if interaction.status != 200:
+        return _scripted(dialect, interaction, profile, prompt, fingerprint)
+    reply = dialect.read_response(interaction.answer, interaction.stream)
+    if not reply.reasoning and (reply.usage or {}).get("reasoning_tokens"):
+        # Reasoning the provider hid (OpenAI shows none unless a summary is asked): its tokens say there was
+        # some, and an answer that reasoned has a reasoning item. Its words are never shown, so any will do.
+        reply = dataclasses.replace(reply, reasoning="(hidden)")
+    turn = compose.finish(prompt, reply, created=0, source="conform")
+    headers = _answer_headers(dialect, profile, turn, fingerprint)
+    if interaction.stream:
+        headers |= {"content-type": EVENT_STREAM, "cache-control": "no-cache"}
+        return 200, headers, b"".join(dialect.render_stream(prompt, turn))
+    return 200, headers | {"content-type": JSON}, encode(dialect.render(prompt, turn))
+
+
+def refusal(interaction: Interaction, profile_name: str) -> str | None:
+    """Why the profile refuses a recorded request, in its own words; None when it takes it (or the endpoint is
+    none that answers)."""
+    dialect = DIALECTS.get(interaction.path.partition("?")[0])
+    if dialect is None:
+        return None
+    try:
+        _accepted(dialect, interaction, profile_name, ids.digest(interaction.path, interaction.body))
+    except EmulatorError as refused:
+        return f"{refused.status} {refused.message}"
+    return None
+
+
+def _accepted(dialect: Dialect, interaction: Interaction, profile_name: str, fingerprint: str) -> Prompt:
+    """The recorded request as the server reads it under `profile_name`: the public profiles' checks of the
+    body, the dialect's parser, then the model's (unknown to the catalog: the provider's 404). Raises the
+    refusal, as the server answers it."""
+    held = catalog.catalog(profile_name)
+    endpoint = ENDPOINT_NAMES[dialect.NAME]
+    try:
+        body = loads(interaction.body)
+    except ValueError:
+        raise InvalidRequest("The request body is not valid JSON.") from None
+    if held is not None:
+        validation.body(held, endpoint, body, interaction.request_headers, lenient=False)
+    prompt = dialect.parse_request(body, interaction.request_headers, fingerprint, profile_name)
+    if held is not None:
+        model = held.get(prompt.model)
+        if model is None:
+            raise validation.unknown_model(endpoint, prompt.model)
+        validation.parameters(endpoint, model, body, prompt)
+    return prompt
+
+
+def _scripted(
+    dialect: Dialect, interaction: Interaction, profile: profiles.Profile, prompt: Prompt, fingerprint: str
+) -> tuple[int, dict[str, str], bytes]:
+    """A recorded error the request did not earn: the emulator's answer to a fault of that status (as
+    `fault: {status: N}` scripts it), with the recorded message and retry advice, and the rate-limit headers
+    every answer carries."""
+    status = interaction.status
+    retry = interaction.headers.get("retry-after")
+    fault = Fault(
+        kind="status",
+        status=status,
+        message=_message(interaction.answer) or profile.error_messages.get(status),
+        retry_after=float(retry) if retry and retry.replace(".", "", 1).isdigit() else None,
+        should_retry={"true": True, "false": False}.get(interaction.headers.get("x-should-retry", "")),
+    )
+    turn = compose.finish(prompt, Reply(), created=0, source="conform")
+    headers = _answer_headers(dialect, profile, turn, fingerprint) | retry_headers(fault)
+    return _whole(error_answer(dialect, UpstreamError.of(fault), fingerprint, headers, profile))
+
+
+def _message(body: bytes) -> str | None:
+    """The message of a recorded error body: OpenAI's and Anthropic's `error.message`, Infercom's `error`
+    string, or its plain text."""
+    try:
+        document = loads(body)
+    except ValueError:
+        return body.decode("utf-8", "replace").strip() or None
+    error = document.get("error") if isinstance(document, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    return error if isinstance(error, str) else None
+
+
+def _answer_headers(dialect: Dialect, profile: profiles.Profile, turn: Turn, fingerprint: str) -> dict[str, str]:
+    """The headers every answer of the profile carries, a scripted error's too: the request's id, the
+    profile's own (OpenAI's version and processing time), and the rate-limit headers the default limits
+    report, in the dialect's or the profile's names."""
+    headers = profiles.request_id(profile, dialect.NAME, fingerprint)
+    headers |= profiles.answer_headers(profile, turn) if profile.headers or profile.processing_ms else {}
+    flavor = "anthropic" if dialect.NAME == profiles.MESSAGES else profile.rate_headers
+    reported = limits.Limiter(limits.DEFAULT).report(("", ""), turn.usage.total_tokens, 0.0, flavor)
+    return headers | {name.decode(): value.decode() for name, value in reported}
+
+
+def _whole(answered: Whole) -> tuple[int, dict[str, str], bytes]:
+    return answered.status, {k.decode(): v.decode() for k, v in answered.headers}, answered.body
+
+
+def conform(interaction: Interaction, profile_name: str) -> list[Difference]:
+    """Where the emulator's own answer (`rendered`) parts from the recorded one, the recording's side as
+    `recorded` and the emulator's as `live`."""
+    return compare(interaction.shape(), shape_of(*rendered(interaction, profile_name)))
+
+
+def profile_for(interaction: Interaction, asked: str | None) -> str | None:
+    """The profile to render under: the one the recording was made under, else the one asked for."""
+    return interaction.profile if interaction.profile in profiles.PROFILES else asked
+
+
+def as_json(source: str, differences: list[Difference] | None, note: str = "") -> Mapping[str, Any]:
+    """One interaction's line of the `--json` report."""
+    found = [d.as_dict() for d in differences or ()]
+    return {"interaction": source, "same": differences == [], "differences": found, "note": note}

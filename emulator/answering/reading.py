@@ -1,0 +1,90 @@
+"""Stage 1 of a request's way (`stages`, `counting`): the route's `Endpoint`, and the `Request` as read off the
+ASGI channel, its body then parsed as JSON within bounds. The one stage that awaits the client."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.core import ids, wire
+from emulator.core.errors import InvalidRequest, PayloadTooLarge
+from emulator.core.sse import deeper_than, loads
+from emulator.dialects import Dialect
+from emulator.rules import catalog, profiles
+from emulator.rules.profiles import Profile
+from emulator.state import Settings
+
+MAX_NESTING = 128  # levels of arrays and objects a request body may nest
+ENDPOINT_NAMES = {profiles.CHAT: "chat_completions", profiles.RESPONSES: "responses", profiles.MESSAGES: "messages"}
+Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """What a route answers with, fixed when the app is built: a dialect, as a profile speaks it."""
+
+    dialect: Dialect
+    profile: Profile
+    name: str = ""  # in the journal and the metrics: chat_completions, responses, messages, count_tokens
+    catalog: catalog.Catalog | None = field(init=False, default=None)  # the public profiles': what they check
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", ENDPOINT_NAMES[self.dialect.NAME])
+        object.__setattr__(self, "catalog", catalog.catalog(self.profile.name))
+
+
+@dataclass(slots=True, unsafe_hash=True)  # native, as conversation.py's hot values are: see its docstring
+class Request:
+    """What stage 1 read: the method, the path, the headers by name, the body, and the request's identity (the
+    seed's digest of its path and body: the root of the answer's ids)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+    fingerprint: str
+
+    def __init__(self, method: str, path: str, headers: dict[str, str], raw: bytes, fingerprint: str) -> None:
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.raw = raw
+        self.fingerprint = fingerprint
+
+
+async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, settings: Settings) -> Request:
+    """The request as sent, refused before its body is read when the profile does not serve the endpoint
+    or no key came with it; its body read straight off the ASGI channel, refused past the size limit."""
+    dialect, profile = endpoint.dialect, endpoint.profile
+    path = scope["path"]
+    profiles.serves(profile, dialect.NAME, path)
+    # By name, the last of a repeated header winning; ASGI header names are lower-case already.
+    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+    profiles.authenticate(profile, dialect.NAME, headers)
+    limit = settings.max_body_bytes
+    try:
+        body = await wire.body(receive, limit, headers.get("content-length", ""))
+    except ConnectionError:
+        raise InvalidRequest("The client disconnected before sending the whole body.") from None
+    if body is None:
+        raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
+    return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
+
+
+def json_body(raw: bytes) -> Any:
+    """The body as JSON, or the dialect's 400: not JSON, or nested past `MAX_NESTING`."""
+    try:
+        body = loads(raw)
+    except (ValueError, UnicodeError, RecursionError) as exc:  # RecursionError: nested past the parser's depth
+        raise InvalidRequest(
+            "We could not parse the JSON body of your request. The API expects a JSON payload, "
+            f"but what was sent was not valid JSON ({exc}).",
+            code="invalid_json",
+        ) from None
+    # Nesting is bounded so that no later step (keys, schemas, echoes) recurses past Python's stack; only a
+    # body with enough brackets to nest that deep is walked.
+    if raw.count(b"[") + raw.count(b"{") > MAX_NESTING and deeper_than(body, MAX_NESTING):
+        raise InvalidRequest(f"The request body nests arrays and objects more than {MAX_NESTING} levels deep.")
+    return body

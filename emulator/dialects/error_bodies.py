@@ -1,0 +1,62 @@
+"""An error as the client gets it: the dialect's body in the profile's shape, with the headers that name it.
+
+Every refusal and every scripted error status goes through `error_answer`, whichever stage raised it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from emulator.core import ids
+from emulator.core.conversation import Fault
+from emulator.core.errors import EmulatorError
+from emulator.core.sse import encode
+from emulator.core.wire import Whole, whole
+from emulator.dialects import Dialect, anthropic_messages, openai_chat
+from emulator.rules import profiles
+
+TEXT = b"text/plain; charset=utf-8"
+
+
+def error_answer(
+    dialect: Dialect,
+    error: EmulatorError,
+    root: str = "",
+    extra: Mapping[str, str] = {},
+    profile: profiles.Profile | None = None,
+) -> Whole:
+    """`error` in `dialect`'s shape, or the profile's own (Infercom: text or `{"error": "…"}`); `root` seeds the
+    request id (else the error does), `extra` adds headers (`retry-after`, rate limits)."""
+    headers = dict(extra)
+    root = root or ids.digest(error.status, error.message)
+    if profile and profile.request_id != "x-request-id":  # a profile that names every response (Infercom)
+        headers.setdefault(profile.request_id, ids.uuid(root, profile.request_id))
+    shape = profile.errors.get(error.status) if profile else None
+    if shape == "text":  # Infercom: 400, 401, 500 and 503 answer in plain text
+        return whole(error.message.encode(), headers, error.status, TEXT)
+    if shape == "simple":  # Infercom's SimpleError: 404, 408 and 410
+        return whole(encode({"error": error.message}), headers, error.status)
+    body = dialect.render_error(error)
+    if dialect.NAME == profiles.MESSAGES:  # Anthropic repeats the request id in the error body
+        headers.setdefault("request-id", profiles.request_id(profile, dialect.NAME, root)["request-id"])
+        body["request_id"] = headers["request-id"]
+    return whole(encode(body), headers, error.status)
+
+
+def retry_headers(fault: Fault) -> dict[str, str]:
+    """What a scripted error tells the client about retrying it."""
+    headers = {}
+    if fault.retry_after is not None:
+        headers["retry-after"] = f"{fault.retry_after:g}"
+    if fault.retry_after_ms is not None:
+        headers["retry-after-ms"] = str(fault.retry_after_ms)
+    if fault.should_retry is not None:
+        headers["x-should-retry"] = "true" if fault.should_retry else "false"
+    return headers
+
+
+def dialect_for(path: str, headers: Mapping[str, str]) -> Dialect:
+    """The dialect to answer a path no endpoint owns in: Anthropic's for a Messages path or a client that sends
+    its headers, else OpenAI's."""
+    anthropic = path.startswith("/v1/messages") or "anthropic-version" in headers or "x-api-key" in headers
+    return anthropic_messages if anthropic else openai_chat

@@ -1,0 +1,188 @@
+"""The Starlette app: wires each route to its handler, and nothing else.
+
+The answering endpoints (chat completions, responses, messages and count_tokens, under every profile's
+prefix) run the answering path (`answering/rounds.py`, through the stages of `answering/stages.py`) and deliver
+what it answers (`player.py`); the model lists, the admin routes and error rendering live in modules of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from emulator.answering import counting, recall, rounds
+from emulator.answering.reading import Endpoint
+from emulator.core.errors import MethodNotAllowed, NotFound, StateUnavailable
+from emulator.core.wire import TEST_ID, Whole
+from emulator.dialects import anthropic_messages, openai_chat, openai_responses
+from emulator.dialects.error_bodies import dialect_for, error_answer
+from emulator.http import admin, models
+from emulator.http.serving import Answering, Run
+from emulator.rules import profiles
+from emulator.server import in_task
+from emulator.state import Settings, State
+
+__all__ = ["Settings", "create_app"]
+
+_TEST_ID = TEST_ID.encode()
+SCOPED = "/_t/"  # `/_t/{test_id}/v1/…`: a test's scope in the path
+
+
+def create_app(settings: Settings = Settings()) -> Starlette:
+    """The emulator as an ASGI app; its state (scenarios, recordings, …) is built once, here: in this process,
+    or, given `settings.state`, with what requests share in Redis (`ConnectionError` when it does not answer)."""
+    if settings.state is None:
+        state = State(settings)
+    else:
+        from emulator.state import redis
+
+        state = redis.SharedState(settings)
+    routes = []
+    for prefix, profile in [("", state.profile), *((f"/{p.name}", p) for p in profiles.PROFILES.values())]:
+        routes += [
+            _answering(f"{prefix}/v1/chat/completions", state, Endpoint(openai_chat, profile)),
+            _answering(f"{prefix}/v1/responses", state, Endpoint(openai_responses, profile)),
+            # `?beta=true` too: a query string
+            _answering(f"{prefix}/v1/messages", state, Endpoint(anthropic_messages, profile)),
+            _answering(
+                f"{prefix}/v1/messages/count_tokens",
+                state,
+                Endpoint(anthropic_messages, profile, "count_tokens"),
+                counting.count,
+            ),
+            Route(f"{prefix}/v1/models", models.listing(state, profile), methods=["GET"]),
+            Route(f"{prefix}/v1/models/{{model_id}}", models.retrieve(state, profile), methods=["GET"]),
+        ]
+        if profile.stored_responses:  # elsewhere these paths are not served: 404, as before
+            routes += [
+                _answering(
+                    f"{prefix}/v1/responses/input_tokens",
+                    state,
+                    Endpoint(openai_responses, profile, "input_tokens"),
+                    counting.count,
+                ),
+                Route(f"{prefix}/v1/responses/{{response_id}}", _stored(state, profile), methods=["GET", "DELETE"]),
+                Route(f"{prefix}/v1/responses/{{response_id}}/input_items", _stored(state, profile, items=True)),
+                Route(f"{prefix}/v1/responses/{{response_id}}/cancel", _stored(state, profile), methods=["POST"]),
+                Route(f"{prefix}/v1/chat/completions", _stored_chat(state, profile), methods=["GET"]),
+                Route(
+                    f"{prefix}/v1/chat/completions/{{completion_id}}",
+                    _stored_chat(state, profile),
+                    methods=["GET", "POST", "DELETE"],
+                ),
+                Route(f"{prefix}/v1/chat/completions/{{completion_id}}/messages", _stored_chat(state, profile, True)),
+            ]
+    routes += admin.routes(state)
+    answering = {route.path: route.endpoint.app for route in routes if isinstance(route.endpoint, _Endpoint)}
+    handlers = {HTTPException: _http_error, StateUnavailable: _unavailable}
+    app = _App(answering, routes=routes, exception_handlers=handlers)
+    app.state.emulator = state
+    return app
+
+
+def _answering(path: str, state: State, endpoint: Endpoint, run: Run = rounds.answer) -> Route:
+    """A POST route that runs `run` (the pipeline) for `endpoint`, in raw ASGI: no Request object is made
+    (`serving.Answering`, compiled in the wheel)."""
+    return Route(path, _Endpoint(Answering(state, endpoint, run)), methods=["POST"])
+
+
+def _stored(state: State, profile: profiles.Profile, items: bool = False) -> Callable[[Request], Awaitable[Whole]]:
+    """A route that reads (or deletes) a stored response: `recall.stored` with what it needs of the request."""
+
+    async def handle(request: Request) -> Whole:
+        response_id = request.path_params["response_id"]
+        return await recall.stored(
+            state, profile, request.method, response_id, request.headers, request.query_params, items
+        )
+
+    return handle
+
+
+def _stored_chat(
+    state: State, profile: profiles.Profile, messages: bool = False
+) -> Callable[[Request], Awaitable[Whole]]:
+    """A route over stored chat completions: `recall.stored_chat` with what it needs of the request."""
+
+    async def handle(request: Request) -> Whole:
+        body = await request.body() if request.method == "POST" else b""
+        completion_id = request.path_params.get("completion_id")
+        query = request.query_params.multi_items()
+        return await recall.stored_chat(
+            state, profile, request.method, completion_id, request.headers, query, body, messages
+        )
+
+    return handle
+
+
+async def _http_error(request: Request, exc: Exception) -> Whole:
+    """A path or a method no route serves: a 404 or 405 in the shape of the API the client speaks."""
+    assert isinstance(exc, HTTPException)
+    method, path = request.method, request.url.path
+    dialect = dialect_for(path, request.headers)
+    profile = profiles.PROFILES.get(path.split("/")[1])  # `/infercom/v1/…`: that profile's error shapes
+    if exc.status_code == 405:
+        return error_answer(dialect, MethodNotAllowed(f"Method {method} is not allowed for {path}."), profile=profile)
+    return error_answer(dialect, NotFound(f"Invalid URL ({method} {path}).", code="unknown_url"), profile=profile)
+
+
+async def _unavailable(request: Request, exc: Exception) -> Whole:
+    """The shared state failed under an admin route or a stored response's: a 503 in the client's shape, and no
+    traceback (the outage is logged once, by the store)."""
+    assert isinstance(exc, StateUnavailable)
+    path = request.url.path
+    return error_answer(dialect_for(path, request.headers), exc, profile=profiles.PROFILES.get(path.split("/")[1]))
+
+
+class _App(Starlette):
+    """Starlette, which finds a POST to an answering endpoint by its exact path, before its middleware and
+    router; everything else takes Starlette's way.
+
+    Those layers cost 6 µs of a 24 µs haiku answer in process, and give it nothing: the endpoint answers its
+    own errors in its dialect's shape; one it did not foresee reaches the server (`server.exchange`), which logs it
+    and answers 500 as Starlette's error middleware would; a path or a method it does not serve is Starlette's to
+    refuse.
+    """
+
+    eager = True  # it may be started outside a task: see `server.in_task`
+
+    def __init__(self, answering: Mapping[str, ASGIApp], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.answering = answering
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(SCOPED):
+            scope = scoped(scope)
+        endpoint = self.answering.get(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
+        if endpoint is None or scope.get("root_path"):  # mounted under a prefix: Starlette knows the route
+            await in_task()  # Starlette's ways (anyio, threads for plain functions) need one
+            await super().__call__(scope, receive, send)
+            return
+        scope["app"] = self
+        await endpoint(scope, receive, send)
+
+
+def scoped(scope: Scope) -> Scope:
+    """A request to `/_t/{test_id}/…` as the request to `/…` with `x-emulator-test-id: {test_id}`: a test's
+    scope in the base URL, for apps that let a base URL be set but no header. Everything after this sees the
+    path without it."""
+    test_id, _, rest = scope["path"][len(SCOPED) :].partition("/")
+    path = "/" + rest
+    headers = [(k, v) for k, v in scope["headers"] if k != _TEST_ID]
+    headers.append((_TEST_ID, test_id.encode("latin-1", "replace")))  # the path is decoded already
+    return {**scope, "path": path, "raw_path": path.encode(), "headers": headers}
+
+
+class _Endpoint:
+    """An ASGI app for a route: Starlette hands a class instance the raw scope, with no Request made."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)

@@ -1,0 +1,121 @@
+"""`GET /v1/models` and `GET /v1/models/{id}`: the profile's models, in the shape of the API the client speaks
+(OpenAI's list and model object, or Anthropic's page and `ModelInfo`).
+
+The public profiles list their catalogs (`catalog/*.yaml`: every alias and snapshot, with its date, and for
+Anthropic its display name and limits), then the models `--model` and the scenarios name; the seeds' profiles,
+their documented models and the scenarios'. A model none of these names is the provider's 404.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+
+from emulator import recordings
+from emulator.core import ids
+from emulator.core.errors import EmulatorError
+from emulator.core.sse import encode
+from emulator.core.wire import Script, Whole, whole
+from emulator.dialects.error_bodies import dialect_for, error_answer
+from emulator.journal import at_once
+from emulator.rules import catalog, profiles, validation
+from emulator.rules.catalog import Model
+from emulator.rules.profiles import Profile
+from emulator.state import State
+
+CREATED = 1760659200  # 2025-10-17, the date in the seeds' documented model's name: every model not in a catalog
+LINES = ("haiku", "sonnet", "opus", "fable", "mythos")  # Anthropic's model lines (`ModelLine`)
+Page = Callable[[dict[str, Model], bool, str | None], dict[str, Any]]
+
+
+def listing(state: State, profile: Profile) -> Callable[[Request], Awaitable[Whole | Script]]:
+    """The route handler for one profile's model list."""
+    return _route(state, profile, lambda models, anthropic, _: page(models, anthropic))
+
+
+def retrieve(state: State, profile: Profile) -> Callable[[Request], Awaitable[Whole | Script]]:
+    """The route handler for one of the profile's models, by id; the provider's 404 for any other."""
+
+    def one(models: dict[str, Model], anthropic: bool, wanted: str | None) -> dict[str, Any]:
+        model = models.get(wanted or "")
+        if model is None:
+            raise validation.unknown_model("messages" if anthropic else "models", wanted or "")
+        return info(model, anthropic)
+
+    return _route(state, profile, one)
+
+
+def known(state: State, profile: Profile) -> dict[str, Model]:
+    """The models the profile lists, by id, in order: its catalog's (or its documented ones), `--model`'s, the
+    scenarios'."""
+    held = catalog.catalog(profile.name)
+    models = dict(held.models) if held else {m: Model(m) for m in profile.models}
+    extra = (*state.settings.models, *state.book.models) if held else state.book.models
+    for name in extra:
+        models.setdefault(name, Model(name))
+    return models
+
+
+def _route(state: State, profile: Profile, answer: Page) -> Callable[[Request], Awaitable[Whole | Script]]:
+    models = known(state, profile)
+
+    async def handle(request: Request) -> Whole | Script:
+        arrived = time.perf_counter()
+        answered = await _answer(request)
+        if isinstance(answered, Whole):  # counted for `/metrics`
+            took = time.perf_counter() - arrived
+            delivered = at_once(answered.status, answered.headers, answered.body, took)
+            await state.done(None, delivered, "models", profile.name)
+        return answered
+
+    async def _answer(request: Request) -> Whole | Script:
+        path = request.scope["path"]
+        dialect = dialect_for(path, request.headers)
+        anthropic = dialect.NAME == profiles.MESSAGES
+        try:
+            profiles.authenticate(profile, dialect.NAME, request.headers)
+            hit = state.library.find("GET", path, b"") if state.library else None
+            if hit:
+                return recordings.script(hit, state.settings.replay_speed)
+            body = answer(models, anthropic, request.path_params.get("model_id"))
+        except EmulatorError as error:
+            return error_answer(dialect, error, profile=profile)
+        root = ids.digest(state.settings.seed, str(request.url))
+        headers = profiles.request_id(profile, dialect.NAME, root) if anthropic else {}
+        if profile.request_id != "x-request-id":  # a profile that names every response (Infercom)
+            headers[profile.request_id] = ids.uuid(root)
+        return whole(encode(body), headers)
+
+    return handle
+
+
+def page(models: dict[str, Model], anthropic: bool) -> dict[str, object]:
+    listed = [info(m, anthropic) for m in models.values()]
+    if anthropic:  # the Anthropic SDK and Claude Code's model discovery (wire-formats.md §3.5)
+        listed.sort(key=lambda m: m["created_at"], reverse=True)  # the most recent first, as Anthropic lists them
+        # `has_more: false`, or the SDK's auto-pagination keeps asking with `?after_id=`.
+        first, last = (listed[0]["id"], listed[-1]["id"]) if listed else (None, None)
+        return {"data": listed, "has_more": False, "first_id": first, "last_id": last}
+    return {"object": "list", "data": listed}
+
+
+def info(model: Model, anthropic: bool) -> dict[str, Any]:
+    """One model as the API describes it: OpenAI's model object, or Anthropic's `ModelInfo`."""
+    created = model.created or CREATED
+    if not anthropic:
+        owner = "system" if model.created else "emulator"  # the API's owner of its own models
+        return {"id": model.id, "object": "model", "created": created, "owned_by": owner}
+    line = next((name for name in LINES if f"-{name}-" in f"-{model.id}-"), None)
+    return {
+        "type": "model",
+        "id": model.id,
+        "display_name": model.name or model.id,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(created)),
+        "lifecycle": "active",
+        "line": line,
+        "max_input_tokens": model.context or None,
+        "max_tokens": model.output or None,
+    }

@@ -1,0 +1,3 @@
+"""Rules: what each profile promises and refuses (`profiles`, the public APIs' model `catalog` as data,
+`validation` in the real APIs' words), the fault vocabulary and its plan (`faults`), rate limits (`limits`). Pure;
+imports only `core`."""

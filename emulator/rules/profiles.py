@@ -1,0 +1,288 @@
+"""Provider profiles: what differs between the upstreams the seeds document, as data and a few functions.
+
+A profile is chosen for the whole server (`emulator serve --profile inferel`) or per request by path
+prefix (`/inferel/v1/chat/completions`); plain `/v1` uses the server's profile. The profiles differ
+in the endpoints they serve, their documented models, Inferel's `model:pool` suffix and its prompt
+cache, and Infercom's Chat Completions shapes, validation and error bodies (seed 003). The dialects
+read these fields to render; this module knows no dialect.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from emulator.core import ids, tokens
+from emulator.core.conversation import Prompt, Timing, Turn
+from emulator.core.errors import InvalidRequest, NotFound, Unauthorized
+from emulator.core.fields import bearer
+
+CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
+RETRY_MS = 250  # what each upstream retry adds to the answer's latency
+
+
+@dataclass(frozen=True, slots=True)
+class CacheModel:
+    """A deterministic prefix cache: prompts are cut into blocks of `block` tokens; a block is cached when
+    the same cache key sent the same prefix up to it within `ttl` seconds; each key keeps `capacity` blocks."""
+
+    block: int = 64
+    capacity: int = 4096
+    ttl: float = 300.0
+    keys: int = 10_000  # cache keys kept; past that, the least recently used one is forgotten
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    dialects: tuple[str, ...]
+    models: tuple[str, ...]
+    pools: bool = False  # Inferel: a `model:pool` suffix picks a resource group
+    cache: CacheModel | None = None  # Inferel: `prompt_cache_key` (else `user`) groups requests for caching
+    upstream_retries: int = 0  # Inferel: transient upstream failures retried on alternative capacity
+    doc: str = ""  # which seed documents it
+    # --- what it keeps between calls (`answering/recall.py`); the seeds' upstreams keep nothing ---
+    stored_responses: bool = False  # Responses' `store` (on by default), `previous_response_id`, `item_reference`
+    threads: bool = False  # Messages' message threads (`thread`, the `message-threads-2026-08-12` beta)
+    # --- Chat Completions shapes (Infercom, seed 003) ---
+    reasoning_field: str = "reasoning_content"  # Infercom: `message.reasoning` / `delta.reasoning`
+    # OpenAI: the model reasons but shows none of it (Chat: no reasoning field; Responses: a reasoning item
+    # with a summary only when `reasoning.summary` asks); its tokens are still counted.
+    hidden_reasoning: bool = False
+    thinks_unasked: bool = True  # Messages without `thinking` think all the same (Inferam); Anthropic: no
+    signatures: bool = False  # thinking blocks carry an opaque signature (Anthropic); Inferam's are empty
+    stop_sequence: bool = False  # a matched stop sequence is reported (Anthropic); Inferam: always null
+    headers: Mapping[str, str] = field(default_factory=dict)  # sent with every answer
+    processing_ms: bool = False  # `openai-processing-ms`: how long the answer took to generate (OpenAI)
+    system_fingerprint: str | None = None  # one backend name for every model (Infercom: `fastcoe`), else `fp_…`
+    uuid_ids: bool = False  # completion ids as UUIDs (Infercom), not `chatcmpl-…`
+    float_created: bool = False  # `created` with a fraction of a second (Infercom)
+    whole_tool_calls: bool = False  # each streamed tool call in one chunk with id, type, name and arguments
+    timing_usage: bool = False  # Infercom's usage: time to first token, tokens per second, start and end…
+    stream_usage: bool = False  # the `choices: []` usage chunk ends every stream, asked for or not
+    refusal: bool = True  # `refusal: null` in messages and the first delta, as OpenAI sends (Infercom: none)
+    finish_content: bool = False  # the chunk with `finish_reason` says `content: ""` (Infercom), not `{}`
+    channels: bool = False  # a reasoning model's deltas name their channel: `analysis`, then `final` (Infercom)
+    finish_reasons: tuple[str, ...] = ("stop", "length", "tool_calls", "content_filter")  # others become `stop`
+    request_id: str = "x-request-id"  # the response header naming the request (Infercom: `inference-id`)
+    rate_headers: str = "openai"  # how rate limits are reported: "openai", or "infercom" (per minute and per day)
+    nominal: Timing = Timing()  # the speed usage reports when a request sets no pacing
+    # --- validation ---
+    efforts: tuple[str, ...] | None = None  # the `reasoning_effort` values accepted; None: the dialect's own
+    max_tools: int | None = None
+    max_choices: int = 1  # `n` up to this many; 1: `n` is ignored
+    logprobs: bool = False  # `logprobs` and `top_logprobs` answered (OpenAI); else ignored (Inferam, seed 000)
+    top_k: tuple[int, int] | None = None  # the accepted range of `top_k`; None: ignored
+    # model (or "*", any other) → how it thinks: "flag" (only with `chat_template_kwargs.enable_thinking`),
+    # "effort" (honours `reasoning_effort`, default medium), "asked" (as asked, reasoning by default),
+    # "off" (never); a model without a rule reasons by default and ignores the effort.
+    thinking: Mapping[str, str] | None = None
+    # --- errors: status → "text" (text/plain body) or "simple" (`{"error": "…"}`); others the dialect's JSON ---
+    errors: Mapping[int, str] = field(default_factory=dict)
+    error_messages: Mapping[int, str] = field(default_factory=dict)  # what a scripted error says by default
+
+    @property
+    def own(self) -> tuple[str, ...]:
+        """Request fields this profile validates itself rather than as the dialect does."""
+        return ("reasoning_effort",) if self.efforts is not None else ()
+
+
+PROFILES = {
+    "inferam": Profile(
+        "inferam",
+        (CHAT, RESPONSES, MESSAGES),
+        ("DeepSeek-V4.1-Flash-1017",),
+        doc="seeds 000 (Chat Completions), 001 (Responses), 004 (Messages)",
+    ),
+    "inferel": Profile(
+        "inferel",
+        (CHAT,),
+        ("claude-sonnet-4.6",),
+        pools=True,
+        cache=CacheModel(),
+        upstream_retries=2,
+        doc="seed 002 (Chat Completions with prompt caching and pools)",
+    ),
+    "infercom": Profile(
+        "infercom",
+        (CHAT,),
+        ("MiniMax-M2.7", "gpt-oss-120b", "gemma-4-31B-it"),
+        doc="seed 003 (Chat Completions, an OpenAPI document)",
+        reasoning_field="reasoning",
+        system_fingerprint="fastcoe",
+        uuid_ids=True,
+        float_created=True,
+        whole_tool_calls=True,
+        timing_usage=True,
+        stream_usage=True,
+        refusal=False,
+        finish_content=True,
+        channels=True,
+        finish_reasons=("stop", "length", "tool_calls"),  # its enum has no content_filter
+        request_id="inference-id",
+        rate_headers="infercom",
+        nominal=Timing(ttft_ms=63, tokens_per_second=248.0),  # the seed's example response
+        efforts=("low", "medium", "high"),
+        max_tools=128,
+        max_choices=8,
+        top_k=(1, 100),
+        thinking={"gemma-4-31B-it": "flag", "gpt-oss-120b": "effort"},
+        errors={400: "text", 401: "text", 500: "text", 503: "text", 404: "simple", 408: "simple", 410: "simple"},
+        error_messages={401: "unauthorized", 503: "Service Temporarily Unavailable"},
+    ),
+    "openai": Profile(
+        "openai",
+        (CHAT, RESPONSES),
+        ("gpt-5", "gpt-4.1"),
+        doc="the public OpenAI API",
+        hidden_reasoning=True,
+        thinking={"gpt-4.1": "off", "gpt-4.1-mini": "off", "gpt-4o": "off", "gpt-4o-mini": "off", "*": "asked"},
+        headers={"openai-version": "2020-10-01"},
+        processing_ms=True,
+        stored_responses=True,
+        max_choices=128,  # the API reference's range for `n`
+        logprobs=True,
+    ),
+    "anthropic": Profile(
+        "anthropic",
+        (MESSAGES,),
+        ("claude-sonnet-5", "claude-opus-5", "claude-haiku-4-5"),  # none the anthropic SDK calls deprecated
+        doc="the public Anthropic API",
+        thinks_unasked=False,
+        signatures=True,
+        stop_sequence=True,
+        threads=True,
+    ),
+}
+DEFAULT = "inferam"
+
+
+def serves(profile: Profile, dialect: str, path: str) -> None:
+    """Raise the profile's 404 when it does not serve this endpoint."""
+    if dialect not in profile.dialects:
+        raise NotFound(f"Invalid URL (POST {path}): the {profile.name} profile does not serve it.", code="unknown_url")
+
+
+# What an upstream says to a request without credentials, where its profile has no words of its own. OpenAI's
+# is its message's first two sentences (the rest points at its website), with `code: null`: a missing key,
+# unlike a wrong one (`invalid_api_key`, wire-formats.md §4.1), has no code.
+NO_KEY = {
+    MESSAGES: "x-api-key header is required",  # Anthropic's
+    CHAT: "You didn't provide an API key. You need to provide your API key in an Authorization header using "
+    "Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",  # OpenAI's
+}
+
+
+def authenticate(profile: Profile, dialect: str, headers: Mapping[str, str]) -> None:
+    """Raise the 401 that every upstream answers a request with no key at all; any key will do."""
+    if bearer(headers) or headers.get("x-api-key", "").strip() or headers.get("api-key", "").strip():
+        return
+    raise Unauthorized(profile.error_messages.get(401) or NO_KEY.get(dialect, NO_KEY[CHAT]))
+
+
+def effort(profile: Profile, model: str, asked: str | None, enable_thinking: bool | None) -> str | None:
+    """The reasoning effort the model runs with, "none" for no thinking; a profile without per-model
+    rules takes what was asked. Infercom: reasoning cannot be switched off on `gpt-oss-120b` (`none`
+    and `off` are refused), Gemma thinks only when asked through its chat template."""
+    if profile.efforts is not None and asked is not None and asked not in profile.efforts:
+        if asked in ("none", "off"):
+            raise InvalidRequest(
+                f"Invalid 'reasoning_effort': '{asked}'. Reasoning cannot be switched off; 'low' is the minimum.",
+                param="reasoning_effort",
+                code="invalid_value",
+            )
+        raise InvalidRequest(
+            f"Invalid 'reasoning_effort': '{asked}'. Allowed values are {', '.join(profile.efforts)}.",
+            param="reasoning_effort",
+            code="invalid_value",
+        )
+    if profile.thinking is None:
+        return asked
+    rule = profile.thinking.get(model, profile.thinking.get("*"))
+    if rule == "flag":
+        return None if enable_thinking else "none"
+    if rule == "effort":
+        return asked or "medium"
+    if rule == "off":
+        return "none"
+    if rule == "asked":
+        return asked
+    return None  # reasons by default; the effort is accepted for compatibility and ignored
+
+
+def answer_headers(profile: Profile, turn: Turn) -> dict[str, str]:
+    """The headers the profile sends with every answer: OpenAI's version, and the time the answer took at
+    its pacing (the request's, else the profile's nominal speed)."""
+    headers = dict(profile.headers)
+    if profile.processing_ms:
+        pace = turn.timing or profile.nominal
+        generating = turn.usage.output_tokens / pace.tokens_per_second if pace.tokens_per_second else 0.0
+        headers["openai-processing-ms"] = str(max(1, round(pace.latency_ms + pace.ttft_ms + generating * 1000)))
+    return headers
+
+
+def request_id(profile: Profile | None, dialect: str, root: str, attempt: int = 0) -> dict[str, str]:
+    """The header naming a response: Anthropic's `request-id: req_011…` (what its SDK reads), a profile's own
+    (Infercom's `inference-id`, a UUID), else `x-request-id`. Every attempt at a request has its own, derived
+    from `root` and the `attempt` number."""
+    root = ids.nth(root, attempt)
+    if dialect == MESSAGES:
+        return {"request-id": ids.make("req_011", root, length=21)}
+    if profile and profile.request_id != "x-request-id":
+        return {profile.request_id: ids.uuid(root, profile.request_id)}
+    return {"x-request-id": ids.make("req_", root)}
+
+
+def base_model(profile: Profile, model: str) -> str:
+    """The model without Inferel's `:pool` suffix, which routes to a resource group and is not a model."""
+    return model.partition(":")[0] if profile.pools and ":" in model else model
+
+
+class PromptCache:
+    """The state of a `CacheModel`: per cache key, the prefix blocks seen and when, oldest first."""
+
+    def __init__(self, model: CacheModel) -> None:
+        self.model = model
+        self._keys: dict[str, OrderedDict[str, float]] = {}
+
+    def cached_tokens(self, prompt: Prompt, now: float) -> int:
+        """Tokens of `prompt` served from cache, then remember its blocks. No cache key, no caching."""
+        key = prompt.cache_key
+        if not key:
+            return 0
+        seen = self._keys.pop(key, None) or OrderedDict()
+        self._keys[key] = seen  # the most recently used key last
+        if len(self._keys) > self.model.keys:
+            del self._keys[next(iter(self._keys))]
+        for block, at in list(seen.items()):  # expire, oldest first
+            if now - at <= self.model.ttl:
+                break
+            del seen[block]
+        hits, missed = 0, False
+        for block in prefix_blocks(prompt, self.model.block):
+            if not missed and block in seen:
+                hits += 1
+            else:
+                missed = True
+            seen[block] = now
+            seen.move_to_end(block)
+        while len(seen) > self.model.capacity:
+            seen.popitem(last=False)
+        return hits * self.model.block
+
+    def reset(self) -> None:
+        self._keys.clear()
+
+
+def prefix_blocks(prompt: Prompt, block: int) -> list[str]:
+    """One digest per whole block of the prompt, each over everything before it: a prefix, not a piece."""
+    text = "".join(f"\x1e{m.role}\x1f{m.reasoning}\x1f{m.text}\x1f{m.tool_calls}" for m in prompt.messages)
+    size = block * tokens.CHARS_PER_TOKEN
+    h = hashlib.blake2b(digest_size=16)
+    digests = []
+    for at in range(0, len(text) - size + 1, size):
+        h.update(text[at : at + size].encode())
+        digests.append(h.copy().hexdigest())
+    return digests
