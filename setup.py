@@ -45,9 +45,10 @@ HERE = Path(__file__).parent
 #   that derive from nothing. A compiled class derived from a class the build cannot see gets no `__dict__` and
 #   crashes at start; tests/test_packaging.py refuses any compiled class whose base is not compiled.
 # - emulator/http/serving.py, the answering endpoint's ASGI app.
-# - emulator/state/ and the state in Redis that subclasses it: a native class takes a Python subclass only under
-#   `@mypyc_attr(allow_interpreted_subclasses=True)`, which the wheel could not import, so a subclass of `State`
-#   is compiled too. The metrics count every answer in plain lists; prometheus_client runs only when scraped.
+# - emulator/state/ and its stores in Redis: a native class takes a Python subclass only under
+#   `@mypyc_attr(allow_interpreted_subclasses=True)`, which the wheel could not import, so every form of a store's
+#   interface is compiled with it. The metrics count every answer in plain lists; prometheus_client runs only
+#   when scraped.
 COMPILED = [
     # core
     "emulator/core/conversation.py",
@@ -81,13 +82,26 @@ COMPILED = [
     "emulator/journal/__init__.py",
     "emulator/journal/delivery.py",
     "emulator/journal/findings.py",
-    # state, in process and in Redis
+    # state: every store's interface and its forms, in process and in Redis (a native class's subclass must be
+    # compiled too); the Redis link's address, outage guard and scripts stay Python
     "emulator/state/__init__.py",
+    "emulator/state/buckets.py",
+    "emulator/state/counts.py",
+    "emulator/state/directions.py",
+    "emulator/state/kept.py",
     "emulator/state/metrics.py",
-    "emulator/state/redis/base.py",
+    "emulator/state/posted.py",
+    "emulator/state/records.py",
+    "emulator/state/stores.py",
+    "emulator/state/values.py",
     "emulator/state/redis/batch.py",
-    "emulator/state/redis/journal.py",
-    "emulator/state/redis/shared.py",
+    "emulator/state/redis/counters.py",
+    "emulator/state/redis/directions.py",
+    "emulator/state/redis/kept.py",
+    "emulator/state/redis/link.py",
+    "emulator/state/redis/posted.py",
+    "emulator/state/redis/records.py",
+    "emulator/state/redis/stores.py",
     # answering
     "emulator/answering/compose.py",
     "emulator/answering/counting.py",

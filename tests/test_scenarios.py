@@ -217,7 +217,7 @@ def answerer(tmp_path: Path, text: str) -> tuple[State, Callable[[Prompt], Turn]
     async def ask(p: Prompt) -> Turn:
         source = Source(scenario=state.book.pick(p))
         key = calls_key(source.scenario, p)
-        calls = await state.next_call(key) if key else 0
+        calls = await state.counts.next_call(key) if key else 0
         return compose(p, source, state.writer, calls, created=0, speed=1.0)
 
     return state, lambda p: asyncio.run(ask(p))

@@ -33,19 +33,38 @@ from emulator.rules import limits, profiles
 from emulator.state import Directions, Settings, State
 from emulator.state import redis as shared_redis
 from emulator.state.kept import Bounds
-from emulator.state.redis import batch
-from emulator.state.redis import shared as shared_module
+from emulator.state.redis import RedisStores, batch
+from emulator.state.redis import stores as stores_module
+from emulator.state.redis.link import RedisLink
+from emulator.state.redis.records import RedisRecords
 from tests.conftest import REDIS_SERVER
 
 T = TypeVar("T")
 _prefixes = itertools.count()
 
 
-def shared(redis_server: str, **options: Any) -> shared_redis.SharedState:
-    return shared_redis.SharedState(Settings(state=f"{redis_server}?prefix=unit{next(_prefixes)}", **options))
+def shared(redis_server: str, **options: Any) -> State:
+    return shared_redis.shared_state(Settings(state=f"{redis_server}?prefix=unit{next(_prefixes)}", **options))
 
 
-def run(work: Callable[[], Awaitable[T]], *states: shared_redis.SharedState) -> T:
+def stores(state: State) -> RedisStores:
+    """A state's stores, in Redis."""
+    assert isinstance(state.stores, RedisStores)
+    return state.stores
+
+
+def link(state: State) -> RedisLink:
+    """A state's link to Redis, which its stores share."""
+    return stores(state).link
+
+
+def journal_of(state: State) -> RedisRecords:
+    """A state's journal in Redis."""
+    assert isinstance(state.journal, RedisRecords)
+    return state.journal
+
+
+def run(work: Callable[[], Awaitable[T]], *states: State) -> T:
     """`work` in an event loop of its own, the `states`' connections closed at its end: a state's client lives
     in the loop that first used it."""
 
@@ -103,7 +122,7 @@ def test_buckets_take_exactly_as_the_in_process_limiter(
         now = 1_000.0
         for tokens, later in steps:
             now += later
-            assert await state.take(("t", "k"), tokens, now) == limiter.take(("t", "k"), tokens, now)
+            assert await state.buckets.take(("t", "k"), tokens, now) == limiter.take(("t", "k"), tokens, now)
 
     run(compare, state)
 
@@ -115,7 +134,9 @@ def test_reported_limits_render_as_the_in_process_ones(redis_server: str, flavor
     async def compare() -> None:
         for i, tokens in enumerate([10, 5_000_000, 7, 9_000_000, 1]):
             now = 1_767_225_600.0 + 0.37 * i
-            assert await state.report(("", "k"), tokens, now, flavor) == limiter.report(("", "k"), tokens, now, flavor)
+            assert await state.buckets.report(("", "k"), tokens, now, flavor) == limiter.report(
+                ("", "k"), tokens, now, flavor
+            )
 
     run(compare, state)
 
@@ -130,15 +151,15 @@ def test_the_prompt_cache_serves_as_the_in_process_one(redis_server: str) -> Non
         for i, text in enumerate(texts):
             prompt = Prompt(dialect="t", model="m", messages=(Message("user", text),), cache_key="key")
             now = 10.0 + 30 * i  # the third step on sees blocks expire
-            assert await state.cached_tokens(profile, prompt, now) == cache.cached_tokens(prompt, now)
+            assert await state.caches.cached_tokens(profile, prompt, now) == cache.cached_tokens(prompt, now)
 
     run(compare, state)
 
 
-async def records(state: shared_redis.SharedState) -> list[bytes]:
+async def records(state: State) -> list[bytes]:
     """The journal's records as Redis holds them, one key each."""
-    client = state._client()
-    keys = [key async for key in client.scan_iter(match=state._key("journal:entry:*"))]
+    client = link(state).client()
+    keys = [key async for key in client.scan_iter(match=link(state).key("journal:entry:*"))]
     return [raw for raw in await client.mget(keys) if raw is not None] if keys else []
 
 
@@ -153,15 +174,17 @@ def test_journal_views_are_the_in_process_ones_with_the_worker(redis_server: str
     async def compare() -> None:
         for i, test_id in enumerate(["a", "b", "a"]):
             delivered = at_once(200, [(b"content-type", b"application/json")], b'{"ok": true}', 0.001 * i)
-            entry = await state.open(note(f"m{i}", test_id))
-            await state.done(entry, delivered, "chat_completions", "inferam")
+            entry = await state.journal.open(note(f"m{i}", test_id))
+            await state.journal.done(entry, delivered, "chat_completions", "inferam")
             local.complete(local.add(note(f"m{i}", test_id)), delivered)
         for where in ({}, {"test_id": "a"}, {"model": "m1"}, {"test_id": "a", "model": "m2"}):
             for bodies in (True, False):
-                found, expected = await state.find(where, 0, bodies), local.find(where, 0, bodies)
-                assert [{**v, "time": 0} for v in found] == [{**v, "time": 0, "worker": state.worker} for v in expected]
-        assert await state.find({}, since=2) == [await state.entry(3)]
-        assert [e._replace(time=0) for e in await state.entries("a")] == [
+                found, expected = await state.journal.find(where, 0, bodies), local.find(where, 0, bodies)
+                assert [{**v, "time": 0} for v in found] == [
+                    {**v, "time": 0, "worker": link(state).worker} for v in expected
+                ]
+        assert await state.journal.find({}, since=2) == [await state.journal.entry(3)]
+        assert [e._replace(time=0) for e in await state.journal.entries("a")] == [
             e._replace(time=0, headers={}, body=b"") for e in local.entries("a")
         ]
 
@@ -192,16 +215,18 @@ def test_views_of_streams_drips_and_odd_bodies_are_the_in_process_ones(redis_ser
     async def compare() -> None:
         for i, (body, delivered) in enumerate(cases):
             sent = {"authorization": f"Bearer sk-secret-{i}-abcdef", "x-api-key": "sk-ant-key", "accept": "*/*"}
-            entry = await state.open(note(f"m{i}", body=body)._replace(headers=sent))
+            entry = await state.journal.open(note(f"m{i}", body=body)._replace(headers=sent))
             added = local.add(note(f"m{i}", body=body)._replace(headers=sent))
             if delivered is not None:
-                await state.done(entry, delivered, "chat_completions", "inferam")
+                await state.journal.done(entry, delivered, "chat_completions", "inferam")
                 local.complete(added, delivered)
         for bodies in (True, False):
-            found, expected = await state.find({}, 0, bodies), local.find({}, 0, bodies)
-            assert [{**v, "time": 0} for v in found] == [{**v, "time": 0, "worker": state.worker} for v in expected]
-        for view in await state.find({}):
-            assert {**(await state.entry(view["id"]) or {}), "time": 0} == {**view, "time": 0}
+            found, expected = await state.journal.find({}, 0, bodies), local.find({}, 0, bodies)
+            assert [{**v, "time": 0} for v in found] == [
+                {**v, "time": 0, "worker": link(state).worker} for v in expected
+            ]
+        for view in await state.journal.find({}):
+            assert {**(await state.journal.entry(view["id"]) or {}), "time": 0} == {**view, "time": 0}
         kept = b"".join(await records(state))
         assert b"sk-secret" not in kept and b"sk-ant-key" not in kept  # what Redis holds is masked too
 
@@ -213,14 +238,14 @@ def test_the_journal_is_bounded_and_counts_what_it_dropped(redis_server: str) ->
 
     async def check() -> None:
         for i in range(5):
-            await state.open(note(f"m{i}", "a" if i % 2 else "b"))
-        assert [v["model"] for v in await state.find({})] == ["m2", "m3", "m4"]
-        assert await state.dropped() == 2 and await state.entry(1) is None
-        assert [v["model"] for v in await state.find({"test_id": "a"})] == ["m3"]
-        await state.clear("a")
-        assert [v["model"] for v in await state.find({})] == ["m2", "m4"]
-        await state.clear()
-        assert await state.find({}) == [] and await state.open(note("m5")) == 6  # ids go on
+            await state.journal.open(note(f"m{i}", "a" if i % 2 else "b"))
+        assert [v["model"] for v in await state.journal.find({})] == ["m2", "m3", "m4"]
+        assert await state.journal.dropped() == 2 and await state.journal.entry(1) is None
+        assert [v["model"] for v in await state.journal.find({"test_id": "a"})] == ["m3"]
+        await state.journal.clear("a")
+        assert [v["model"] for v in await state.journal.find({})] == ["m2", "m4"]
+        await state.journal.clear()
+        assert await state.journal.find({}) == [] and await state.journal.open(note("m5")) == 6  # ids go on
 
     run(check, state)
 
@@ -230,10 +255,10 @@ def test_bytes_bound_the_journal_too(redis_server: str) -> None:
 
     async def check() -> None:
         for i in range(6):
-            await state.open(note(f"m{i}", body=b'{"x": "%s"}' % (b"y" * 900)))
-        kept = [v["model"] for v in await state.find({})]
+            await state.journal.open(note(f"m{i}", body=b'{"x": "%s"}' % (b"y" * 900)))
+        kept = [v["model"] for v in await state.journal.find({})]
         assert 1 <= len(kept) < 6 and kept == [f"m{i}" for i in range(6 - len(kept), 6)]
-        assert await state.dropped() == 6 - len(kept)
+        assert await state.journal.dropped() == 6 - len(kept)
 
     run(check, state)
 
@@ -247,33 +272,33 @@ def test_the_journals_bytes_are_what_it_holds_through_completion_ending_and_forg
 
     async def held() -> int:
         """The bytes counted, checked against the sizes the index keeps and the records held."""
-        client = state._client()
-        members = await client.zrange(state._key("journal:order"), 0, -1)
+        client = link(state).client()
+        members = await client.zrange(link(state).key("journal:order"), 0, -1)
         sizes = [int(member.split(b" ")[1]) for member in members]
         held = await records(state)
-        assert len(sizes) == len(held) and int(await client.get(state._key("journal:bytes")) or 0) == sum(sizes)
+        assert len(sizes) == len(held) and int(await client.get(link(state).key("journal:bytes")) or 0) == sum(sizes)
         assert 0 <= sum(map(len, held)) - sum(sizes) <= 20 * len(held)  # an ending adds its few bytes
         return sum(sizes)
 
     async def check() -> None:
         for i, test_id in enumerate(["a", "b", "a", "c a b", "b", "a"]):
-            entry = await state.open(note(f"m{i}", test_id))
+            entry = await state.journal.open(note(f"m{i}", test_id))
             added = local.add(note(f"m{i}", test_id))
-            await state.done(entry, delivered, "chat_completions", "inferam")
+            await state.journal.done(entry, delivered, "chat_completions", "inferam")
             local.complete(added, delivered)
             if i % 2:
-                await state.end(entry, "client")
+                await state.journal.end(entry, "client")
                 local.end(added, "client")
             assert await held() > 0
-        assert await state.dropped() == 2
-        views = await state.find({})
+        assert await state.journal.dropped() == 2
+        views = await state.journal.find({})
         assert [v["ended"] for v in views] == [v["ended"] for v in local.find({})] == [None, "client", None, "client"]
         assert [v["test_id"] for v in views] == ["a", "c a b", "b", "a"]
-        await state.clear("a")
-        assert [v["test_id"] for v in await state.find({})] == ["c a b", "b"]
+        await state.journal.clear("a")
+        assert [v["test_id"] for v in await state.journal.find({})] == ["c a b", "b"]
         await held()
-        await state.clear()
-        assert await held() == 0 and await state.find({"test_id": "b"}) == []
+        await state.journal.clear()
+        assert await held() == 0 and await state.journal.find({"test_id": "b"}) == []
 
     run(check, state)
 
@@ -286,17 +311,21 @@ def test_entries_of_no_test_id_are_listed_and_forgotten_as_in_process(redis_serv
 
     async def check() -> None:
         for i, test_id in enumerate(tests):
-            await state.open(note(f"m{i}", test_id))
+            await state.journal.open(note(f"m{i}", test_id))
             local.add(note(f"m{i}", test_id))
         for scope in ("", "x ", " ", "a b", None):
             where = {} if scope is None else {"test_id": scope}
-            assert [v["model"] for v in await state.find(where)] == [v["model"] for v in local.find(where)]
-            assert [e.model for e in await state.entries(scope)] == [e.model for e in local.entries(scope)]
-        await state.clear("")
+            assert [v["model"] for v in await state.journal.find(where)] == [v["model"] for v in local.find(where)]
+            assert [e.model for e in await state.journal.entries(scope)] == [e.model for e in local.entries(scope)]
+        await state.journal.clear("")
         local.clear("")
-        assert [v["model"] for v in await state.find({})] == [v["model"] for v in local.find({})] == ["m3", "m4", "m6"]
-        client = state._client()
-        assert int(await client.get(state._key("journal:bytes"))) == sum(len(raw) for raw in await records(state))
+        assert (
+            [v["model"] for v in await state.journal.find({})]
+            == [v["model"] for v in local.find({})]
+            == ["m3", "m4", "m6"]
+        )
+        client = link(state).client()
+        assert int(await client.get(link(state).key("journal:bytes"))) == sum(len(raw) for raw in await records(state))
 
     run(check, state)
 
@@ -304,17 +333,19 @@ def test_entries_of_no_test_id_are_listed_and_forgotten_as_in_process(redis_serv
 def test_a_counted_fault_and_the_calls_are_shared_by_states_on_one_redis(redis_server: str) -> None:
     """Two states with the same address are two workers: a fault for two requests strikes two, whichever asks."""
     url = f"{redis_server}?prefix=unit{next(_prefixes)}"
-    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+    one, other = (shared_redis.shared_state(Settings(state=url)) for _ in range(2))
 
     async def check() -> None:
-        await one.direct("t", Directions(spec="status=503", times=2, timing="latency_ms=5"))
-        headers = [await state.headers_for("t", {}) for state in (one, other, one, other)]
+        await one.directions.direct("t", Directions(spec="status=503", times=2, timing="latency_ms=5"))
+        headers = [await state.directions.headers_for("t", {}) for state in (one, other, one, other)]
         assert [h.get("x-emulator-fault") for h in headers] == ["status=503", "status=503", None, None]
         assert all(h["x-emulator-timing"] == "latency_ms=5" for h in headers)
-        assert await other.directions("t") == Directions(spec="status=503", times=0, timing="latency_ms=5")
-        assert await other.headers_for("t", {"x-emulator-fault": "status=500"}) == {"x-emulator-timing": "latency_ms=5"}
-        assert [await s.next_call(("t", "sc", "k")) for s in (one, other, one)] == [0, 1, 2]
-        assert [await s.next_attempt(("t", "k", "c")) for s in (other, one)] == [0, 1]
+        assert await other.directions.of("t") == Directions(spec="status=503", times=0, timing="latency_ms=5")
+        assert await other.directions.headers_for("t", {"x-emulator-fault": "status=500"}) == {
+            "x-emulator-timing": "latency_ms=5"
+        }
+        assert [await s.counts.next_call(("t", "sc", "k")) for s in (one, other, one)] == [0, 1, 2]
+        assert [await s.counts.next_attempt(("t", "k", "c")) for s in (other, one)] == [0, 1]
 
     run(check, one, other)
 
@@ -324,18 +355,20 @@ def test_reset_of_one_test_leaves_the_others(redis_server: str) -> None:
 
     async def check() -> None:
         for test_id in ("a", "b"):
-            await state.open(note("m", test_id))
-            await state.next_call((test_id, "sc", "k"))
-            await state.keep((test_id, "k"), {"response:1": {"id": 1}})
-            await state.direct(test_id, Directions(timing="latency_ms=1"))
+            await state.journal.open(note("m", test_id))
+            await state.counts.next_call((test_id, "sc", "k"))
+            await state.kept.keep((test_id, "k"), {"response:1": {"id": 1}})
+            await state.directions.direct(test_id, Directions(timing="latency_ms=1"))
         await state.reset("a")
-        assert [v["test_id"] for v in await state.find({})] == ["b"]
-        assert await state.next_call(("a", "sc", "k")) == 0 and await state.next_call(("b", "sc", "k")) == 1
-        assert await state.recall(("a", "k"), ["response:1"]) == [None]
-        assert await state.recall(("b", "k"), ["response:1"]) == [{"id": 1}]
-        assert await state.directions("a") is None and await state.directions("b") is not None
+        assert [v["test_id"] for v in await state.journal.find({})] == ["b"]
+        assert (
+            await state.counts.next_call(("a", "sc", "k")) == 0 and await state.counts.next_call(("b", "sc", "k")) == 1
+        )
+        assert await state.kept.recall(("a", "k"), ["response:1"]) == [None]
+        assert await state.kept.recall(("b", "k"), ["response:1"]) == [{"id": 1}]
+        assert await state.directions.of("a") is None and await state.directions.of("b") is not None
         await state.reset()
-        assert await state.find({}) == [] and await state.recall(("b", "k"), ["response:1"]) == [None]
+        assert await state.journal.find({}) == [] and await state.kept.recall(("b", "k"), ["response:1"]) == [None]
 
     run(check, state)
 
@@ -344,29 +377,31 @@ def test_kept_values_are_claimed_once(redis_server: str) -> None:
     state = shared(redis_server)
 
     async def check() -> None:
-        assert await state.claim(("", "k"), "continued:1", {"by": "first"}) == {"by": "first"}
-        assert await state.claim(("", "k"), "continued:1", {"by": "second"}) == {"by": "first"}
-        assert await state.forget(("", "k"), "continued:1") and not await state.forget(("", "k"), "continued:1")
+        assert await state.kept.claim(("", "k"), "continued:1", {"by": "first"}) == {"by": "first"}
+        assert await state.kept.claim(("", "k"), "continued:1", {"by": "second"}) == {"by": "first"}
+        assert await state.kept.forget(("", "k"), "continued:1") and not await state.kept.forget(
+            ("", "k"), "continued:1"
+        )
 
     run(check, state)
 
 
 def test_posted_scenarios_reach_a_state_that_did_not_post_them(redis_server: str) -> None:
     url = f"{redis_server}?prefix=unit{next(_prefixes)}"
-    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+    one, other = (shared_redis.shared_state(Settings(state=url)) for _ in range(2))
     from emulator import scenarios
 
     document = {"scenarios": [{"name": "x", "reply": {"text": "one"}}, {"name": "y", "reply": {"text": "two"}}]}
 
     async def check() -> None:
-        await one.post("t", scenarios.parse(document), scenarios.sources(document))
-        await other.refresh()
+        await one.posted.post("t", scenarios.parse(document), scenarios.sources(document))
+        await other.posted.refresh()
         assert [s.name for s in other.book_for("t").scenarios] == ["y", "x"]  # newest first
         assert [s.name for s in other.book_for("u").scenarios] == []
-        assert await one.unpost("t", "x") and not await one.unpost("t", "x")
-        await other.refresh()
+        assert await one.posted.unpost("t", "x") and not await one.posted.unpost("t", "x")
+        await other.posted.refresh()
         assert [s.name for s in other.book_for("t").scenarios] == ["y"]
-        listing = await other.listing()
+        listing = await other.posted.listing()
         assert listing == [{"name": "y", "source": "posted", "test_id": "t"}]
 
     run(check, one, other)
@@ -376,20 +411,24 @@ def test_response_id_sequences_are_the_in_process_ones_and_shared(redis_server: 
     """Each worker takes the next number of a body's sequence; a retry keeps the number it had, by the SDK's count
     (the last issued) or by its idempotency key; a test's reset starts its sequences again."""
     url = f"{redis_server}?prefix=unit{next(_prefixes)}"
-    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+    one, other = (shared_redis.shared_state(Settings(state=url)) for _ in range(2))
     alone = State(Settings())
     body, retry, key = ("t", "sk", "digest"), state_module.LAST, "key\0abc"
     asks = [(body, None), (body, None), (body, retry), (body, key), (body, None), (body, key), (body, retry)]
     asks += [(("t", "other-key", "digest"), None), (("u", "sk", "digest"), retry)]
 
     async def check() -> None:
-        shared_numbers = [await (one, other)[i % 2].issue(*ask) for i, ask in enumerate(asks)]
-        in_process = [await alone.issue(*ask) for ask in asks]
+        shared_numbers = [await (one, other)[i % 2].counts.issue(*ask) for i, ask in enumerate(asks)]
+        in_process = [await alone.counts.issue(*ask) for ask in asks]
         assert shared_numbers == in_process == [0, 1, 1, 2, 3, 2, 3, 0, 0]
         await one.reset("t")
         await alone.reset("t")
-        assert await other.issue(body, None) == await alone.issue(body, None) == 0
-        assert await other.issue(("u", "sk", "digest"), None) == await alone.issue(("u", "sk", "digest"), None) == 1
+        assert await other.counts.issue(body, None) == await alone.counts.issue(body, None) == 0
+        assert (
+            await other.counts.issue(("u", "sk", "digest"), None)
+            == await alone.counts.issue(("u", "sk", "digest"), None)
+            == 1
+        )
 
     run(check, one, other)
 
@@ -402,13 +441,17 @@ def test_lists_of_kept_values_are_the_in_process_ones(redis_server: str) -> None
     async def check() -> None:
         for each in (state, alone):
             for item in ("a", "b", "c", "b", "d"):
-                await each.enlist(("t", "k"), "chat", item)
-            await each.enlist(("u", "k"), "chat", "x")
-            await each.delist(("t", "k"), "chat", "c")
-        assert await state.enlisted(("t", "k"), "chat") == await alone.enlisted(("t", "k"), "chat") == ["b", "d"]
-        assert await state.enlisted(("t", "other"), "chat") == []
+                await each.kept.enlist(("t", "k"), "chat", item)
+            await each.kept.enlist(("u", "k"), "chat", "x")
+            await each.kept.delist(("t", "k"), "chat", "c")
+        assert (
+            await state.kept.enlisted(("t", "k"), "chat") == await alone.kept.enlisted(("t", "k"), "chat") == ["b", "d"]
+        )
+        assert await state.kept.enlisted(("t", "other"), "chat") == []
         await state.reset("t")
-        assert await state.enlisted(("t", "k"), "chat") == [] and await state.enlisted(("u", "k"), "chat") == ["x"]
+        assert await state.kept.enlisted(("t", "k"), "chat") == [] and await state.kept.enlisted(
+            ("u", "k"), "chat"
+        ) == ["x"]
 
     run(check, state)
 
@@ -418,20 +461,20 @@ def test_a_workers_counts_land_in_the_order_they_were_taken(redis_server: str) -
     before issue 32; across a reconnect since) left its counts one short for good (`/metrics` 665 of 666): the
     older one is refused. Read by another worker, they are whole."""
     worker = shared(redis_server)
-    other = shared_redis.SharedState(worker.settings)  # another worker, reading the same keys
+    other = shared_redis.shared_state(worker.settings)  # another worker, reading the same keys
 
     async def work() -> tuple[float, float]:
-        worker._client()
+        link(worker).client()
         sent = at_once(200, [], b"{}", 0.01)
         worker.meter.count("chat_completions", "inferam", sent, None)
-        older = worker._publication()
+        older = journal_of(worker)._publication()
         worker.meter.count("chat_completions", "inferam", sent, None)
-        newer = worker._publication()
-        assert await worker._run("publish", *newer) == 1
-        assert await worker._run("publish", *older) == 0  # landed last, refused
-        other._client()
-        other.worker = "elsewhere:1"
-        meter = await other.metered()
+        newer = journal_of(worker)._publication()
+        assert await link(worker).run("publish", *newer) == 1
+        assert await link(worker).run("publish", *older) == 0  # landed last, refused
+        link(other).client()
+        link(other).worker = "elsewhere:1"
+        meter = await other.journal.metered()
         return sum(meter.requests.values()), sum(worker.meter.requests.values())
 
     seen, counted = run(work, worker, other)
@@ -467,8 +510,8 @@ def test_what_a_shape_needs_is_taken_in_one_trip_as_in_process(
             prompt = Prompt(dialect="t", model="m", messages=(Message("user", text),), cache_key=key)
             identity = (test_id, key, str(len(text)))
             flavor = "anthropic" if tokens % 2 else "openai"
-            got = await state.before_shape(profile, prompt, identity, tokens, flavor)
-            assert got == await alone.before_shape(profile, prompt, identity, tokens, flavor)
+            got = await state.stores.before_shape(profile, prompt, identity, tokens, flavor)
+            assert got == await alone.stores.before_shape(profile, prompt, identity, tokens, flavor)
             rounds.append(got)
 
     trips = count_trips(monkeypatch)
@@ -541,7 +584,7 @@ def ask(state: State, content: str, *headers: tuple[bytes, bytes], stream: bool 
     async def answered() -> Any:
         answer = await rounds.answer(state, endpoint, scope, receive)
         delivered = at_once(answer.status, answer.headers, getattr(answer, "body", b""), 0.001)
-        await state.done(answer.entry, delivered, endpoint.name, endpoint.profile.name)
+        await state.journal.done(answer.entry, delivered, endpoint.name, endpoint.profile.name)
         return answer
 
     return answered()
@@ -573,17 +616,17 @@ def test_a_plain_answer_takes_two_round_trips_and_journals_as_in_process(
 
     async def compare() -> list[list[str]]:
         each = []
-        await state.refresh()  # the posted scenarios, none, read once: a worker does it on its first request
+        await state.posted.refresh()  # the posted scenarios, none, read once: a worker does it on its first request
         for i, (content, stream) in enumerate([("hi 1", False), ("hi 2", False), ("hi 3", True), ("hi 1", False)]):
             before = len(trips)
             mine = await ask(state, content, stream=stream)
             await ask(alone, content, stream=stream)
             assert mine.entry > 0 if stream else mine.entry < 0  # a whole answer's entry: written with its delivery
             each.append(loaded(trips[before:]))
-            assert [steady(v) for v in await state.find({})] == [
-                steady(v) | {"worker": state.worker} for v in await alone.find({})
+            assert [steady(v) for v in await state.journal.find({})] == [
+                steady(v) | {"worker": link(state).worker} for v in await alone.journal.find({})
             ]
-            assert [v["id"] for v in await state.find({})] == list(range(1, i + 2))
+            assert [v["id"] for v in await state.journal.find({})] == list(range(1, i + 2))
         return each
 
     each = run(compare, state)
@@ -601,7 +644,7 @@ def test_directions_set_on_one_worker_reach_another_in_the_before_shaping_trip(
     from emulator import scenarios
 
     url = f"{redis_server}?prefix=unit{next(_prefixes)}"
-    one, other = (shared_redis.SharedState(Settings(state=url)) for _ in range(2))
+    one, other = (shared_redis.shared_state(Settings(state=url)) for _ in range(2))
     document = {"scenarios": [{"name": "mine", "reply": {"text": "from the posted one"}}]}
     test = (b"x-emulator-test-id", b"t-dir")
     trips = count_trips(monkeypatch)
@@ -611,9 +654,9 @@ def test_directions_set_on_one_worker_reach_another_in_the_before_shaping_trip(
         return answer.status, body["choices"][0]["message"]["content"] if answer.status == 200 else None
 
     async def check() -> None:
-        await other.refresh()
-        await one.post("t-dir", scenarios.parse(document), scenarios.sources(document))
-        await one.direct("t-dir", Directions(scenario="mine"))
+        await other.posted.refresh()
+        await one.posted.post("t-dir", scenarios.parse(document), scenarios.sources(document))
+        await one.directions.direct("t-dir", Directions(scenario="mine"))
         before = len(trips)
         assert said(await ask(other, "hi 1", test)) == (200, "from the posted one")
         # looked (nothing taken), caught up with the posted scenarios, taken, left
@@ -621,10 +664,10 @@ def test_directions_set_on_one_worker_reach_another_in_the_before_shaping_trip(
         before = len(trips)
         assert said(await ask(other, "hi 2", (b"x-emulator-test-id", b"t-none")))[0] == 200
         assert loaded(trips[before:]) == ["EVALSHA", "EVALSHA"]  # no directions: one trip before, one after
-        await one.direct("t-dir", Directions(spec="status=503", times=1))
+        await one.directions.direct("t-dir", Directions(spec="status=503", times=1))
         statuses = [said(await ask(state, f"hi {i}", test))[0] for i, state in enumerate((other, one, other, one))]
         assert statuses == [503, 200, 200, 200]
-        journalled = await other.find({"test_id": "t-dir"})  # each request once, though some went round again
+        journalled = await other.journal.find({"test_id": "t-dir"})  # each request once, though some went round again
         assert [v["response"]["status"] for v in journalled] == [200, 503, 200, 200, 200]
 
     run(check, one, other)
@@ -641,26 +684,26 @@ def test_scripts_sent_in_one_turn_go_in_one_trip_each_with_its_own_reply(
     trips = count_trips(monkeypatch)
 
     async def check() -> None:
-        await state.refresh()
+        await state.posted.refresh()
         prompt = Prompt(dialect="t", model="m", messages=(Message("user", "hi"),))
-        await state.before_shape(profile, prompt, ("t", "k", "warm"), 1, "openai")  # the scripts loaded, once
-        await state.issue(("t", "k", "warm"), None)
+        await state.stores.before_shape(profile, prompt, ("t", "k", "warm"), 1, "openai")  # the scripts loaded, once
+        await state.counts.issue(("t", "k", "warm"), None)
         before = len(trips)
         # One clock for the nine: on a loaded machine two of them, started more than 6 ms apart, saw the bucket
         # refill a request between them (10,000 a minute) and reported the same level (once in CI).
         frozen = time.time()
-        monkeypatch.setattr(shared_module, "time", types.SimpleNamespace(time=lambda: frozen))
+        monkeypatch.setattr(stores_module, "time", types.SimpleNamespace(time=lambda: frozen))
         got = await asyncio.gather(
-            *(state.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai") for _ in range(9))
+            *(state.stores.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai") for _ in range(9))
         )
-        monkeypatch.setattr(shared_module, "time", time)
+        monkeypatch.setattr(stores_module, "time", time)
         assert loaded(trips[before:]) == ["EVALSHA"]  # nine scripts, one trip
         assert sorted(b.attempt for b in got) == list(range(9))  # each counted once, none lost
         levels = sorted(float(dict(b.rates)[b"x-ratelimit-remaining-requests"]) for b in got)
         assert len(set(levels)) == 9  # each took its own request from the bucket
-        await state._client().set(state._key("attempts"), "not a hash")  # the attempts' script fails on it
-        wrong = state.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai")
-        right = state.issue(("t", "k", "digest"), None)  # another script, in the same pipeline
+        await link(state).client().set(link(state).key("attempts"), "not a hash")  # the attempts' script fails on it
+        wrong = state.stores.before_shape(profile, prompt, ("t", "k", "c"), 1, "openai")
+        right = state.counts.issue(("t", "k", "digest"), None)  # another script, in the same pipeline
         before = len(trips)
         failed, issued = await asyncio.gather(wrong, right, return_exceptions=True)
         assert isinstance(failed, redis.ResponseError) and "WRONGTYPE" in str(failed) and issued == 0
@@ -710,13 +753,13 @@ def test_a_turns_write_does_not_wait_for_the_replies_to_the_one_before(
     replied: list[str] = []
 
     async def check() -> None:
-        await state.refresh()
-        await state._batch.send("PING")  # connected
+        await state.posted.refresh()
+        await link(state).batch.send("PING")  # connected
         before = len(trips)
-        slow = state._batch.send("EVAL", BUSY, 0, 200_000)  # Redis busy 0.2 s on it
+        slow = link(state).batch.send("EVAL", BUSY, 0, 200_000)  # Redis busy 0.2 s on it
         slow.add_done_callback(lambda f: replied.append(f.result().decode()))
         await asyncio.sleep(0.05)  # written, and Redis at work on it
-        quick = state._batch.send("ECHO", "quick")
+        quick = link(state).batch.send("ECHO", "quick")
         quick.add_done_callback(lambda f: replied.append(f.result().decode()))
         await asyncio.sleep(0)  # the next turn writes it
         assert len(trips) == before + 2 and not slow.done()  # written behind the slow one, not after its reply
@@ -739,12 +782,12 @@ def test_scripts_missing_after_a_restart_are_loaded_once_for_a_whole_burst(
     prompt = Prompt(dialect="t", model="m", messages=(Message("user", "hi"),))
 
     async def check() -> None:
-        await state.refresh()
-        await state.before_shape(profile, prompt, ("t", "k", "warm"), 1, "openai")
-        await state._client().script_flush()
+        await state.posted.refresh()
+        await state.stores.before_shape(profile, prompt, ("t", "k", "warm"), 1, "openai")
+        await link(state).client().script_flush()
         before = len(trips)
         got = await asyncio.gather(
-            *(state.before_shape(profile, prompt, ("t", "k", f"c{i}"), 1, "openai") for i in range(300))
+            *(state.stores.before_shape(profile, prompt, ("t", "k", f"c{i}"), 1, "openai") for i in range(300))
         )
         assert [b.attempt for b in got] == [0] * 300  # each ran once
         # All refused in one write; then, in each turn their refusals came back in, the load ahead of them again.
@@ -763,16 +806,18 @@ def test_a_turns_journal_entries_go_in_one_script_and_are_written_once_when_it_w
     scripts: list[int] = []
 
     async def check() -> None:
-        await state.open(note("warm"))
+        await state.journal.open(note("warm"))
         trips = count_trips(monkeypatch, scripts)
-        ids = await asyncio.gather(*(state.open(note(f"m{i}", "t" if i % 3 else "")) for i in range(100)))
+        ids = await asyncio.gather(*(state.journal.open(note(f"m{i}", "t" if i % 3 else "")) for i in range(100)))
         assert ids == list(range(ids[0], ids[0] + 100)) and trips == ["EVALSHA"] and scripts == [1]
-        await state._client().script_flush()
-        again = await asyncio.gather(*(state.open(note(f"n{i}")) for i in range(100)))
+        await link(state).client().script_flush()
+        again = await asyncio.gather(*(state.journal.open(note(f"n{i}")) for i in range(100)))
         assert again == list(range(ids[-1] + 1, ids[-1] + 101))
-        models = [v["model"] for v in await state.find({})]
+        models = [v["model"] for v in await state.journal.find({})]
         assert models == ["warm", *(f"m{i}" for i in range(100)), *(f"n{i}" for i in range(100))]
-        assert [v["model"] for v in await state.find({"test_id": "t"})] == [f"m{i}" for i in range(100) if i % 3]
+        assert [v["model"] for v in await state.journal.find({"test_id": "t"})] == [
+            f"m{i}" for i in range(100) if i % 3
+        ]
 
     run(check, state)
 
@@ -804,13 +849,15 @@ def test_the_shapes_of_one_turn_are_taken_in_one_call_as_one_by_one(
         return Prompt(dialect="t", model="m", messages=(Message("user", text),), cache_key=key)
 
     async def compare() -> None:
-        await state.direct("d", Directions(spec="status=503", times=2))
-        await state.refresh()
-        await state.before_shape(profile, prompt_of("warm", "w"), ("w", "w", "w"), 1, "openai")  # loaded, once
+        await state.directions.direct("d", Directions(spec="status=503", times=2))
+        await state.posted.refresh()
+        await state.stores.before_shape(profile, prompt_of("warm", "w"), ("w", "w", "w"), 1, "openai")  # loaded, once
         trips = count_trips(monkeypatch, scripts)
         got = await asyncio.gather(
             *(
-                state.before_shape(profile, prompt_of(text, key), (test_id, key, text), tokens, "openai", (test_id, {}))
+                state.stores.before_shape(
+                    profile, prompt_of(text, key), (test_id, key, text), tokens, "openai", (test_id, {})
+                )
                 for test_id, key, text, tokens in asked
             )
         )
@@ -820,7 +867,7 @@ def test_the_shapes_of_one_turn_are_taken_in_one_call_as_one_by_one(
         assert [g.again is not None for g in got] == [test_id == "d" for test_id, *_ in asked]
         for (test_id, key, text, tokens), mine in zip(asked, got, strict=True):
             if test_id != "d":
-                assert mine == await alone.before_shape(
+                assert mine == await alone.stores.before_shape(
                     profile, prompt_of(text, key), (test_id, key, text), tokens, "openai"
                 )
         assert any(g.verdict and not g.verdict.allowed for g in got)  # the bucket of requests ran dry within the turn
@@ -835,8 +882,8 @@ def test_a_burst_beyond_the_pools_connections_waits_for_one(redis_server: str) -
     scope = ("t-burst", "k")
 
     async def check() -> None:
-        await asyncio.gather(*(state.keep(scope, {f"r{i}": {"n": i}}) for i in range(300)))
-        found = await asyncio.gather(*(state.recall(scope, [f"r{i}"]) for i in range(300)))
+        await asyncio.gather(*(state.kept.keep(scope, {f"r{i}": {"n": i}}) for i in range(300)))
+        found = await asyncio.gather(*(state.kept.recall(scope, [f"r{i}"]) for i in range(300)))
         assert [held[0]["n"] for held in found] == list(range(300))
 
     run(check, state)
@@ -868,9 +915,11 @@ def test_the_batches_connection_logs_in_and_picks_the_database_as_the_url_says(
             ),
         ]:
             prefix = f"unit{next(_prefixes)}"
-            state = shared_redis.SharedState(Settings(state=f"{url}{'&' if '?' in url else '?'}prefix={prefix}"))
+            state = shared_redis.shared_state(Settings(state=f"{url}{'&' if '?' in url else '?'}prefix={prefix}"))
             prompt = Prompt(dialect="t", model="m", messages=())
-            got = run(functools.partial(state.before_shape, PROFILE, prompt, ("t", "k", "c"), 1, "openai"), state)
+            got = run(
+                functools.partial(state.stores.before_shape, PROFILE, prompt, ("t", "k", "c"), 1, "openai"), state
+            )
             assert got.attempt == 0
             assert client(db).hlen(f"{prefix}:attempts") == 1 and client(0).hlen(f"{prefix}:attempts") == 0
     finally:

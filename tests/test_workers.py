@@ -318,7 +318,7 @@ def test_workers_without_state_say_what_is_per_worker(tmp_path: Path) -> None:
 def test_one_worker_keeps_state_in_process() -> None:
     """The default: no Redis, no workers line, the state's own methods."""
     state = create_app(Settings()).state.emulator
-    assert type(state) is State and not state.directed
+    assert type(state) is State and not state.directions.active
 
 
 def test_an_unreachable_state_store_is_refused_before_the_banner(tmp_path: Path) -> None:
@@ -586,9 +586,9 @@ def test_shutdown_refuses_new_connections_and_completes_the_entries_it_cut(tmp_p
     assert text.count("shutdown: cut 1 answer still running after the 3 s grace (--shutdown-grace)") == 1, text
 
     async def entries() -> list[dict[str, Any]]:
-        state = shared_redis.SharedState(Settings(state=url))
+        state = shared_redis.shared_state(Settings(state=url))
         try:
-            return await state.find({"test_id": tid})
+            return await state.journal.find({"test_id": tid})
         finally:
             await state.close()
 

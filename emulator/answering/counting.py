@@ -29,7 +29,7 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
         hit = library.find(request.method, request.path, request.raw) if library else None
         if hit:
             recorded = note(endpoint, request, None, None, hit.status, source=f"recording {hit.source}")
-            return recordings.script(hit, state.settings.replay_speed, await state.open(recorded))
+            return recordings.script(hit, state.settings.replay_speed, await state.journal.open(recorded))
         body = json_body(request.raw)
         if endpoint.catalog is not None:  # unknown fields, required ones, the model
             lenient = state.settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
@@ -41,7 +41,7 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
         counted = await _counted(state, endpoint, request, body)
     except Exception as error:
         return await refuse(state, endpoint, scope, request, None, error)
-    entry = await state.open(note(endpoint, request, None, None, 200, source="default"))
+    entry = await state.journal.open(note(endpoint, request, None, None, 200, source="default"))
     headers = profiles.request_id(endpoint.profile, endpoint.dialect.NAME, request.fingerprint)
     if endpoint.dialect.NAME == profiles.RESPONSES:
         headers |= endpoint.profile.headers

@@ -8,7 +8,7 @@ Two steps of the answering path (`answering.answer`), around its pure stages:
 - `keep`, once the answer is shaped: what the answer leaves is kept (a stored response and its output items,
   a thread's next message).
 And `stored`, the routes that read and remove a stored response. All of it lives in the state's store
-(`State.recall`, `keep`, `claim`, `forget`), scoped by test id and API key.
+(`state.kept`: `recall`, `keep`, `claim`, `forget`), scoped by test id and API key.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ async def recall(
         return Recalled(where, body)
     previous, named = responses.references(body)
     keys = [f"response:{previous}"] if previous else []
-    found = await state.recall(where, [*keys, *(f"item:{item}" for item in named)]) if keys or named else []
+    found = await state.kept.recall(where, [*keys, *(f"item:{item}" for item in named)]) if keys or named else []
     if previous and found[0] is None:
         raise responses.previous_not_found(previous)
     if named:
@@ -100,7 +100,7 @@ async def _thread(
     ask = threads.ask(body, headers, profile.threads)
     if ask.previous is None:
         return Recalled(where, body, ask)
-    thread, held = await state.recall(where, [f"thread:{ask.previous}", f"continued:{ask.previous}"])
+    thread, held = await state.kept.recall(where, [f"thread:{ask.previous}", f"continued:{ask.previous}"])
     if thread is None:
         raise threads.refusal("thread_not_found", ask.previous)
     if body.get("messages"):  # checked with the thread's tools, but as sent, so that a refusal names its index
@@ -109,7 +109,7 @@ async def _thread(
     if held is not None:
         if not threads.same_call(held, headers, fingerprint):
             raise threads.refusal("thread_already_continued", ask.previous)
-        (answered,) = await state.recall(where, [f"thread:{held['reply']}"])
+        (answered,) = await state.kept.recall(where, [f"thread:{held['reply']}"])
         if answered is not None:
             reply = anthropic_messages.read_response(encode(answered["reply"]), False)
             source = Source(replayed=(answered["source"], answered["root"], reply))
@@ -133,8 +133,8 @@ async def keep(
     )
     if dialect.NAME == profiles.CHAT:
         made = chats.kept(answer, recalled.body["messages"], prompt.echo.get("metadata", {}))
-        await state.keep(where, {chats.key(answer["id"]): made})
-        await state.enlist(where, chats.LISTING, answer["id"])
+        await state.kept.keep(where, {chats.key(answer["id"]): made})
+        await state.kept.enlist(where, chats.LISTING, answer["id"])
         return
     if ask is None:  # the conversation's items, the request's own with the ids and shapes `input_items` lists
         history, given = recalled.body["input"][: recalled.history], recalled.body["input"][recalled.history :]
@@ -145,14 +145,14 @@ async def keep(
             progress = responses.schedule(turn.timing, turn.usage.output_tokens, time.time())
             events = [event.decode() for event in openai_responses.render_stream(prompt, turn)]  # to stream again
             kept[f"response:{answer['id']}"] |= {"background": progress, "events": events}
-        await state.keep(where, kept | {f"item:{item['id']}": item for item in output})
+        await state.kept.keep(where, kept | {f"item:{item['id']}": item for item in output})
         return
     if ask.previous is not None:
         mine = threads.claim(prompt.headers, prompt.fingerprint, answer["id"])
-        held = await state.claim(where, f"continued:{ask.previous}", mine)
+        held = await state.kept.claim(where, f"continued:{ask.previous}", mine)
         if held != mine and not threads.same_call(held, prompt.headers, prompt.fingerprint):
             raise threads.refusal("thread_already_continued", ask.previous)
-    await state.keep(where, {f"thread:{answer['id']}": threads.kept(recalled.body, answer, turn.source, turn.id)})
+    await state.kept.keep(where, {f"thread:{answer['id']}": threads.kept(recalled.body, answer, turn.source, turn.id)})
 
 
 async def stored(
@@ -171,18 +171,18 @@ async def stored(
         profiles.authenticate(profile, openai_responses.NAME, headers)
         where, key = scope(headers), f"response:{response_id}"
         if method == "DELETE":
-            if not await state.forget(where, key):
+            if not await state.kept.forget(where, key):
                 raise responses.response_not_found(response_id)
             body = responses.deleted(response_id)
         else:
-            (found,) = await state.recall(where, [key])
+            (found,) = await state.kept.recall(where, [key])
             if found is None:
                 raise responses.response_not_found(response_id)
             if query.get("stream", "false") != "false":
                 return _streamed_again(found, query, profile, state.settings.seed, response_id)
             if method == "POST":  # cancel: a background response not yet answered stops where it is
                 found = responses.cancelled(found, time.time())
-                await state.keep(where, {key: found})
+                await state.kept.keep(where, {key: found})
             body = responses.page(found["input"], query) if items else responses.polled(found, time.time())
     except EmulatorError as error:
         return error_answer(openai_responses, error, profile=profile)
@@ -207,8 +207,8 @@ async def stored_chat(
         profiles.authenticate(profile, openai_chat.NAME, headers)
         where = scope(headers)
         if completion_id is None:
-            listed = await state.enlisted(where, chats.LISTING)
-            held = [h for h in await state.recall(where, [chats.key(i) for i in listed]) if h is not None]
+            listed = await state.kept.enlisted(where, chats.LISTING)
+            held = [h for h in await state.kept.recall(where, [chats.key(i) for i in listed]) if h is not None]
             answer = chats.listing(held, asked, chats.metadata_filter(query))
         else:
             answer = await _one_chat(state, where, method, completion_id, asked, body, messages)
@@ -223,18 +223,18 @@ async def _one_chat(
 ) -> dict[str, Any]:
     at = chats.key(completion_id)
     if method == "DELETE":
-        if not await state.forget(where, at):
+        if not await state.kept.forget(where, at):
             raise chats.not_found(completion_id)
-        await state.delist(where, chats.LISTING, completion_id)
+        await state.kept.delist(where, chats.LISTING, completion_id)
         return chats.deleted(completion_id)
-    (held,) = await state.recall(where, [at])
+    (held,) = await state.kept.recall(where, [at])
     if held is None:
         raise chats.not_found(completion_id)
     if listed:
         return chats.page(held["messages"], query, "asc")
     if method == "POST":  # the metadata replaced, as `update` sends it (`metadata: null` clears it)
         held = {**held, "metadata": chats.metadata(Fields(_body(body)))}
-        await state.keep(where, {at: held})
+        await state.kept.keep(where, {at: held})
     return chats.shown(held)
 
 

@@ -1,6 +1,6 @@
 """A request's way round the stages of `stages`: `answer` reads it (stage 1), runs stages 2 to 6 (`_stages`), and
-runs them again from 2 when its test's directions (`state.directed`: a fault, pacing, a scenario a test set for its
-own requests) turn up on the way. It is the one place where a failure at any stage becomes the dialect's error
+runs them again from 2 when its test's directions (`state.directions`: a fault, pacing, a scenario a test set for
+its own requests) turn up on the way. It is the one place where a failure at any stage becomes the dialect's error
 (`stages.refuse`).
 
 Between the stages, the store is awaited for what requests share (`stages`' docstring says what). The directions
@@ -32,7 +32,7 @@ from emulator.state import LAST, State
 async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
     """A request through the stages, top to bottom; a failure at any of them is the dialect's error, here.
 
-    What a test set for its own requests (a fault, pacing, a scenario: `state.directed`) is looked up with the first
+    What a test set for its own requests (a fault, pacing, a scenario: `state.directions`) is looked up with the first
     thing the request takes from the store, `before_shape` on the common path: a shared store then makes one round
     trip for both. Where the test has directions (or a shared store's posted scenarios changed), nothing was taken,
     and the stages run again from 2 with the headers they add, looking no more."""
@@ -40,7 +40,7 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
         request = await read(endpoint, scope, receive, state.settings)  # 1
     except Exception as error:
         return await refuse(state, endpoint, scope, None, None, error)
-    going = _Going(request, state.directed)
+    going = _Going(request, state.directions.active)
     while True:
         try:
             return await _stages(state, endpoint, going)
@@ -50,7 +50,7 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
             if going.look and not isinstance(error, StateUnavailable):  # refused before its directions were known
                 going.look = False
                 try:
-                    added = await state.look_up(*_look(going.request))
+                    added = await state.directions.look_up(*_look(going.request))
                 except Exception as failed:
                     error = failed
                 else:
@@ -91,7 +91,7 @@ async def _settle(state: State, going: _Going) -> None:
     """Before the request takes anything else from the store: its directions looked up, if still to be; `_Again`
     when it must go round again with them."""
     if going.look:
-        added = await state.look_up(*_look(going.request))
+        added = await state.directions.look_up(*_look(going.request))
         going.look = False
         if added is not None:
             going.request = _directed(going.request, added)
@@ -128,18 +128,20 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
         await _settle(state, going)
         played = source.recording
         recorded = note(endpoint, request, prompt, None, played.status, source=f"recording {played.source}")
-        return recordings.script(source.recording, settings.replay_speed, await state.open(recorded))
+        return recordings.script(source.recording, settings.replay_speed, await state.journal.open(recorded))
     if held is not None and not (asked.fault or settings.fault):  # a fault asked for answers before the model
         let_by += checked(held, endpoint, prompt, body, source, book, state, lenient)
     counted = calls_key(source.scenario, prompt)
     if counted:
         await _settle(state, going)
-    calls = await state.next_call(counted) if counted else 0
+    calls = await state.counts.next_call(counted) if counted else 0
     turn = compose(prompt, source, state.writer, calls, state.created(), settings.replay_speed)
     fault, pace = decide(asked, turn, settings)  # 4
     identity = _identity(prompt)
     look = _look(request) if going.look else None
-    before = await state.before_shape(profile, prompt, identity, turn.usage.total_tokens, _flavor(endpoint), look)
+    before = await state.stores.before_shape(
+        profile, prompt, identity, turn.usage.total_tokens, _flavor(endpoint), look
+    )
     going.look = False
     if before.again is not None:
         going.request = _directed(request, before.again)
@@ -151,7 +153,7 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     if prompt.echo.get("background") and not prompt.stream:  # queued at once: the pacing plays out as it is polled
         shaped = replace(shaped, turn=replace(shaped.turn, timing=None))
     noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest, let_by=let_by)  # 5
-    entry = await state.open(noted)
+    entry = await state.journal.open(noted)
     return render(endpoint, prompt, shaped, entry)  # 6
 
 
@@ -169,7 +171,7 @@ async def _sequenced(state: State, request: Request) -> Request:
     retried = headers.get(RETRY_COUNT, "")
     retry = f"key\0{idempotency}" if idempotency else LAST if retried.isdigit() and int(retried) > 0 else None
     test_id, key = recall.scope(headers)
-    number = await state.issue((test_id, key, request.fingerprint), retry)
+    number = await state.counts.issue((test_id, key, request.fingerprint), retry)
     return replace(request, fingerprint=ids.digest(request.fingerprint, "repeat", number)) if number else request
 
 

@@ -88,7 +88,7 @@ async def refuse(
     if not isinstance(error, EmulatorError):
         return error_answer(endpoint.dialect, _internal(error), profile=profile)
     asked = request or Request(scope["method"], scope["path"], {}, b"", "")
-    entry = await state.open(note(endpoint, asked, prompt, None, error.status))
+    entry = await state.journal.open(note(endpoint, asked, prompt, None, error.status))
     return replace(error_answer(endpoint.dialect, error, profile=profile), entry=entry)
 
 

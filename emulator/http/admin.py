@@ -56,7 +56,7 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler], reading
         return whole(encode({"reset": True, "test_id": test_id}))
 
     async def client_report(request: Request) -> Whole:
-        return whole(encode(findings.grade(await state.entries(_test_id(request)))))
+        return whole(encode(findings.grade(await state.journal.entries(_test_id(request)))))
 
     async def requests(request: Request) -> Whole:
         """GET: journal entries, filtered by any field (`?source=flaky`), after `?since=ID`, with their bodies
@@ -64,7 +64,7 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler], reading
         answer holds every word, `?limit=N` the newest N, `?preview=true` adds each one's preview (the
         inspector's list). DELETE: forget them."""
         if request.method == "DELETE":
-            await state.clear(_test_id(request))
+            await state.journal.clear(_test_id(request))
             return whole(encode({"cleared": True}))
         params = request.query_params
         numbers = {name: params.get(name, "0") for name in ("since", "limit", "before")}
@@ -79,13 +79,13 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler], reading
                 state, readings, _where(request), since, bodies, preview, query, limit, before
             )
         else:
-            found = await state.find(_where(request), since, bodies)
+            found = await state.journal.find(_where(request), since, bodies)
         last = found[-1]["id"] if found else int(since)
-        return whole(encode({"requests": found, "last": last, "dropped": await state.dropped()}))
+        return whole(encode({"requests": found, "last": last, "dropped": await state.journal.dropped()}))
 
     async def one(request: Request) -> Whole:
         number = request.path_params["id"]
-        entry = await state.entry(int(number)) if number.isdigit() else None
+        entry = await state.journal.entry(int(number)) if number.isdigit() else None
         if entry is None:
             return _refused(
                 404, f"No journal entry {number!r}: it never was, or was dropped to make room.", "not_found_error"
@@ -99,7 +99,7 @@ def _journal_routes(state: State, guarded: Callable[[Handler], Handler], reading
         `?request=ID`, the one holding that entry."""
         holding = request.query_params.get("request", "")
         where = _where(request, ("request",))
-        summaries = await state.find(where, 0, False)
+        summaries = await state.journal.find(where, 0, False)
         read = await inspector.read_all(state, readings, where, summaries)
         return whole(encode(inspector.conversations(summaries, read, int(holding) if holding.isdigit() else None)))
 
@@ -118,7 +118,7 @@ def _scenario_routes(state: State, guarded: Callable[[Handler], Handler]) -> lis
     async def posted(request: Request) -> Whole:
         """POST: scenarios at run time, JSON or YAML, for the request's test id (else everyone); GET: all."""
         if request.method == "GET":
-            return whole(encode({"scenarios": await state.listing()}))
+            return whole(encode({"scenarios": await state.posted.listing()}))
         raw = await request.body()
         try:
             document = _json_or_yaml(raw)
@@ -129,7 +129,7 @@ def _scenario_routes(state: State, guarded: Callable[[Handler], Handler]) -> lis
             mistakes = str(exc).splitlines()
             message = f"The scenarios have {len(mistakes)} mistake(s): " + "; ".join(mistakes)
             return _refused(400, message, "invalid_request_error", mistakes=mistakes)
-        names = await state.post(_test_id(request) or "", found, scenarios.sources(document))
+        names = await state.posted.post(_test_id(request) or "", found, scenarios.sources(document))
         return whole(encode({"scenarios": names, "test_id": _test_id(request)}), status=201)
 
     async def directed(request: Request) -> Whole:
@@ -138,22 +138,22 @@ def _scenario_routes(state: State, guarded: Callable[[Handler], Handler]) -> lis
         GET: what is set; DELETE: forget it."""
         test_id = _test_id(request) or ""
         if request.method == "DELETE":
-            return whole(encode({"deleted": await state.undirect(test_id), "test_id": test_id or None}))
+            return whole(encode({"deleted": await state.directions.undirect(test_id), "test_id": test_id or None}))
         if request.method == "GET":
-            found = await state.directions(test_id)
+            found = await state.directions.of(test_id)
             return whole(encode({"test_id": test_id or None} | (asdict(found) if found else {})))
         try:
             document = loads(await request.body())
-            await state.refresh()  # a scenario it names may have been posted through another worker
+            await state.posted.refresh()  # a scenario it names may have been posted through another worker
             directions = _directions(document, state.book_for(test_id))
         except (ValueError, UnicodeError, RecursionError) as exc:
             return _refused(400, str(exc), "invalid_request_error")
-        await state.direct(test_id, directions)
+        await state.directions.direct(test_id, directions)
         return whole(encode({"test_id": test_id or None} | asdict(directions)), status=201)
 
     async def unpost(request: Request) -> Whole:
         name = request.path_params["name"]
-        if not await state.unpost(_test_id(request) or "", name):
+        if not await state.posted.unpost(_test_id(request) or "", name):
             return _refused(404, f"No scenario named {name!r} was posted for this test id.", "not_found_error")
         return whole(encode({"deleted": name, "test_id": _test_id(request)}))
 
@@ -192,7 +192,7 @@ def _page_routes(
         return whole(found[0], NO_STORE, content_type=found[1].encode())
 
     async def scraped(request: Request) -> Whole:
-        return whole(metrics.exposition(await state.metered()), content_type=metrics.CONTENT_TYPE.encode())
+        return whole(metrics.exposition(await state.journal.metered()), content_type=metrics.CONTENT_TYPE.encode())
 
     return [
         Route("/health", health, methods=["GET"]),

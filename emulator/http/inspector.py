@@ -142,7 +142,7 @@ async def listing(
     """The journal as the inspector's list reads it: entries after `since` (and before `before`, if given),
     those holding every word of `query`, the newest `limit` of them, each with its preview if asked. Each
     entry's bodies are decoded once (`Readings`): a few one by one, many in one read of the journal."""
-    summaries = [s for s in await state.find(where, since, False) if not before or s["id"] < before]
+    summaries = [s for s in await state.journal.find(where, since, False) if not before or s["id"] < before]
     if limit and not query:
         summaries = summaries[-limit:]
     reading = await read_all(state, readings, where, summaries) if preview or query else {}
@@ -150,7 +150,7 @@ async def listing(
         summaries = [s for s in summaries if s["id"] in reading and matches(reading[s["id"]], query)]
         summaries = summaries[-limit:] if limit else summaries
     if bodies:
-        full = {v["id"]: v for v in await state.find(where, summaries[0]["id"] - 1, True)} if summaries else {}
+        full = {v["id"]: v for v in await state.journal.find(where, summaries[0]["id"] - 1, True)} if summaries else {}
         summaries = [full.get(s["id"], s) for s in summaries]
     return [listed(s, bodies, reading.get(s["id"]) if preview else None) for s in summaries]
 
@@ -164,12 +164,12 @@ async def read_all(
     unread = [s for s in summaries if s["id"] not in found]
     if len(unread) > FEW:
         wanted = {s["id"] for s in unread}
-        for view in await state.find(where, unread[0]["id"] - 1, True):
+        for view in await state.journal.find(where, unread[0]["id"] - 1, True):
             if view["id"] in wanted:
                 found[view["id"]] = readings.read(view)
         return found
     for s in unread:
-        entry = await state.entry(s["id"])
+        entry = await state.journal.entry(s["id"])
         if entry is not None:
             found[s["id"]] = readings.read(entry)
     return found

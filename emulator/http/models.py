@@ -68,7 +68,7 @@ def _route(state: State, profile: Profile, answer: Page) -> Callable[[Request], 
         if isinstance(answered, Whole):  # counted for `/metrics`
             took = time.perf_counter() - arrived
             delivered = at_once(answered.status, answered.headers, answered.body, took)
-            await state.done(None, delivered, "models", profile.name)
+            await state.journal.done(None, delivered, "models", profile.name)
         return answered
 
     async def _answer(request: Request) -> Whole | Script:

@@ -40,7 +40,7 @@ async def deliver(
         its entry complete (on another worker too: the write to Redis is awaited first)."""
         nonlocal accounted
         accounted = True
-        await state.done(script.entry, sent.delivered(script), *labels)
+        await state.journal.done(script.entry, sent.delivered(script), *labels)
 
     state.meter.active_streams += 1
     cut: asyncio.CancelledError | None = None
@@ -52,8 +52,8 @@ async def deliver(
         state.meter.active_streams -= 1
     if not accounted:  # a hang-up, a client that left, a cut: what went out, once it has
         if script.entry is not None and ended:
-            await state.end(script.entry, ended)
-        await state.done(script.entry, sent.delivered(script), *labels)
+            await state.journal.end(script.entry, ended)
+        await state.journal.done(script.entry, sent.delivered(script), *labels)
     if cut is not None:
         raise cut
 

@@ -55,10 +55,10 @@ class Answering:
         # connection waits on every step before the write).
         after = whole and state.in_process
         if not after:
-            await state.done(answer.entry, delivered, *labels)
+            await state.journal.done(answer.entry, delivered, *labels)
         if whole:
             await send({"type": WHOLE, "status": status, "headers": headers, "body": body})
         else:
             await send({"type": "http.response.body", "body": body})
         if after:
-            await state.done(answer.entry, delivered, *labels)
+            await state.journal.done(answer.entry, delivered, *labels)

@@ -4,13 +4,20 @@ runs: at most `entries` values and `size` bytes, the oldest out first, each for 
 Values are bytes (JSON the caller encoded): the store counts exactly what it holds, hands out nothing a caller
 could change in place, and a shared store for several worker processes would keep the same bytes. Each value
 lives in a scope, (test id, API key), as the public APIs keep a response or a thread per organisation; a test's
-reset forgets its own scopes. Time is a number the caller passes (`now`): no clock here.
+reset forgets its own scopes. Time is a number the caller passes (`now`) to the `Store`; `Kept`, the store's
+interface as requests share it, reads the clock.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from emulator.core.recent import Recent
+from emulator.core.sse import encode, loads
 
 Scope = tuple[str, str]  # (test id, API key)
 
@@ -94,3 +101,82 @@ class Store:
             return False
         self.size -= len(held[1])
         return True
+
+
+class Kept:
+    """What the public APIs keep as requests share it: JSON values by key, and lists of keys (stored chat
+    completions, in the order made), in a scope; `LocalKept` in this process, `redis.kept.RedisKept` in Redis."""
+
+    async def recall(self, scope: Scope, keys: Sequence[str]) -> list[Any]:
+        """The values kept under `keys` in `scope`, each None when none is (or it expired)."""
+        raise NotImplementedError
+
+    async def keep(self, scope: Scope, values: Mapping[str, Any]) -> None:
+        """Keep JSON values by key in `scope`, for the store's time to live; the oldest go past its bounds."""
+        raise NotImplementedError
+
+    async def claim(self, scope: Scope, key: str, value: Any) -> Any:
+        """Keep `value` under `key` unless a value is kept there already: what is kept there now."""
+        raise NotImplementedError
+
+    async def forget(self, scope: Scope, key: str) -> bool:
+        """Forget the value kept under `key`; whether there was one."""
+        raise NotImplementedError
+
+    async def enlist(self, scope: Scope, listing: str, item: str) -> None:
+        """Add `item` at the end of the list `listing` in `scope`, for the store's time to live; at most the store's
+        `entries` items, the oldest out first."""
+        raise NotImplementedError
+
+    async def enlisted(self, scope: Scope, listing: str) -> list[str]:
+        """The items of the list `listing` in `scope`, oldest first (the values they name may be gone since)."""
+        raise NotImplementedError
+
+    async def delist(self, scope: Scope, listing: str, item: str) -> None:
+        """Take `item` out of the list `listing` in `scope`."""
+        raise NotImplementedError
+
+    async def reset(self, test_id: str | None) -> None:
+        """Forget what one test kept, or everything."""
+        raise NotImplementedError
+
+
+class LocalKept(Kept):
+    def __init__(self, bounds: Bounds, capacity: int) -> None:
+        self.bounds = bounds
+        self.store = Store(bounds)
+        self.lists: Recent[tuple[str, str, str], dict[str, float]] = Recent(capacity)  # item -> its expiry
+
+    async def recall(self, scope: Scope, keys: Sequence[str]) -> list[Any]:
+        now = time.monotonic()
+        return [None if (held := self.store.get(scope, key, now)) is None else loads(held) for key in keys]
+
+    async def keep(self, scope: Scope, values: Mapping[str, Any]) -> None:
+        now = time.monotonic()
+        for key, value in values.items():
+            self.store.put(scope, key, encode(value), now)
+
+    async def claim(self, scope: Scope, key: str, value: Any) -> Any:
+        return loads(self.store.add(scope, key, encode(value), time.monotonic()))
+
+    async def forget(self, scope: Scope, key: str) -> bool:
+        return self.store.delete(scope, key, time.monotonic())
+
+    async def enlist(self, scope: Scope, listing: str, item: str) -> None:
+        held = self.lists.use((*scope, listing), {})
+        now = time.monotonic()
+        held.pop(item, None)
+        held[item] = now + self.bounds.ttl
+        while held and (len(held) > self.bounds.entries or next(iter(held.values())) <= now):
+            del held[next(iter(held))]
+
+    async def enlisted(self, scope: Scope, listing: str) -> list[str]:
+        now = time.monotonic()
+        return [item for item, expiry in (self.lists.get((*scope, listing)) or {}).items() if expiry > now]
+
+    async def delist(self, scope: Scope, listing: str, item: str) -> None:
+        (self.lists.get((*scope, listing)) or {}).pop(item, None)
+
+    async def reset(self, test_id: str | None) -> None:
+        self.store.clear(test_id)
+        self.lists.forget(lambda key: test_id is None or key[0] == test_id)

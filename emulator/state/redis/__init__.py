@@ -1,8 +1,8 @@
 """What requests share, kept in Redis (`emulator serve --state redis://…`), so that several worker processes, or
 replicas behind a proxy, answer as one server. The home of the `redis` package.
 
-`SharedState` is a `State` whose store methods (the interface the pipeline's shell awaits) read and write Redis
-instead of this process's memory. What is loaded (scenario files, cassettes, the writer of default answers) is
+`RedisStores` are the stores of a `State` (each the interface the answering path awaits) in Redis instead of this
+process's memory. What is loaded (scenario files, cassettes, the writer of default answers) is
 each process's own, built alike from the same settings. Every key begins with the prefix (`?prefix=NAME`,
 default `emulator`), so that one Redis serves several emulators:
 
@@ -35,12 +35,20 @@ entries as one call, and the counts published once however many answers the writ
 
 Its modules, by job: `address` (the `--state` URL, and whether Redis answers at start), `outage` (the client, each
 command through the guard that turns the store's failures into 503s and logs an outage once), `batch` (one turn's
-scripts in one write), `scripts` (the Lua scripts, `lua/*.lua`, read once), `base` (the client made after the
-fork, keys, `/health`), `journal` (the journal and the metrics), `shared` (the rest of the store interface:
-`SharedState`).
+scripts in one write), `scripts` (the Lua scripts, `lua/*.lua`, read once), `link` (what every store shares: the
+client made after the fork, keys, scripts gathered by turn, `/health`); then one module a store, each the Redis
+form of an interface of `emulator.state`: `counters` (counts, buckets, prompt caches), `records` (the journal and
+the metrics), `kept`, `posted`, `directions`; and `stores`, the set of them (`RedisStores`: the one round trip
+before a request's shape, the reset).
 """
 
+from emulator.state import Settings, State
 from emulator.state.redis.address import Address, Unreachable, address
-from emulator.state.redis.shared import SharedState
+from emulator.state.redis.stores import RedisStores
 
-__all__ = ["Address", "SharedState", "Unreachable", "address"]
+__all__ = ["Address", "RedisStores", "Unreachable", "address", "shared_state"]
+
+
+def shared_state(settings: Settings) -> State:
+    """A `State` whose stores are in Redis at `settings.state`; what was loaded is this process's own."""
+    return State(settings, RedisStores)

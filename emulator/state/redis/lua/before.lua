@@ -1,4 +1,4 @@
--- What the shape of each request of one turn of a worker needs, in one call (`State.before_shape`): first, when
+-- What the shape of each request of one turn of a worker needs, in one call (`RedisStores.before_shape`): first, when
 -- asked to look, whether the request may go on as it began (the posted scenarios' version is the one this process
 -- holds, and neither its test nor everyone has directions): else the `direct` script's answer, nothing taken, and the
 -- request goes round again with the directions applied. Then its attempt's number, and, where asked, the rate-limit

@@ -1,12 +1,11 @@
-"""The plumbing of the state in Redis: this process's client (made after the fork), the keys under the prefix,
-the scripts, a counter; and `/health`, which asks the store."""
+"""The link every store in Redis shares: this process's client (made after the fork), the keys under the prefix,
+the scripts and their calls, gathered by turn of the event loop; a counter; and `/health`, which asks Redis."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import platform
-import struct
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -14,18 +13,14 @@ import redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from emulator import scenarios
 from emulator.core.errors import StateUnavailable
-from emulator.journal import Entry
-from emulator.rules import limits
-from emulator.state import Settings, State
 from emulator.state.redis.address import address, ping
 from emulator.state.redis.batch import Batcher
 from emulator.state.redis.outage import CONNECT_TIMEOUT, HEALTH_TIMEOUT, TIMEOUT, Client, Outage
 from emulator.state.redis.scripts import SCRIPTS
 
 # This process's id, kept up to date by a hook that runs in a forked child: `os.getpid()` is a system call, and a
-# request asked it four times (1.4% of a worker's CPU on Redis).
+# request asked it four times, a visible share of a worker's CPU on Redis.
 _PROCESS = [os.getpid()]
 os.register_at_fork(after_in_child=lambda: _PROCESS.__setitem__(0, os.getpid()))
 
@@ -33,51 +28,27 @@ POOL = 64  # connections to Redis a worker opens at most for commands other than
 IDLE = 86_400  # seconds a counter or a bucket is kept unused: a bucket left that long is full again
 
 
-class RedisState(State):
-    """A `State` whose shared part lives in Redis (see the package's doc): its plumbing. The client is made in the
-    process that first uses it: a worker, after the fork; building this checks that Redis answers, or raises
+class RedisLink:
+    """This process's way to Redis, for every store there (see the package's doc). The client is made in the
+    process that first uses it: a worker, after the fork; building the link checks that Redis answers, or raises
     `Unreachable`."""
 
-    in_process = False  # its coroutines wait on Redis (and redis-py's calls go into a task first: `outage.guarded`)
-
-    def __init__(self, settings: Settings = Settings()) -> None:
-        super().__init__(settings)
-        if settings.state is None:
-            raise ValueError("SharedState needs settings.state, a redis:// URL")
-        self.address = address(settings.state)
+    def __init__(self, url: str) -> None:
+        self.address = address(url)
         ping(self.address)
         self.worker = ""  # host:pid of the process serving, once it serves: in the journal and the metrics
+        self.staging = ""  # the prefix of this process's staged journal records (`RedisRecords`)
         # Any: redis-py types each reply as what either of its clients (sync, async) might return, bytes or str
         self._redis: Any = None
         self._pid = 0
         self._scripts: dict[str, Any] = {}
-        self._batch: Batcher
-        self._staging = ""  # the prefix of this process's staged journal records (`JournalState._journalled`)
-        self._staged = 0  # this process's records staged, numbered
+        self.batch: Batcher
         self._gathering: dict[str, _Gathering] = {}  # by script: what its callers gave this turn, until it is written
-        self._version: bytes | None = None  # of the posted scenarios this process holds
-        self._parsed: dict[bytes, tuple[bytes, scenarios.Scenario]] = {}  # field -> (its stamp, the scenario)
-        self._open: dict[int, Entry] = {}  # journal entries opened here and not yet delivered
-        self._unwritten = 0  # the last number given an entry not yet written (negative: Redis gives the ids)
         self.outage = Outage(self.address.shown)
-        self._published = 0  # this process's publications of its counts, numbered
-        self._buckets = limits.sizes(settings.limits)
-        # The buckets as the script takes them: size, rate and whether it counts tokens, for each, packed as doubles;
-        # and the script's answer, each level, the bucket that refused and the wait, as doubles.
-        plan = [float(x) for name, size, rate in self._buckets for x in (size, rate, name == "tokens_per_minute")]
-        self._plan = struct.pack(f"<{len(plan)}d", *plan)
-        self._verdicts = struct.Struct(f"<{len(self._buckets) + 2}d")
-        # The keys every request names, made once: the before-shaping script's first three, the journal's four, the
-        # counts' two.
-        self._looked = (self._key("posted:version"), self._key("directions"), self._key("attempts"))
-        names = ("order", "bytes", "dropped", "next")
-        self._journalled_at = tuple(self._key("journal:", name) for name in names)
-        self._counted_at = (self._key("metrics"), self._key("metrics:sequence"))
-        self._entry_at, self._tests_at = self._key("journal:entry:"), self._key("journal:test:")  # then an id
 
     # --- plumbing ------------------------------------------------------------------------------------------
 
-    def _client(self) -> Any:
+    def client(self) -> Any:
         """This process's client: made on first use, and again in a process forked after that."""
         if self._redis is None or self._pid != _PROCESS[0]:
             options: dict[str, Any] = {"socket_timeout": TIMEOUT, "socket_connect_timeout": CONNECT_TIMEOUT}
@@ -94,42 +65,42 @@ class RedisState(State):
             self._redis.outage = self.outage
             self._pid = _PROCESS[0]
             self.worker = f"{platform.node()}:{self._pid}"
-            self._staging = self._key("journal:staged:", self.worker, ":")  # the journal's records, before their id
+            self.staging = self.key("journal:staged:", self.worker, ":")  # the journal's records, before their id
             self._scripts = {name: self._redis.register_script(lua) for name, lua in SCRIPTS.items()}
-            self._batch = Batcher(self.address.connect, self.outage)
+            self.batch = Batcher(self.address.connect, self.outage)
         return self._redis
 
     async def close(self) -> None:
         """Close this process's connections (at the end of the loop they were made in)."""
         if self._redis is not None and self._pid == _PROCESS[0]:
-            self._batch.close()
+            self.batch.close()
             await self._redis.aclose()
         self._redis = None
 
-    def _key(self, *parts: str) -> str:
+    def key(self, *parts: str) -> str:
         return f"{self.address.prefix}:{''.join(parts)}"
 
-    async def _run(self, script: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+    async def run(self, script: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """Run a script, in the write of this turn of the event loop (`Batcher`); loaded first if Redis does not
         hold it."""
-        self._client()
+        self.client()
         command = ("EVALSHA", self._scripts[script].sha, len(keys), *keys, *args)
         try:
-            return await self._batch.send(*command)
+            return await self.batch.send(*command)
         except redis.exceptions.NoScriptError:
             return await self._reloaded(script, command)
 
-    def _run_once(self, script: str, build: Callable[[], tuple[Sequence[str], Sequence[Any]]]) -> Awaitable[Any]:
+    def run_once(self, script: str, build: Callable[[], tuple[Sequence[str], Sequence[Any]]]) -> Awaitable[Any]:
         """Run a script once in this turn's write however many ask, with the keys and arguments `build` makes as
         the write is made (`Batcher.send_once`); queued at once: awaited, its reply."""
-        self._client()
+        self.client()
         sha = self._scripts[script].sha
 
         def command() -> tuple[Any, ...]:
             keys, args = build()
             return ("EVALSHA", sha, len(keys), *keys, *args)
 
-        return self._once(self._batch.send_once(script, command), script, command)
+        return self._once(self.batch.send_once(script, command), script, command)
 
     async def _once(self, reply: Awaitable[Any], script: str, command: Callable[[], tuple[Any, ...]]) -> Any:
         try:
@@ -140,28 +111,28 @@ class RedisState(State):
     async def _reloaded(self, script: str, command: tuple[Any, ...]) -> Any:
         """`command` again, in the next write, behind the script's load: once in it, however many commands found
         the script missing (after a restart of Redis, every request in flight does)."""
-        loaded = self._loaded_ahead(script)
-        again = self._batch.send(*command)
+        loaded = self.loaded_ahead(script)
+        again = self.batch.send(*command)
         await loaded
         return await again
 
-    def _loaded_ahead(self, script: str) -> asyncio.Future[Any]:
+    def loaded_ahead(self, script: str) -> asyncio.Future[Any]:
         """The script loaded in the next write, ahead of its other commands, once however many ask."""
         source = self._scripts[script].script
-        return self._batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
+        return self.batch.send_once(f"SCRIPT LOAD {script}", lambda: ("SCRIPT", "LOAD", source), ahead=True)
 
-    def _gathered(
+    def gathered(
         self, script: str, head: Callable[[], tuple[Sequence[str], Sequence[Any]]], args: Sequence[Any]
     ) -> asyncio.Future[Any]:
         """`args` for `script`, in one call of it with those of every caller in this turn, after the keys and the
         arguments `head` makes as the write is made; the future of this caller's part of its answer (such a script
         answers a list, an item a caller, in order). One call where there were as many as requests: Redis parses
-        one command and enters the script once, and what every caller shares is done once (issue 32)."""
-        self._client()
+        one command and enters the script once, and what every caller shares is done once."""
+        self.client()
         gathering = self._gathering.get(script)
         if gathering is None:
             gathering = self._gathering[script] = _Gathering()
-            reply = self._batch.send_once(script, lambda: self._gathered_command(script, gathering, head))
+            reply = self.batch.send_once(script, lambda: self._gathered_command(script, gathering, head))
             reply.add_done_callback(lambda done: self._gathered_replied(script, gathering, done))
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         gathering.args += args
@@ -183,8 +154,8 @@ class RedisState(State):
         error = asyncio.CancelledError() if reply.cancelled() else reply.exception()
         if isinstance(error, redis.exceptions.NoScriptError) and not gathering.again:
             gathering.again = True
-            self._loaded_ahead(script).add_done_callback(retrieved)  # its failure is the call's, reported by it
-            again = self._batch.send(*gathering.command)
+            self.loaded_ahead(script).add_done_callback(retrieved)  # its failure is the call's, reported by it
+            again = self.batch.send(*gathering.command)
             again.add_done_callback(lambda done: self._gathered_replied(script, gathering, done))
             return
         parts = None if error is not None else reply.result()
@@ -196,18 +167,25 @@ class RedisState(State):
             else:
                 future.set_result(parts[i])
 
-    async def _count(self, key: str, field: str) -> int:
+    async def count(self, key: str, field: str) -> int:
         """The count at `field` of the hash `key` before this one; counted once more, kept a day unused."""
-        async with self._client().pipeline(transaction=False) as pipe:
+        async with self.client().pipeline(transaction=False) as pipe:
             pipe.hincrby(key, field, 1)
             pipe.expire(key, IDLE)
             counted, _ = await pipe.execute()
         return int(counted) - 1
 
+    async def unlink_matching(self, *patterns: str) -> None:
+        """Delete every key under the prefix that matches one of `patterns` (glob-style, after the prefix)."""
+        client = self.client()
+        found = [k for pattern in patterns async for k in client.scan_iter(match=self.key(pattern), count=1000)]
+        if found:
+            await client.unlink(*found)
+
     async def health(self) -> str:
         """ "ok", or "unreachable" while the store fails (asked with a PING, within `HEALTH_TIMEOUT`)."""
         try:
-            await asyncio.wait_for(self._client().ping(), HEALTH_TIMEOUT)
+            await asyncio.wait_for(self.client().ping(), HEALTH_TIMEOUT)
         except StateUnavailable:
             return "unreachable"
         except TimeoutError as exc:
@@ -217,7 +195,7 @@ class RedisState(State):
 
 
 class _Gathering:
-    """What the callers of one script in one turn gave (`RedisState._gathered`): its arguments, their futures, and
+    """What the callers of one script in one turn gave (`RedisLink.gathered`): its arguments, their futures, and
     the command once made."""
 
     __slots__ = ("args", "futures", "command", "again")

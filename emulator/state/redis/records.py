@@ -15,31 +15,45 @@ from emulator.core.sse import encode, loads
 from emulator.journal import Delivered, Entry, Note
 from emulator.journal.delivery import chunks, compact
 from emulator.state import metrics
-from emulator.state.redis.base import RedisState, retrieved
+from emulator.state.records import Records
+from emulator.state.redis.link import RedisLink, retrieved
 
 
-class JournalState(RedisState):
-    """The journal and the metrics of a `RedisState`."""
+class RedisRecords(Records):
+    """The journal and the metrics in Redis, over `link`; at most `capacity` entries and `max_bytes` of bodies."""
+
+    def __init__(self, link: RedisLink, capacity: int, max_bytes: int) -> None:
+        self.link = link
+        self.capacity, self.max_bytes = capacity, max_bytes
+        self.meter = metrics.Meter()  # this process's counters, published to Redis as it answers
+        self._staged = 0  # this process's records staged, numbered
+        self._open: dict[int, Entry] = {}  # journal entries opened here and not yet delivered
+        self._unwritten = 0  # the last number given an entry not yet written (negative: Redis gives the ids)
+        self._published = 0  # this process's publications of its counts, numbered
+        key = link.key
+        self._journalled_at = tuple(key("journal:", name) for name in ("order", "bytes", "dropped", "next"))
+        self._counted_at = (key("metrics"), key("metrics:sequence"))
+        self._entry_at, self._tests_at = key("journal:entry:"), key("journal:test:")  # then an id
 
     def _journalled(self, entry: Entry, delivered: Delivered | None) -> asyncio.Future[Any]:
         """Write an entry's record (a new one when its id is 0): staged under a name of this process's, then, in
         this turn's one call of the journal script however many entries the turn writes (`_gathered`), given its
         id and its place; the future of its id (0: an entry to complete that is no longer held)."""
-        self._client()
-        record = _record(entry, delivered, self.worker)
+        link = self.link
+        link.client()
+        record = _record(entry, delivered, link.worker)
         self._staged += 1
-        staged = f"{self._staging}{self._staged}"
-        self._batch.send("SET", staged, record, "PX", STAGED).add_done_callback(retrieved)  # its failure: the call's
-        return self._gathered("journal", self._journal_head, (staged, len(record), entry.id, entry.test_id))
+        staged = f"{link.staging}{self._staged}"
+        link.batch.send("SET", staged, record, "PX", STAGED).add_done_callback(retrieved)  # its failure: the call's
+        return link.gathered("journal", self._journal_head, (staged, len(record), entry.id, entry.test_id))
 
     def _journal_head(self) -> tuple[Sequence[str], Sequence[Any]]:
-        settings = self.settings
-        return self._journalled_at, (settings.journal_size, settings.journal_bytes, self._entry_at, self._tests_at)
+        return self._journalled_at, (self.capacity, self.max_bytes, self._entry_at, self._tests_at)
 
     async def open(self, note: Note) -> int:
-        """As `State.open`; but an answer sent whole (nothing streamed, paced, faulted or replayed: `_whole`) is
+        """As `Records.open`; but an answer sent whole (nothing streamed, paced, faulted or replayed: `_whole`) is
         journalled with its delivery, in `done`'s round trip, under a number of this process's until then."""
-        self._client()
+        self.link.client()
         entry = journal.noted(0, note, time.time())
         if _whole(note):
             self._unwritten -= 1
@@ -50,7 +64,7 @@ class JournalState(RedisState):
                 raise StateUnavailable("Redis refused the journal's record")
             entry = entry._replace(id=entry_id)
         self._open[entry_id] = entry
-        if len(self._open) > self.settings.journal_size:  # one never delivered (a bug's): not kept for ever
+        if len(self._open) > self.capacity:  # one never delivered (a bug's): not kept for ever
             del self._open[next(iter(self._open))]
         return entry_id
 
@@ -59,7 +73,7 @@ class JournalState(RedisState):
         if held is not None:  # its delivery writes it, with this
             self._open[entry] = held._replace(ended=ended)
             return
-        client = self._client()
+        client = self.link.client()
         try:
             at = self._entry_at + str(entry)
             record = _read(await client.get(at))
@@ -71,10 +85,10 @@ class JournalState(RedisState):
             pass  # the answer went out; the outage is logged and counted
 
     async def done(self, entry: int | None, delivered: Delivered, endpoint: str, profile: str) -> None:
-        """As `State.done`; the store failing here is counted in its outage, never raised: the answer went out.
+        """As `Records.done`; the store failing here is counted in its outage, never raised: the answer went out.
         This worker's counts are published once a write to Redis, however many answers it carries
         (`Batcher.send_once`): built as it is written, the publication holds each one's count."""
-        self._client()
+        self.link.client()
         held = self._open.pop(entry, None) if entry is not None else None
         self.meter.count(endpoint, profile, delivered, held and (held.source, held.kind, held.usage))
         published = self._publish()
@@ -88,19 +102,19 @@ class JournalState(RedisState):
         """The `publish` script's keys and arguments: this worker's counts as they stand, numbered, so that an older
         publication landing later does not replace them."""
         self._published += 1
-        args = [self.worker, self._published, encode(metrics.snapshot(self.meter))]
+        args = [self.link.worker, self._published, encode(metrics.snapshot(self.meter))]
         return list(self._counted_at), args
 
     def _publish(self) -> Awaitable[Any]:
         """Publish this worker's counts in this turn's write to Redis, once however many ask, as they stand when it
         is written; awaited, done."""
-        return self._run_once("publish", self._publication)
+        return self.link.run_once("publish", self._publication)
 
     async def _views(self, test_id: str | None, since: int = 0) -> list[Kept]:
         """The journal's entries after id `since`, all or one test's, oldest first, as `_kept` reads them."""
-        client = self._client()
+        client = self.link.client()
         if not test_id:  # everyone's, or those of no test id (which have no index of their own)
-            held = await client.zrangebyscore(self._key("journal:order"), f"({since}", "+inf")
+            held = await client.zrangebyscore(self.link.key("journal:order"), f"({since}", "+inf")
             split = [member.split(b" ", 2) for member in held]
             ids = [entry_id for entry_id, _, test in split if test_id is None or not test]
         else:
@@ -122,33 +136,33 @@ class JournalState(RedisState):
         return found
 
     async def entry(self, entry: int) -> dict[str, Any] | None:
-        kept = _kept(entry, await self._client().get(self._entry_at + str(entry)))
+        kept = _kept(entry, await self.link.client().get(self._entry_at + str(entry)))
         if kept is None:
             return None
         held, delivered, worker = kept
         return journal.full(journal.summary(held, delivered) | {"worker": worker}, held, delivered)
 
     async def dropped(self) -> int:
-        return int(await self._client().get(self._key("journal:dropped")) or 0)
+        return int(await self.link.client().get(self.link.key("journal:dropped")) or 0)
 
     async def clear(self, test_id: str | None = None) -> None:
         if test_id is not None:
             keys = [*self._journalled_at[:2], self._tests_at + test_id]
-            await self._run("forget_test", keys, [self._entry_at, test_id])
+            await self.link.run("forget_test", keys, [self._entry_at, test_id])
             return
-        client = self._client()
+        client = self.link.client()
         found = [
             key
             for each in ("test:*", "entry:*", "staged:*")
-            async for key in client.scan_iter(match=self._key("journal:", each), count=1000)
+            async for key in client.scan_iter(match=self.link.key("journal:", each), count=1000)
         ]
         names = ("order", "bytes", *_BEFORE)
-        await client.delete(*(self._key("journal:", name) for name in names), *found)
+        await client.delete(*(self.link.key("journal:", name) for name in names), *found)
 
     async def metered(self) -> metrics.Meter:
-        client = self._client()
+        client = self.link.client()
         await self._publish()
-        return metrics.total(loads(raw) for raw in await client.hvals(self._key("metrics")))
+        return metrics.total(loads(raw) for raw in await client.hvals(self.link.key("metrics")))
 
 
 def _whole(note: Note) -> bool:
