@@ -5,7 +5,7 @@ Plain values, no behaviour: a dialect turns wire JSON into a `Prompt`, a source 
 `Turn` back to wire JSON or SSE. Nothing assigns to their fields once built; `dataclasses.replace` makes a changed copy.
 
 The values built on every request (`Prompt`, `Message`, `ToolCall`, `Reply`, `Turn`, `Usage`) are native: slotted
-dataclasses with an `__init__` written out, which mypyc compiles into the class (issue 32: a dataclass's generated
+dataclasses with an `__init__` written out, which mypyc compiles into the class (a dataclass's generated
 `__init__` stays interpreted in a compiled module, and a class under another decorator, `frozen`, is no native class
 at all). The rest are `frozen` (emulator/core/frozen.py), the decorator that tells the type checker they are
 frozen; of the native ones, tests/test_values.py checks that nothing

@@ -4,7 +4,7 @@ that each bring a new test id does not grow without end.
 
 Past `capacity`, the least recently used go a sixty-fourth of it at a time (one key below 128). A dict finds its
 first key by walking past the slots its deleted keys left, until it is rebuilt: forgetting one key per new one
-walked tens of thousands of them at a capacity of 100,000 (7.5 µs a request with a new conversation, against 0.6
+walked tens of thousands of them at a capacity of 100,000 (a request with a new conversation many times slower than
 before it was full); forgetting in batches walks them once a batch."""
 
 from __future__ import annotations

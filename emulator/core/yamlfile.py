@@ -8,7 +8,7 @@ Only what aliases add is counted, not the document's own values: a cassette of 5
 two million values, no alias) is as readable as a small one, and costs one parse (see docs/reliability.md).
 
 Values are built straight from libyaml's events (`_built`), not through PyYAML's node graph and its Python
-constructor: a cassette's YAML takes under half the instructions (docs/reliability.md). Whatever that builder
+constructor: a cassette's YAML is read at a fraction of the cost (docs/reliability.md). Whatever that builder
 does not do itself (a tag other than a scalar's, a merge key, an unhashable key, an undefined or repeated
 anchor, a second document, deep nesting) is left to PyYAML's constructor over the whole document, so the
 values and the errors are PyYAML's either way.

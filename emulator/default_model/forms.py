@@ -131,8 +131,8 @@ def _read(q: Question) -> Ask:
     text = q.text.strip()
     low = text.lower()
     # On ASCII text (most), re.I compares as str.lower does: a pattern is tried only where `low` holds a word it
-    # needs (`_may`), since each `.*?\b…` pattern tries every position of the text (the table cost 180,000 to
-    # 300,000 instructions a question; 95,000 for "Tell me about rate limits." now).
+    # needs (`_may`), since each `.*?\b…` pattern tries every position of the text, and trying the whole table on
+    # every question was the dearest part of reading it.
     said = _Said(q, text, low, {w for w in _NEEDED if w in low} if text.isascii() else None)
     for reading in _READINGS:
         found = reading(said)

@@ -75,8 +75,8 @@ class Writer:
     """Seeded text in faker's English vocabulary, deterministic from the server's seed and the request.
 
     The server's sentences are built once, from its seed; a reply then costs one die a sentence, read
-    from one hash of the request. A seeded `Faker` (or `random.Random`) per reply cost 60 µs, a third
-    of a whole request (bench/throughput.py). Texts with an exact word count are built word by word.
+    from one hash of the request. A seeded `Faker` (or `random.Random`) per reply was a large share
+    of a whole request's time (bench/throughput.py). Texts with an exact word count are built word by word.
     """
 
     def __init__(self, seed: int) -> None:
@@ -218,9 +218,8 @@ SHORT = 2000  # characters of a question `_read` keeps; a longer one (a pasted f
 
 
 def _read(text: str) -> Question:
-    """`question.read`, kept for a question asked again (a demo's, a test suite's, an agent's retry): 30,000 to
-    95,000 instructions a question, read once. A bounded cache of short texts; `read` is pure, so what it keeps is
-    what it would read."""
+    """`question.read`, kept for a question asked again (a demo's, a test suite's, an agent's retry): a dear read,
+    made once a question. A bounded cache of short texts; `read` is pure, so what it keeps is what it would read."""
     return _read_short(text) if len(text) <= SHORT else question.read(text)
 
 

@@ -7,8 +7,8 @@ no articles and no number words. Every answer asks the caches below, which a bou
 the first few requests.
 
 inflect decorates its engine's methods with typeguard's `@typechecked`, which rewrites each one from its source
-at import: importing it cost about 5 s of CPU in every process (every `emulator` command, every worker), and each
-call then checked its arguments' types (50 to 70 µs a call). It is imported here with that decorator made a no-op:
+at import: importing it cost seconds of CPU in every process (every `emulator` command, every worker), and each
+call then checked its arguments' types, which made each call slow. It is imported here with that decorator made a no-op:
 the arguments are the emulator's own strings, and a wrong type would be this module's bug, which mypy checks.
 """
 
@@ -198,7 +198,7 @@ class Slots(Mapping[str, str]):
     def add(self, more: Mapping[str, str]) -> None:
         """Say `more` too, over what these slots say: `self.adding(more)` in place, for the one holder of these
         slots (a page), without a copy and a new `Slots`; what the slots have said is still said (the set of every
-        value anew cost 8,000 instructions, the two dozen pronouns and verbs included)."""
+        value anew was dear, the two dozen pronouns and verbs included)."""
         fixed = self._fixed
         fixed.update(more)
         self._said.update(more.values())
@@ -295,7 +295,7 @@ class _Frame:
 def _joining(pieces: tuple[tuple[str, str], ...], tail: str) -> Join:
     """A function that joins a frame's pieces as `fill`'s loop does, in one f-string: "{Subject} {is} set." →
     `lambda fixed, slots, _0="Subject", _1="is": f"{fixed[_0] if _0 in fixed else slots[_0]} {…} set."`.
-    Interpreted, a third of the loop's instructions: no list, no call to append, no loop (a dozen frames an
+    Interpreted, the loop's largest cost: no list, no call to append, no loop (a dozen frames an
     answer). The frame is the lexicon's own text; its literals go in escaped and its keys as default values."""
     names = [f"_{i}" for i in range(len(pieces))]
     keys = ", ".join(f"{name}={key!r}" for name, (_, key) in zip(names, pieces, strict=True))

@@ -148,7 +148,7 @@ class Lexicon:
         for electric fans when the question's words (`context`, lower case) say "football"."""
         said = subject.split()
         if not said or grammar.singular(said[-1].strip(_PUNCTUATION)).lower() not in self.heads:
-            return None  # most subjects: their last word ends no thing's name (a third of the instructions)
+            return None  # most subjects: their last word ends no thing's name, and this is the cheap test
         words = [w.strip(_PUNCTUATION) for w in said]
         while words and words[0].lower() in _LEADING:
             words = words[1:]

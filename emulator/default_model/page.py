@@ -55,9 +55,9 @@ class Page:
 
     def paragraph(self, *sections: str) -> str:
         """A sentence from the frames of each of `sections` in turn, filled, joined: `say` each, with `say` and
-        `pick` written out and the page's attributes read once. A copy on purpose: `" ".join` of `say` for each cost
-        11,600 instructions more an answer of eleven sentences (1.5% of a whole request), `say` calling this 1,000
-        more a sentence."""
+        `pick` written out and the page's attributes read once. A copy on purpose: `" ".join` of `say` for each paid
+        a call and the attribute reads again for every sentence of an answer, and `say` calling this paid more again
+        a sentence."""
         used, dice, slots, said = self.used, self.dice, self.slots, []
         for section in sections:
             options = FRAMES[section]

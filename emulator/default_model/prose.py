@@ -48,7 +48,7 @@ def domain(q: Question) -> Domain:
 def _read(q: Question) -> tuple[Ask, Domain]:
     """`forms.read(q)` and `domain(q)`, kept for the last question read: the reasoning and the answer of a request
     read the same `Question`, and each lookup in those caches hashed its eleven fields (and compared them on a hit),
-    about 4,000 instructions a time."""
+    each time."""
     last = _LAST[0]
     if last is not None and last[0] is q:
         return last[1], last[2]
@@ -179,7 +179,7 @@ _STILL = itertools.repeat(0)  # dice for asking `code.write` only whether code i
 @functools.lru_cache(maxsize=256)
 def _asks_code(request: str) -> code.Code | None:
     """`code.write` with `_STILL` dice: whether `request` asks for code the templates write, and what it names.
-    The reasoning and the answer of one request both ask (about 57,000 instructions a time when it does not); the
+    The reasoning and the answer of one request both ask (a dear call, most of all when it does not); the
     dice only pick a variant, past that point, so the answer's own call is made only where this says yes."""
     return code.write(request, _STILL)
 

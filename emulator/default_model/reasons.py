@@ -20,7 +20,7 @@ def reasoning(
     """`count` sentences (one to four) of thinking about `ask`: what is asked, what the answer covers and in
     what order; or, `after_tools`, what the tools returned and what that means for the answer. A `form` and a
     `subject` given say what is written where `ask` says otherwise (code asked for as a definition: a copy of
-    the `Ask` with them cost 20,000 to 40,000 instructions)."""
+    the `Ask` with them was dear for what it did)."""
     fixed = page.fixed(ask)
     form, subject, wanted = form or ask.form, subject or fixed["subject"], max(1, min(count, 4))
     if after_tools:
@@ -127,7 +127,7 @@ def _theirs(text: str) -> str:
     """The reasoning speaks of the user in the third person, every pronoun of them: "improve your sleep" →
     "improve their sleep", "when you squat" → "when they squat", "suits you" → "suits them"."""
 
-    if "you" not in text:  # most reasoning says no "you" or "your": no search (one costs about 10,000 instructions)
+    if "you" not in text:  # most reasoning says no "you" or "your": no search (one is dear)
         return text
 
     def third(m: re.Match[str]) -> str:

@@ -107,14 +107,13 @@ class Entry(NamedTuple):
 # nothing it could walk, where it walks a named tuple or a dict on every collection of its generation: a request
 # left six tracked objects behind for as long as the journal kept it. It stops one level of tuples a collection,
 # the innermost first (it finds them after the tuple that holds them): headers as pairs, a third level, were walked
-# until a full collection, and a full collection of those was the p99 of a loaded server (10-50 ms, every second or
-# two at 5,000 answers a second); as names and values, a record is let go by the collection after the first. (Made
-# in two loops the core compiles: flattening them into one tuple (`chain`) cost 10,000 instructions an answer,
-# `zip(*pairs)` 7,600.)
+# until a full collection, and a full collection of those was the p99 of a loaded server (a long pause, every second
+# or two); as names and values, a record is let go by the collection after the first. (Made in two loops the core
+# compiles: flattening them into one tuple (`chain`), or `zip(*pairs)`, cost more an answer.)
 # Each record's header names are one tuple shared by every record with the same names in the same order (`_shared`),
 # and its values one text or bytes, joined (`_joined`): a request's and an answer's headers were 20-40 objects a
 # record, each freed 10,000 answers later, out of the processor's caches (the journal full, each answer's eviction
-# frees one). Those frees, and the memory they kept, were a tenth of the server's CPU an answer.
+# frees one). Those frees, and the memory they kept, were a large share of the server's CPU an answer.
 # Entries and answers are built back only as the journal is read.
 Record = tuple[Any, ...]
 _tuple = tuple.__new__

@@ -109,8 +109,8 @@ _tuple = tuple.__new__
 def written(steps: Iterable[object], count: int | None = None) -> tuple[bytes, ...]:
     """The first `count` writes among a script's `steps` (None: all), as a tuple (see `Delivered`). Read only as
     far as they go: a drip-faulted stream's script is a write and a pause per byte of the answer (61,000 steps
-    for a story), and a client that left after a few hundred of them cost 4 ms to read through, one stream
-    after another, so that 200 leaving kept the server busy for a second."""
+    for a story), and a client that left after a few hundred of them was read through to the end, one
+    stream after another, so that many leaving kept the server busy long after."""
     found = (step for step in steps if isinstance(step, bytes))
     return tuple(found if count is None else islice(found, count))
 

@@ -31,7 +31,7 @@ def load(paths: Sequence[Path], readers: Mapping[str, Reader] = {}, scrubber: Sc
     mistake in every file. `readers` (by path from `/v1/` on) index the conversations for cross-dialect
     replay. The cyclic garbage collector waits until the library is built: indexing makes a few objects per
     value and almost no garbage cycles, and each full collection it set off walked every value loaded so far
-    (at 50,000 interactions, 30% of the load's processor time: docs/reliability.md)."""
+    (on a large library, much of the load's processor time: docs/reliability.md)."""
     collecting = gc.isenabled()
     gc.disable()
     try:

@@ -243,8 +243,8 @@ def plan(
 
 
 def bulk(events: list[bytes], size: int = BULK) -> list[Step]:
-    """`events` joined into writes of about `size` bytes (an event is never split): an unpaced 500-token
-    stream spent 46% of its time in the socket's send, one per token."""
+    """`events` joined into writes of about `size` bytes (an event is never split): an unpaced long
+    stream spent much of its time in the socket's send, one per token."""
     if len(events) < 2:
         return list(events)
     writes: list[Step] = []

@@ -208,7 +208,7 @@ def _ms(seconds: float) -> int:
 
 def _go_text(ms: int) -> str:
     """Go's duration of `ms` milliseconds, in integer arithmetic and string joins the core compiles (a format spec,
-    `{:03d}`, went through Python's formatting: 3,000 instructions a reset)."""
+    `{:03d}`, went through Python's formatting, a dear step for every reset)."""
     if ms < 1000:
         return f"{ms}ms"
     seconds, fraction = divmod(ms, 1000)
@@ -232,7 +232,7 @@ def rfc3339(at: int) -> str:
 def _go_reset(now: float, seconds: float) -> bytes:
     """The bytes of a reset, kept by its milliseconds in a plain dict, emptied when it holds `_KEPT`: resets repeat
     within a few values (a bucket with room: a few ms; an emptied one: just under its whole window), and through
-    `lru_cache` and `encode` a reset cost 3,000 to 4,000 instructions, hit or miss, two resets an answer."""
+    `lru_cache` and `encode` a reset was dear, hit or miss, two resets an answer."""
     ms = _ms(seconds)
     found = _GO_RESETS.get(ms)
     if found is None:

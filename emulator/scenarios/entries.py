@@ -106,7 +106,7 @@ _NOWHERE = (-1, -1)  # the span of what was not found
 class _Found:
     """An RE2 pattern's search as a scenario's match asks it: whether the pattern is found in the text, answered by
     the compiled pattern itself. google-re2's own `search` builds a match object in Python first (a generator, each
-    offset turned back into characters): 18,000 instructions a search, most of what picking a scenario cost."""
+    offset turned back into characters), and that was most of what picking a scenario cost."""
 
     __slots__ = ("_regexp", "_anywhere")
 

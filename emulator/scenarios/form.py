@@ -97,7 +97,7 @@ class Match:
 
     def __call__(self, prompt: Prompt) -> bool:
         # Cheapest test first: every request that no scenario answers runs every match, and searching
-        # the last user message is the dearest of them (3 µs of the default answer's 13, bench/throughput.py).
+        # the last user message is the dearest of them, a fair share of the default answer's time (bench/throughput.py).
         return (
             (self.tools is None or self.tools == bool(prompt.tools))
             and (self.tool is None or (bool(prompt.tools) and any(self.tool.fullmatch(t.name) for t in prompt.tools)))

@@ -228,8 +228,8 @@ class Connection:
         if self.due is exchange:
             self.due = None
             # In the loop's next turn, where a task's first step would run: the requests that came with this one are
-            # read (and their arrival stamped) first. Run here at once, a burst of 1,000 paced streams had its last
-            # read after 999 answers were made, and its first tokens came 170 ms late.
+            # read (and their arrival stamped) first. Run here at once, a burst of paced streams had its last read
+            # after all the others' answers were made, and its first tokens came late.
             self.loop.call_soon(self._run, exchange)
 
     # --- answers -------------------------------------------------------------------------------------------------

@@ -19,8 +19,9 @@ class Held(Protocol):
 async def in_task() -> None:
     """Be in a task from here on. A connection runs an app that says it may (its `eager` attribute) in a
     plain callback once its request is whole, outside any task, and gives it one only when it first waits: no task at
-    all for an answer made at once (a task, its scheduling and its registration cost a request 2-3 µs). What needs the
-    current task (anyio, sniffio, `asyncio.timeout`, so Starlette's routes, httpx and redis-py) awaits this first."""
+    all for an answer made at once (a task, its scheduling and its registration were a cost on every request). What
+    needs the current task (anyio, sniffio, `asyncio.timeout`, so Starlette's routes, httpx and redis-py) awaits this
+    first."""
     if asyncio.current_task() is None:
         await _Turn()
 
@@ -66,10 +67,9 @@ class Outbox:
     """The whole answers of one turn of the loop, written together at its end.
 
     On loopback, a write wakes the client waiting to read it, and a wake-up of a client asleep on the other core costs
-    the writer more than the write (an interrupt to that core; `perf`: `sock_def_readable`, a fifth of the server's
-    time under 16 connections). Answers written one by one as each is made wake the load generator once each; held
-    until the loop has made all it can in this turn, the first write wakes it and the others find it awake. On the
-    bench's 16 connections that took a third off the server's CPU an answer and 45% onto its requests/s.
+    the writer more than the write (an interrupt to that core, in `sock_def_readable`). Answers written one by one as
+    each is made wake the load generator once each; held until the loop has made all it can in this turn, the first
+    write wakes it and the others find it awake (bench/README.md has what it saved).
 
     One per server (in what its connections share, `connection.Shared`). The held bytes go out
     in the loop's next turn of ready callbacks, before it waits for more; a connection writes what it holds itself
