@@ -535,19 +535,23 @@ def test_counts_forget_the_least_recently_used_past_capacity() -> None:
 def test_a_full_recent_forgets_in_batches_and_keeps_its_pace() -> None:
     """A server past `max_clients` conversations (100,000 by default: a long benchmark gets there) forgot one key per
     new one, and found it by walking every slot the deleted keys had left: 23 times the cost of a count while it
-    filled, at 20,000 keys. Measured against filling it, in the same test."""
+    filled, at 20,000 keys. Measured against filling it, in the same test: the quickest of three tries of each, so
+    that a preemption or a collection on a loaded machine does not count as the structure's cost."""
     capacity = 20_000
-    counts: Recent[tuple[str, str], int] = Recent(capacity)
     keys = [("k", f"{i:064x}") for i in range(2 * capacity)]
-    started = time.perf_counter()
-    for key in keys[:capacity]:
-        counts.count(key)
-    filling = time.perf_counter() - started
-    started = time.perf_counter()
-    for key in keys[capacity:]:
-        counts.count(key)
-    full = time.perf_counter() - started
-    assert full < 4 * filling, (full, filling)
+    fills, fulls = [], []
+    for _ in range(3):
+        counts: Recent[tuple[str, str], int] = Recent(capacity)
+        started = time.perf_counter()
+        for key in keys[:capacity]:
+            counts.count(key)
+        fills.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        for key in keys[capacity:]:
+            counts.count(key)
+        fulls.append(time.perf_counter() - started)
+    filling, full = min(fills), min(fulls)
+    assert full < 4 * filling, (fulls, fills)
     assert capacity - capacity // 64 <= len(counts) <= capacity  # never past capacity, a batch at most below
     assert keys[-1] in counts and keys[capacity - 1] not in counts  # the newest kept, the oldest gone
 
