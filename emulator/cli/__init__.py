@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from emulator import version
+from emulator import mcp, version
 from emulator.cli import check, conform, drift, record, report, serve
 from emulator.mcp import controls
 
@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "drift":
         return drift.run(args)
     if args.command == "mcp":
-        return controls.main(args)
+        return mcp.main(args)
     return serve.run(args)
 
 

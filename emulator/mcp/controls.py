@@ -13,7 +13,6 @@ import argparse
 import contextlib
 import json
 import os
-import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -379,15 +378,3 @@ def _url(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise argparse.ArgumentTypeError(f"expected an http:// or https:// URL, got {text!r}")
     return text
-
-
-def main(args: argparse.Namespace) -> int:
-    """`emulator mcp`: serve until the client closes standard input; 1 without the `mcp` extra."""
-    try:
-        from emulator.mcp import stdio
-    except ModuleNotFoundError as exc:
-        if not (exc.name or "").startswith("mcp"):
-            raise
-        print(f"emulator mcp needs the MCP SDK ({exc}): pip install 'llm-emulator[mcp]'", file=sys.stderr)
-        return 1
-    return stdio.run(args)
