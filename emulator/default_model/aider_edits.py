@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from emulator.default_model import code
-from emulator.default_model.protocols import Asked
+from emulator.default_model.asked import Asked
 
 _FILE = re.compile(r"^(\S+)\n(`{3,}|<source>)[^\n]*\n(.*?)^\2?(?:`{3,}|</source>)$", re.M | re.S)
 _NAMED = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,5})\b")

@@ -15,7 +15,7 @@ from typing import Any
 
 from emulator.core.conversation import Message, Prompt, Tool
 from emulator.default_model import loop
-from emulator.default_model.protocols import Asked
+from emulator.default_model.asked import Asked
 from emulator.default_model.react import TYPES
 
 _STUB = re.compile(r'^\s*def (\w+)\(([^)\n]*)\)\s*->\s*[\w\[\], ]+:\s*\n\s*"""(.*?)"""', re.M | re.S)

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from emulator.default_model import prose, question
-from emulator.default_model.protocols import Asked
+from emulator.default_model.asked import Asked
 
 _KEYS = re.compile(
     r"(?i)\bjson\b[^.\n]{0,80}?\b(?:keys?|fields?|properties)\b(?:\s+(?:named|called))?\s*[:(]?\s*"

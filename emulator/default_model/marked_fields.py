@@ -17,7 +17,7 @@ from typing import Any
 
 from emulator.core.conversation import Tool
 from emulator.default_model import options, prose, question
-from emulator.default_model.protocols import Asked
+from emulator.default_model.asked import Asked
 
 _FIELD = re.compile(r"^\d+\. `(\w+)` \((.*)\):(.*)$", re.M)
 _SCHEMA_NOTE = re.compile(r"^\{(\w+)\}\s+# note: the value you produce must adhere to the JSON schema: (.+)$", re.M)

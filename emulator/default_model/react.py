@@ -16,7 +16,7 @@ from typing import Any
 
 from emulator.core.conversation import Message, Prompt, Tool
 from emulator.default_model import loop
-from emulator.default_model.protocols import Asked
+from emulator.default_model.asked import Asked
 
 _NAMES = re.compile(r"^Action:[^\n]*?\bone of \[?([^\]\n)]*)", re.M)
 _LLAMA_TOOL = re.compile(r"^> Tool Name: (\S+)\nTool Description: (.*?)\nTool Args: ", re.M | re.S)

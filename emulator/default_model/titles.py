@@ -9,7 +9,7 @@ import re
 
 from emulator.default_model import forms, question
 from emulator.default_model.ask import Ask
-from emulator.default_model.protocols import Asked
+from emulator.default_model.asked import Asked
 
 _SPEAKER = re.compile(r"^\s*(?:user|human|assistant|ai|me)\s*:\s*", re.I)
 _TAGS = re.compile(r"</?[A-Za-z][\w-]*>")
