@@ -70,3 +70,47 @@ def test_the_checks_of_this_file_fire() -> None:
         "E": [(PACKAGE, 1, ["E"])],
     }
     assert [below(found, n) for n in "ABCDE"] == [0, 1, 2, 3, 1]
+
+
+def cycles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import one another, directly or through others (Tarjan's strongly connected
+    components of more than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in sorted(imports.get(module, ())):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                other = stack.pop()
+                group.append(other)
+                if other == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(imports):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_modules_import_one_another_even_inside_a_function() -> None:
+    """The layers contract keeps imports pointing down between layers; this keeps them acyclic within one too,
+    counting the imports a function makes when it runs."""
+    import grimp
+
+    graph = grimp.build_graph("emulator")
+    imports = {m: set(graph.find_modules_directly_imported_by(m)) & graph.modules for m in graph.modules}
+    assert cycles(imports) == []
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

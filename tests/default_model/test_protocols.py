@@ -507,8 +507,9 @@ def test_the_recogniser_reads_a_long_system_prompt_in_a_fraction_of_a_whole_text
                 pattern.search(whole)
 
     assert protocols.recognise(prompt) is None
-    baseline = _best_of(5, searched_whole)
-    took = _best_of(5, lambda: protocols.recognise(prompt))
+    # Interleaved, so that both see whatever load the machine has at the time, and the quickest of each kept.
+    timings = [(_best_of(1, searched_whole), _best_of(1, lambda: protocols.recognise(prompt))) for _ in range(9)]
+    baseline, took = min(t[0] for t in timings), min(t[1] for t in timings)
     assert took < baseline / 3, (took, baseline)
 
 
