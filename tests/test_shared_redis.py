@@ -369,6 +369,10 @@ def test_reset_of_one_test_leaves_the_others(redis_server: str) -> None:
         assert await state.directions.of("a") is None and await state.directions.of("b") is not None
         await state.reset()
         assert await state.journal.find({}) == [] and await state.kept.recall(("b", "k"), ["response:1"]) == [None]
+        # Each store forgets its own keys: what is left is what goes on across a reset (ids, versions, metrics).
+        left = {key.decode() async for key in link(state).client().scan_iter(match=link(state).key("*"))}
+        going_on = {"journal:next", "journal:dropped", "posted:version", "metrics", "metrics:sequence"}
+        assert left <= {link(state).key(name) for name in going_on}, left
 
     run(check, state)
 

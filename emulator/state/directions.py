@@ -47,14 +47,14 @@ class Directed:
         raise NotImplementedError
 
 
-def added(directions: Mapping[str, object], struck: bool, sent: Mapping[str, str]) -> dict[str, str]:
-    """The headers `directions` (as their fields) add to those `sent`; the fault's when it `struck`."""
-    found = {FAULT_HEADER: str(directions["spec"])} if struck else {}
-    if directions.get("timing") and TIMING_HEADER not in sent:
-        found[TIMING_HEADER] = str(directions["timing"])
-    if directions.get("scenario") and scenarios.SCENARIO_HEADER not in sent:
-        found[scenarios.SCENARIO_HEADER] = str(directions["scenario"])
-    if directions.get("lenient"):
+def added(directions: Directions, struck: bool, sent: Mapping[str, str]) -> dict[str, str]:
+    """The headers `directions` add to those `sent`; the fault's when it `struck`."""
+    found = {FAULT_HEADER: directions.spec} if struck and directions.spec else {}
+    if directions.timing and TIMING_HEADER not in sent:
+        found[TIMING_HEADER] = directions.timing
+    if directions.scenario and scenarios.SCENARIO_HEADER not in sent:
+        found[scenarios.SCENARIO_HEADER] = directions.scenario
+    if directions.lenient:
         found[LENIENT_HEADER] = "1"
     return found
 
@@ -86,13 +86,7 @@ class LocalDirected(Directed):
         struck = bool(directions.spec) and FAULT_HEADER not in sent and directions.times != 0
         if struck and directions.times is not None:
             directions.times -= 1
-        fields = {
-            "spec": directions.spec,
-            "timing": directions.timing,
-            "scenario": directions.scenario,
-            "lenient": directions.lenient,
-        }
-        return added(fields, struck, sent)
+        return added(directions, struck, sent)
 
     async def reset(self, test_id: str | None) -> None:
         if test_id is None:

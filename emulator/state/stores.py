@@ -52,8 +52,15 @@ class Stores:
 
     async def reset(self, test_id: str | None = None) -> None:
         """Forget call counts, journal entries, rate-limit levels, posted scenarios, directions, stored responses
-        and threads (all, or one test's); prompt caches and chaos attempts, which no test id scopes, all of them."""
-        raise NotImplementedError
+        and threads (all, or one test's); prompt caches and chaos attempts, which no test id scopes, all of them.
+        Each store forgets its own, in process or in Redis."""
+        await self.counts.reset(test_id)
+        await self.journal.clear(test_id)
+        await self.caches.reset()
+        await self.buckets.reset(test_id)
+        await self.kept.reset(test_id)
+        await self.directions.reset(test_id)
+        await self.posted.reset(test_id)
 
     async def health(self) -> str:
         """The stores' state as `/health` reports it: "ok", or (in Redis, failing) "unreachable"."""
@@ -100,12 +107,3 @@ class LocalStores(Stores):
             verdict = limiter.take(identity[:2], tokens, now)
             return Before(cached, attempt, verdict, limits.headers(flavor, verdict, now))
         return _tuple(Before, (cached, attempt, None, limiter.report(identity[:2], tokens, now, flavor), None))
-
-    async def reset(self, test_id: str | None = None) -> None:
-        await self.counts.reset(test_id)
-        await self.journal.clear(test_id)
-        await self.posted.reset(test_id)
-        await self.caches.reset()
-        await self.buckets.reset(test_id)
-        await self.kept.reset(test_id)
-        await self.directions.reset(test_id)

@@ -60,7 +60,7 @@ class RedisDirected(Directed):
         """The headers the `direct` script's answer adds to those `sent`; the posted scenarios caught up with."""
         version, held, struck = found
         await self.posted.catch_up(version)
-        return {} if held is None else added(loads(held), bool(struck), sent)
+        return {} if held is None else added(Directions(**loads(held)), bool(struck), sent)
 
     async def reset(self, test_id: str | None) -> None:
         if test_id is None:

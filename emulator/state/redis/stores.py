@@ -1,5 +1,5 @@
 """The stores in Redis, as one set (`RedisStores`): what a request's shape needs of several of them taken in one
-round trip, a reset, `/health`."""
+round trip, `/health`."""
 
 from __future__ import annotations
 
@@ -21,8 +21,6 @@ from emulator.state.stores import Stores
 from emulator.state.values import Before, Look, Settings
 
 _tuple = tuple.__new__  # a named tuple built as the tuple it is: its `__new__` is a Python call
-# Ids, versions and the metrics go on across a reset.
-KEPT_ACROSS_RESET = ("journal:next", "journal:dropped", "posted:version", "metrics", "metrics:sequence")
 
 
 class RedisStores(Stores):
@@ -82,21 +80,6 @@ class RedisStores(Stores):
 
     def _before_head(self) -> tuple[Sequence[str], Sequence[Any]]:
         return self._looked, (self._posted.version or b"", IDLE)
-
-    async def reset(self, test_id: str | None = None) -> None:
-        if test_id is not None:
-            for store in (self.counts, self.buckets, self.kept, self.posted, self.directions):
-                await store.reset(test_id)
-            await self.journal.clear(test_id)
-            await self.caches.reset()
-            return
-        client = self.link.client()
-        kept = {self.link.key(name).encode() for name in KEPT_ACROSS_RESET}
-        found = [k async for k in client.scan_iter(match=self.link.key("*"), count=1000) if k not in kept]
-        if found:
-            await client.unlink(*found)
-        await client.incr(self.link.key("posted:version"))
-        await self.posted.refresh()
 
     async def health(self) -> str:
         return await self.link.health()
