@@ -70,6 +70,7 @@ COMPILED = [
     "emulator/rules/faults.py",
     "emulator/rules/limits.py",
     "emulator/rules/profiles.py",
+    "emulator/rules/schema.py",
     "emulator/rules/validation.py",
     # dialects and the default model, whole
     "emulator/dialects/",

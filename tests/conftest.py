@@ -253,6 +253,13 @@ def gpt(server: Server, test_id: str) -> Iterator[openai.OpenAI]:
 
 
 @pytest.fixture
+def claude(server: Server, test_id: str) -> Iterator[anthropic.Anthropic]:
+    """The anthropic SDK on the `anthropic` profile, in the test's own scope."""
+    with server.anthropic("/anthropic", default_headers={"x-emulator-test-id": test_id}) as client:
+        yield client
+
+
+@pytest.fixture
 def make_server() -> Iterator[Callable[[Settings], Server]]:
     """Start extra servers with other settings; each stops at the end of the test."""
     stops: list[Iterator[Server]] = []

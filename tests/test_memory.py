@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.client
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +46,6 @@ def message(error: openai.APIStatusError) -> str:
     """The error's own message, as the body says it (the SDK's adds the status before it)."""
     assert isinstance(error.body, dict)
     return str(error.body["message"])
-
-
-@pytest.fixture
-def claude(server: Server, test_id: str) -> Iterator[anthropic.Anthropic]:
-    with server.anthropic("/anthropic", default_headers={"x-emulator-test-id": test_id}) as client:
-        yield client
 
 
 # --- stored responses ---------------------------------------------------------------------------------------
@@ -321,7 +314,7 @@ def test_a_thread_needs_its_beta_and_keeps_its_system_and_tools(claude: anthropi
             thread={"type": "continue", "previous_message_id": start.id},
             betas=betas,
         )
-    assert "messages[0].content[0].type" in named.value.message  # the index as sent, not after the history
+    assert "messages.0.content.0: Input tag 'nope'" in named.value.message  # the index as sent, not after the history
 
 
 def test_inferam_refuses_threads_and_the_tool_runner_goes_on_without(server: Server, test_id: str) -> None:

@@ -58,18 +58,6 @@ def server() -> Iterator[Server]:
     yield from serve(Settings())
 
 
-@pytest.fixture
-def gpt(server: Server) -> Iterator[openai.OpenAI]:
-    with server.openai("/openai", max_retries=0) as client:
-        yield client
-
-
-@pytest.fixture
-def claude(server: Server) -> Iterator[anthropic.Anthropic]:
-    with server.anthropic("/anthropic", max_retries=0) as client:
-        yield client
-
-
 def openai_refusal(caught: pytest.ExceptionInfo[openai.BadRequestError]) -> tuple[str, str]:
     body: Any = caught.value.body
     assert caught.value.status_code == 400 and set(body) == {"message", "type", "param", "code"}

@@ -35,18 +35,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from serve(Settings(scenarios=(folder,), models=("team-model",)))
 
 
-@pytest.fixture
-def gpt(server: Server) -> Iterator[openai.OpenAI]:
-    with server.openai("/openai") as client:
-        yield client
-
-
-@pytest.fixture
-def claude(server: Server) -> Iterator[anthropic.Anthropic]:
-    with server.anthropic("/anthropic") as client:
-        yield client
-
-
 def refused(caught: pytest.ExceptionInfo[openai.APIStatusError], status: int, param: str | None) -> dict[str, Any]:
     """OpenAI's error body, checked for its shape, status and `param`."""
     error = caught.value

@@ -2,12 +2,14 @@
 
 Three stages, in the order the pipeline runs them (see `answering.rounds.answer`):
 
-1. `body`: what any model refuses. Fields the endpoint does not know (Anthropic's beta fields known only with
-   their `anthropic-beta` value), Anthropic's required fields, and ranges that do not depend on the model.
+1. `body`: what any model refuses. Fields the endpoint does not know, at the top (Anthropic's beta fields known only
+   with their `anthropic-beta` value) and at every depth below it (`schema.py`, the endpoint's request schema:
+   unknown keys, required keys, unknown `type`s), Anthropic's required fields, and ranges that do not depend on
+   the model.
 2. `unknown_model`: the provider's 404 for a model it does not serve (the pipeline decides which are known).
 3. `parameters`: what this model refuses, from its catalog entry (`catalog/*.yaml`).
 
-Each is a few dictionary and set lookups over the body's top-level keys: nothing walks the body's values.
+Past the schema's walk of the body's keys, each is a few dictionary and set lookups over its top-level keys.
 The wording is the real APIs' where a public source shows it (the issue threads and docs cited beside each);
 where none does, it is written in the API's style and marked "our words". Every refusal names its parameter:
 OpenAI's in `param`, Anthropic's in the message, as theirs do.
@@ -20,6 +22,7 @@ from typing import Any
 
 from emulator.core.conversation import Prompt
 from emulator.core.errors import InvalidRequest, NotFound
+from emulator.rules import schema
 from emulator.rules.catalog import Catalog, Model
 
 LENIENT_HEADER = "x-emulator-lenient"  # `1`: accept unknown models and fields (`--lenient`, the plugin's marker)
@@ -57,13 +60,20 @@ def body(held: Catalog, endpoint: str, data: Any, headers: Mapping[str, str], le
     returned, for the journal to say what would have been refused."""
     if type(data) is not dict:
         return ()  # the dialect's parser says what a body must be
-    extra = data.keys() - held.fields[FIELD_LISTS[endpoint]]
+    root = schema.SCHEMAS[FIELD_LISTS[endpoint]]
+    extra = data.keys() - root.fields.keys()
     passed: tuple[str, ...] = ()
     if extra:
         unknown = [k for k in data if k in extra and not _beta(held, k, headers)]
         if unknown and not lenient:
             raise _unknown_field(endpoint, unknown[0], held.betas.get(unknown[0], ()))
         passed = tuple(_unknown_field(endpoint, k).message for k in unknown)
+    if endpoint in ANTHROPIC and headers.get("anthropic-beta"):  # the beta types' fields, below the top
+        root = schema.SCHEMAS["beta_" + FIELD_LISTS[endpoint]]
+    found, let_by = schema.check(root, data, lenient)
+    if found is not None:
+        raise refusal(endpoint, found)
+    passed += tuple(refusal(endpoint, p).message for p in let_by)
     if endpoint in ANTHROPIC:
         _anthropic_body(endpoint, data, headers)
     elif endpoint == "responses":
@@ -74,6 +84,45 @@ def body(held: Catalog, endpoint: str, data: Any, headers: Mapping[str, str], le
             if type(value) is int and value < 1:
                 _at_least(data, param, 1)
     return passed
+
+
+def refusal(endpoint: str, found: schema.Problem) -> InvalidRequest:
+    """A problem below the top of a body, in the API's words: OpenAI's (`Unknown parameter: 'messages[1].x'.`,
+    as the issue threads quote it, with the path as `param`) or pydantic's, as Anthropic sends them
+    (`messages.0.content.0.text.x: Extra inputs are not permitted`, each content block's tag in its path)."""
+    if endpoint in ANTHROPIC:
+        where = found.dotted()
+        if found.kind == "unknown":
+            return InvalidRequest(f"{where}: Extra inputs are not permitted", param=where)
+        if found.kind == "missing":
+            return InvalidRequest(f"{where}: Field required", param=where)
+        union = ".".join(str(p) for p in found.path[:-1])
+        if found.kind == "untagged":
+            return InvalidRequest(f"{union}: Unable to extract tag using discriminator '{found.path[-1]}'", param=union)
+        expected = ", ".join(f"'{t}'" for t in found.allowed)
+        return InvalidRequest(
+            f"{union}: Input tag '{found.value}' found using '{found.path[-1]}' does not match any of the expected "
+            f"tags: {expected}",
+            param=union,
+        )
+    param = found.indexed()
+    if found.kind == "unknown":
+        return InvalidRequest(f"Unknown parameter: '{param}'.", param=param, code="unknown_parameter")
+    if found.kind in ("missing", "untagged"):
+        return InvalidRequest(f"Missing required parameter: '{param}'.", param=param, code="missing_required_parameter")
+    return InvalidRequest(
+        f"Invalid value: '{found.value}'. Supported values are: {_listed(found.allowed)}.",
+        param=param,
+        code="invalid_value",
+    )
+
+
+def _listed(values: tuple[str, ...]) -> str:
+    """OpenAI's list of values: `'a'`, `'a' and 'b'`, `'a', 'b', and 'c'`."""
+    *head, last = values
+    if not head:
+        return f"'{last}'"
+    return ", ".join(f"'{v}'" for v in head) + (", and " if len(head) > 1 else " and ") + f"'{last}'"
 
 
 def _at_least(data: Mapping[str, Any], param: str, least: int) -> None:
@@ -274,13 +323,9 @@ def _effort(model: Model, param: str, effort: Any) -> None:
     if not model.reasoning or not model.efforts:
         raise _unsupported(param)
     if effort not in model.efforts:
-        *head, last = model.efforts
-        listed = ", ".join(f"'{e}'" for e in head) + (", and " if len(head) > 1 else " and ") + f"'{last}'"
-        if not head:
-            listed = f"'{last}'"
         raise InvalidRequest(  # the API's words (its 400 for `minimal` on gpt-5.1, `none` on gpt-5)
             f"Unsupported value: '{param}' does not support '{effort}' with this model. "
-            f"Supported values are: {listed}.",
+            f"Supported values are: {_listed(model.efforts)}.",
             param=param,
             code="unsupported_value",
         )

@@ -43,11 +43,10 @@ class Model:
 
 @dataclass(frozen=True, slots=True)
 class Catalog:
-    """A provider's models by id (every alias and snapshot), in the file's order; its endpoints' known fields;
-    and the fields only a beta header makes known (field → the betas that do)."""
+    """A provider's models by id (every alias and snapshot), in the file's order, and the fields only a beta header
+    makes known (field → the betas that do)."""
 
     models: Mapping[str, Model]
-    fields: Mapping[str, frozenset[str]]
     betas: Mapping[str, tuple[str, ...]]
 
     def get(self, model: str) -> Model | None:
@@ -93,9 +92,8 @@ def _model(model: str, facts: Mapping[str, Any]) -> Model:
 def _load(provider: str) -> Catalog:
     text = resources.files(__name__).joinpath(f"{provider}.yaml").read_text(encoding="utf-8")
     document = yamlfile.load(text)
-    known = {endpoint: frozenset(names) for endpoint, names in document["fields"].items()}
     betas = {name: tuple(values) for name, values in (document.get("betas") or {}).items()}
-    return Catalog(_entries(document, f"{provider}.yaml"), known, betas)
+    return Catalog(_entries(document, f"{provider}.yaml"), betas)
 
 
 CATALOGS: Mapping[str, Catalog] = {provider: _load(provider) for provider in PROVIDERS}
