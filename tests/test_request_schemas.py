@@ -397,6 +397,78 @@ def test_a_full_messages_body_of_every_common_kind_is_answered(claude: anthropic
     assert answer.content
 
 
+# --- open where the real APIs are open -----------------------------------------------------------------------------
+
+
+def test_openai_takes_images_by_url_files_and_audio_without_fetching_them(gpt: openai.OpenAI) -> None:
+    look: Any = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Compare the chart with the report."},
+                {"type": "image_url", "image_url": {"url": "https://img.example.test/q3-chart.png", "detail": "high"}},
+                {"type": "file", "file": {"file_id": "file-q3report"}},
+                {
+                    "type": "file",
+                    "file": {"filename": "notes.pdf", "file_data": "data:application/pdf;base64,JVBERi0="},
+                },
+            ],
+        }
+    ]
+    assert gpt.chat.completions.create(model="gpt-4.1", messages=look).choices[0].message.content
+    with pytest.raises(openai.BadRequestError) as caught:  # still no image for a model that sees none
+        gpt.chat.completions.create(model="gpt-3.5-turbo", messages=look)
+    assert openai_refusal(caught)[0] == "Invalid content type. image_url is only supported by certain models."
+    items: Any = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "Summarise both."},
+                {"type": "input_image", "image_url": "https://img.example.test/slide-4.jpg", "detail": "auto"},
+                {"type": "input_image", "file_id": "file-slide5"},
+                {"type": "input_file", "file_url": "https://docs.example.test/brief.pdf"},
+                {"type": "input_file", "file_id": "file-appendix"},
+            ],
+        }
+    ]
+    assert gpt.responses.create(model="gpt-5", input=items).output_text
+
+
+def test_anthropic_takes_images_by_url_and_pdf_documents(claude: anthropic.Anthropic) -> None:
+    turn: Any = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "image", "source": {"type": "url", "url": "https://img.example.test/diagram.webp"}},
+                {"type": "image", "source": {"type": "file", "file_id": "file_011diagram"}},
+                {
+                    "type": "document",
+                    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"},
+                    "title": "Contract",
+                    "citations": {"enabled": True},
+                },
+                {"type": "document", "source": {"type": "url", "url": "https://docs.example.test/terms.pdf"}},
+                {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "Clause 4: none."}},
+                {"type": "text", "text": "What does the contract say about the diagram?"},
+            ],
+        }
+    ]
+    assert claude.messages.create(model="claude-sonnet-5", max_tokens=100, messages=turn).content
+
+
+def test_the_seeds_profiles_keep_their_base64_only_rule(server: Server) -> None:
+    remote: Any = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}]}]
+    with server.openai("/inferam") as client, pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(model="any-model", messages=remote)
+    assert "remote image URLs are not supported" in openai_refusal(caught)[0]
+    by_url: Any = [
+        {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}}]}
+    ]
+    with server.anthropic("/inferam") as claude, pytest.raises(anthropic.BadRequestError) as refused:
+        claude.messages.create(model="any-model", max_tokens=20, messages=by_url)
+    assert "Only base64 image sources are supported" in claude_refusal(refused)
+
+
 # --- leniency and the seeds' profiles -------------------------------------------------------------------------------
 
 

@@ -46,6 +46,9 @@ class Profile:
     # --- what it keeps between calls (`answering/recall.py`); the seeds' upstreams keep nothing ---
     stored_responses: bool = False  # Responses' `store` (on by default), `previous_response_id`, `item_reference`
     threads: bool = False  # Messages' message threads (`thread`, the `message-threads-2026-08-12` beta)
+    # Images by URL or file id, files and PDF documents, as the public APIs take them (an image is never fetched:
+    # it counts as an image seen); the seeds take base64 images only.
+    remote_media: bool = False
     # --- Chat Completions shapes (Infercom, seed 003) ---
     reasoning_field: str = "reasoning_content"  # Infercom: `message.reasoning` / `delta.reasoning`
     # OpenAI: the model reasons but shows none of it (Chat: no reasoning field; Responses: a reasoning item
@@ -142,6 +145,7 @@ PROFILES = {
         headers={"openai-version": "2020-10-01"},
         processing_ms=True,
         stored_responses=True,
+        remote_media=True,
         max_choices=128,  # the API reference's range for `n`
         logprobs=True,
     ),
@@ -154,6 +158,7 @@ PROFILES = {
         signatures=True,
         stop_sequence=True,
         threads=True,
+        remote_media=True,
     ),
 }
 DEFAULT = "inferam"

@@ -14,6 +14,9 @@ from emulator.rules import profiles
 
 ROLES = ("user", "assistant", "system")  # `system` entries inside `messages`: Claude Code sends them
 BLOCKS = ("text", "image", "tool_use", "tool_result", "thinking")  # "Other block types get a 400" (seed)
+OPEN_BLOCKS = (*BLOCKS, "document")  # Anthropic's: PDF and text documents too
+SOURCES = ("base64",)  # the seed's image sources
+OPEN_SOURCES = ("base64", "url", "file")  # Anthropic's: an image by URL or file id, never fetched
 EFFORTS = ("low", "medium", "high", "xhigh", "max")  # output_config.effort, as the seed lists them
 NAME = "anthropic_messages"  # as `Prompt.dialect` and profiles name it
 STRUCTURED_OUTPUTS = "structured-outputs-2025-11-13"  # the beta that allows the top-level `output_format`
@@ -49,7 +52,8 @@ def _prompt(
         raise InvalidRequest(
             "Invalid 'messages': empty array. At least one message is required.", param="messages", code="empty_array"
         )
-    messages = tuple(m for entry in entries for m in _message(entry))
+    remote = profiles.PROFILES[profile].remote_media
+    messages = tuple(m for entry in entries for m in _message(entry, remote))
     tools = tuple(_tool(t) for t in f.objects("tools"))
     tool_choice, parallel = _tool_choice(f, tools)
     effort, budget = _thinking(f, max_tokens, profiles.PROFILES[profile].thinks_unasked)
@@ -109,7 +113,7 @@ def _text_block(block: Fields) -> str:
     return block.need("text", str)
 
 
-def _message(m: Fields) -> list[Message]:
+def _message(m: Fields, remote: bool = False) -> list[Message]:
     """One `messages[]` entry as canonical messages: a user turn's `tool_result` blocks become `tool`
     messages, in order, before the turn's own text (Chat Completions' shape for the same history)."""
     role = m.choice("role", ROLES)
@@ -128,14 +132,17 @@ def _message(m: Fields) -> list[Message]:
     results: list[Message] = []
     images = 0
     for block in m.objects("content"):
-        kind = block.choice("type", BLOCKS)
+        kind = block.choice("type", OPEN_BLOCKS if remote else BLOCKS)
         if kind is None:
             block.need("type", str)
         if kind == "text":
             texts.append(block.need("text", str))
         elif kind == "image":
-            _image(block)
+            _image(block, remote)
             images += 1
+        elif kind == "document":
+            _only_in(block, role, "user")
+            block.obj("source", required=True)
         elif kind == "thinking":
             _only_in(block, role, "assistant")
             reasoning.append(block.need("thinking", str))
@@ -146,7 +153,7 @@ def _message(m: Fields) -> list[Message]:
             calls.append(ToolCall(id=block.need("id", str), name=block.need("name", str), arguments=arguments))
         else:
             _only_in(block, role, "user")
-            results.append(_tool_result(block))
+            results.append(_tool_result(block, remote))
     message = Message(
         role,  # type: ignore[arg-type]
         text="\n".join(texts),
@@ -169,11 +176,15 @@ def _only_in(block: Fields, role: str | None, allowed: str) -> None:
         )
 
 
-def _image(block: Fields) -> None:
+def _image(block: Fields, remote: bool = False) -> None:
     source = block.obj("source", required=True)
     assert source is not None
     kind = source.need("type", str)
-    if kind != "base64":
+    if remote and kind in OPEN_SOURCES:
+        if kind != "base64":
+            source.need("url" if kind == "url" else "file_id", str)
+            return
+    elif kind not in SOURCES:
         raise InvalidRequest(
             f"Invalid value for '{source.at('type')}': {kind!r}. Only base64 image sources are supported; "
             "send the image inline with `media_type` and `data`.",
@@ -185,7 +196,7 @@ def _image(block: Fields) -> None:
     source.need("data", str)
 
 
-def _tool_result(block: Fields) -> Message:
+def _tool_result(block: Fields, remote: bool = False) -> Message:
     call_id = block.need("tool_use_id", str)
     block.get("is_error", bool)
     content = block.data.get("content")
@@ -195,13 +206,15 @@ def _tool_result(block: Fields) -> Message:
         raise wrong_type(block.at("content"), "a string or an array of text and image blocks", content)
     texts, images = [], 0
     for part in block.objects("content"):
-        kind = part.choice("type", ("text", "image"))
+        kind = part.choice("type", ("text", "image", "document") if remote else ("text", "image"))
         if kind is None:
             part.need("type", str)
         if kind == "text":
             texts.append(part.need("text", str))
+        elif kind == "document":
+            part.obj("source", required=True)
         else:
-            _image(part)
+            _image(part, remote)
             images += 1
     return Message("tool", "\n".join(texts), tool_call_id=call_id, images=images)
 

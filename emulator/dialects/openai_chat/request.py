@@ -14,6 +14,8 @@ from emulator.dialects.openai_chat import stored
 from emulator.rules import profiles
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
+PARTS = ("text", "image_url", "refusal")  # the seeds' content parts
+OPEN_PARTS = (*PARTS, "file", "input_audio")  # OpenAI's
 NAME = "openai_chat"  # as `Prompt.dialect` and profiles name it
 TOP_ALONE = "The 'top_logprobs' parameter is only allowed when 'logprobs' is enabled."
 AUTO, TEXT = ToolChoice(), ResponseFormat()  # the defaults, built once rather than per request
@@ -30,7 +32,7 @@ def parse_request(
     rules = profiles.PROFILES[profile]
     f = Fields(body)
     model = f.need("model", str)
-    messages = tuple(_message(m) for m in f.objects("messages", required=True))
+    messages = tuple(_message(m, rules.remote_media) for m in f.objects("messages", required=True))
     if not messages:
         raise InvalidRequest(
             "Invalid 'messages': empty array. Expected an array with minimum length 1.",
@@ -122,11 +124,11 @@ def _logprobs(f: Fields) -> int | None:
     return (top or 0) if asked else None
 
 
-def _message(m: Fields) -> Message:
+def _message(m: Fields, remote: bool = False) -> Message:
     role = m.choice("role", ROLES)
     if role is None:
         m.need("role", str)
-    text, images = _content(m, required=role != "assistant")
+    text, images = _content(m, required=role != "assistant", remote=remote)
     calls = tuple(_tool_call(c) for c in m.objects("tool_calls")) if role == "assistant" else ()
     return Message(
         role=role,  # type: ignore[arg-type]
@@ -143,8 +145,9 @@ def _string(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _content(m: Fields, *, required: bool) -> tuple[str, int]:
-    """The text of `content` (a string or an array of parts) and how many images it holds."""
+def _content(m: Fields, *, required: bool, remote: bool = False) -> tuple[str, int]:
+    """The text of `content` (a string or an array of parts) and how many images it holds. Where the profile takes
+    `remote` media (OpenAI's), an image may be a URL and a part may be a file or audio: noted, never fetched."""
     content = m.data.get("content")
     if content is None:
         if required:
@@ -156,7 +159,7 @@ def _content(m: Fields, *, required: bool) -> tuple[str, int]:
         raise wrong_type(m.at("content"), "a string or an array of content parts", content)
     texts, images = [], 0
     for part in m.objects("content"):
-        kind = part.choice("type", ("text", "image_url", "refusal"))
+        kind = part.choice("type", OPEN_PARTS if remote else PARTS)
         if kind == "text":
             texts.append(part.need("text", str))
         elif kind == "refusal":
@@ -165,7 +168,7 @@ def _content(m: Fields, *, required: bool) -> tuple[str, int]:
             image = part.obj("image_url", required=True)
             assert image is not None
             url = image.need("url", str)
-            if not url.startswith("data:"):
+            if not url.startswith("data:") and not (remote and url.startswith(("https://", "http://"))):
                 raise InvalidRequest(
                     f"Invalid '{image.at('url')}': remote image URLs are not supported; "
                     "send the image inline as a base64 data: URL.",
@@ -173,6 +176,8 @@ def _content(m: Fields, *, required: bool) -> tuple[str, int]:
                     code="invalid_value",
                 )
             images += 1
+        elif kind in ("file", "input_audio"):
+            part.obj(kind, required=True)
         else:
             raise wrong_value(part.at("type"), None, ("text", "image_url"))
     return "\n".join(texts), images

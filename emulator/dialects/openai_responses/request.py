@@ -18,6 +18,8 @@ MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call")
 ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call_output")
 # Inferam can't run hosted tools and drops them from the request (seed 001).
 CLIENT_TOOLS = ("function", "custom")
+PARTS = ("input_text", "output_text", "input_image", "refusal")  # the seed's content parts
+OPEN_PARTS = (*PARTS, "input_file")  # OpenAI's
 NAME = "openai_responses"  # as `Prompt.dialect` and profiles name it
 LOGPROBS = "message.output_text.logprobs"  # in `include`: the output text's token logprobs
 ENCRYPTED = "reasoning.encrypted_content"  # in `include`: reasoning items carry their reasoning, sealed
@@ -35,7 +37,8 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
             param="previous_response_id",
             code="invalid_value",
         )
-    messages = _input(f, profiles.PROFILES[profile].hidden_reasoning)
+    rules = profiles.PROFILES[profile]
+    messages = _input(f, rules.hidden_reasoning, rules.remote_media)
     instructions = f.get("instructions", str)
     if instructions:
         messages = [Message("system", instructions), *messages]
@@ -121,7 +124,7 @@ def _include(f: Fields) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _input(f: Fields, sealed_reasoning: bool = False) -> list[Message]:
+def _input(f: Fields, sealed_reasoning: bool = False, remote: bool = False) -> list[Message]:
     """The conversation `input` holds; a reasoning item's `encrypted_content` is read where the profile seals its
     reasoning (OpenAI's), and ignored elsewhere (Inferam's reasoning is text, seed 001)."""
     value = f.data.get("input")
@@ -152,13 +155,13 @@ def _input(f: Fields, sealed_reasoning: bool = False) -> list[Message]:
         if kind == "message":
             if role is None:
                 item.need("role", str)
-            text, images = _content(item)
+            text, images = _content(item, remote=remote)
             messages.append(Message(role, text=text, images=images))  # type: ignore[arg-type]
         else:  # a tool's output
             output = item.data.get("output")
             if not isinstance(output, (str, list)):
                 raise wrong_type(item.at("output"), "a string or an array of content parts", output)
-            text = output if isinstance(output, str) else _content(item, "output")[0]
+            text = output if isinstance(output, str) else _content(item, "output", remote)[0]
             messages.append(Message("tool", text=text, tool_call_id=item.need("call_id", str)))
     return messages
 
@@ -190,8 +193,9 @@ def _unsealed(item: Fields, token: str) -> str:
     return text
 
 
-def _content(item: Fields, key: str = "content") -> tuple[str, int]:
-    """The text of a content field (a string or an array of parts) and how many images it holds."""
+def _content(item: Fields, key: str = "content", remote: bool = False) -> tuple[str, int]:
+    """The text of a content field (a string or an array of parts) and how many images it holds. Where the profile
+    takes `remote` media (OpenAI's), an image may be a URL or a file id and a part may be a file: never fetched."""
     content = item.data.get(key)
     if isinstance(content, str):
         return content, 0
@@ -201,13 +205,16 @@ def _content(item: Fields, key: str = "content") -> tuple[str, int]:
         raise wrong_type(item.at(key), "a string or an array of content parts", content)
     texts, images = [], 0
     for part in item.objects(key):
-        kind = part.choice("type", ("input_text", "output_text", "input_image", "refusal"))
+        kind = part.choice("type", OPEN_PARTS if remote else PARTS)
         if kind in ("input_text", "output_text"):
             texts.append(part.need("text", str))
         elif kind == "refusal":
             texts.append(part.need("refusal", str))
         elif kind == "input_image":
-            url = part.get("image_url", str)
+            url, file_id = part.get("image_url", str), part.get("file_id", str)
+            if remote and (file_id is not None or (url or "").startswith(("https://", "http://"))):
+                images += 1
+                continue
             if url is None or not url.startswith("data:"):
                 raise InvalidRequest(
                     f"Invalid '{part.at('image_url')}': only base64 data: URLs are supported; "
@@ -216,6 +223,10 @@ def _content(item: Fields, key: str = "content") -> tuple[str, int]:
                     code="invalid_value",
                 )
             images += 1
+        elif kind == "input_file":
+            named = part.get("file_id", str) or part.get("file_url", str) or part.get("file_data", str)
+            if not named:
+                part.need("file_id", str)
         else:
             part.need("type", str)
     return "\n".join(texts), images
