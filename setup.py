@@ -71,6 +71,7 @@ COMPILED = [
     "emulator/rules/limits.py",
     "emulator/rules/profiles.py",
     "emulator/rules/schema.py",
+    "emulator/rules/structured.py",
     "emulator/rules/validation.py",
     # dialects and the default model, whole
     "emulator/dialects/",

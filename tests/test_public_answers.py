@@ -88,7 +88,8 @@ def test_a_scenario_s_reply_in_every_choice(gpt: openai.OpenAI) -> None:
 def test_n_out_of_range_is_refused(gpt: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         gpt.chat.completions.create(model="gpt-4.1", messages=said("hi"), n=129)
-    assert caught.value.param == "n" and caught.value.code == "invalid_value"
+    assert caught.value.param == "n" and caught.value.code == "integer_above_max_value"  # OpenAI's own code
+    assert "Expected a value <= 128, but got 129 instead." in caught.value.message
 
 
 def test_inferam_ignores_n_and_logprobs(server: Server) -> None:

@@ -4,11 +4,13 @@ request schemas hold everything the pinned SDKs send."""
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterator
 from typing import Any
 
 import anthropic
 import openai
+import pydantic
 import pytest
 
 from emulator.core import yamlfile
@@ -26,7 +28,7 @@ def server() -> Iterator[Server]:
     yield from serve(Settings())
 
 
-def openai_refusal(caught: pytest.ExceptionInfo[openai.BadRequestError]) -> tuple[str, str, str]:
+def openai_refusal(caught: pytest.ExceptionInfo[openai.BadRequestError]) -> tuple[str, str, str | None]:
     body: Any = caught.value.body
     assert caught.value.status_code == 400 and body["type"] == "invalid_request_error"
     return body["message"], body["param"], body["code"]
@@ -467,6 +469,370 @@ def test_the_seeds_profiles_keep_their_base64_only_rule(server: Server) -> None:
     with server.anthropic("/inferam") as claude, pytest.raises(anthropic.BadRequestError) as refused:
         claude.messages.create(model="any-model", max_tokens=20, messages=by_url)
     assert "Only base64 image sources are supported" in claude_refusal(refused)
+
+
+# --- limits, in each API's words -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "message", "param", "code"),
+    [
+        (
+            {"temperature": 2.25},
+            "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 2.25 instead.",
+            "temperature",
+            "decimal_above_max_value",
+        ),
+        (
+            {"presence_penalty": -3},
+            "Invalid 'presence_penalty': decimal below minimum value. Expected a value >= -2, but got -3 instead.",
+            "presence_penalty",
+            "decimal_below_min_value",
+        ),
+        (
+            {"logprobs": True, "top_logprobs": 21},
+            "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got 21 instead.",
+            "top_logprobs",
+            "integer_above_max_value",
+        ),
+        (
+            {"stop": ["END", "STOP", "###", "---", "==="]},
+            "Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length 5 "
+            "instead.",
+            "stop",
+            "array_above_max_length",
+        ),
+        (
+            {"tools": [{"type": "function", "function": {"name": "files.read", "parameters": {}}}]},
+            "Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the "
+            "pattern '^[a-zA-Z0-9_-]+$'.",
+            "tools[0].function.name",
+            "invalid_value",
+        ),
+        (
+            {"tools": [{"type": "function", "function": {"name": "t" * 70, "parameters": {}}}]},
+            "Invalid 'tools[0].function.name': string too long. Expected a string with maximum length 64, but got a "
+            "string with length 70 instead.",
+            "tools[0].function.name",
+            "string_above_max_length",
+        ),
+        (
+            {"tool_choice": "none"},
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+            "tool_choice",
+            None,
+        ),
+        (
+            {"parallel_tool_calls": False},
+            "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are "
+            "specified.",
+            "parallel_tool_calls",
+            None,
+        ),
+    ],
+)
+def test_chat_limits_in_openais_words(
+    gpt: openai.OpenAI, extra: dict[str, Any], message: str, param: str, code: str | None
+) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.chat.completions.create(model="gpt-4.1", messages=HI, **extra)
+    assert openai_refusal(caught) == (message, param, code)
+
+
+def test_chat_takes_what_is_within_its_limits(gpt: openai.OpenAI) -> None:
+    tools: Any = [{"type": "function", "function": {"name": f"tool_{i}", "parameters": {}}} for i in range(128)]
+    answer = gpt.chat.completions.create(
+        model="gpt-4.1",
+        messages=HI,
+        temperature=2,
+        top_p=0,
+        stop=["a", "b", "c", "d"],
+        tools=tools,
+        tool_choice="auto",
+        parallel_tool_calls=True,
+    )
+    assert answer.choices
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.chat.completions.create(model="gpt-4.1", messages=HI, tools=[*tools, tools[0]])
+    assert openai_refusal(caught)[2] == "array_above_max_length"
+
+
+def test_responses_limits_in_openais_words(gpt: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.responses.create(model="gpt-4.1", input="hi", top_p=1.5)
+    assert openai_refusal(caught) == (
+        "Invalid 'top_p': decimal above maximum value. Expected a value <= 1, but got 1.5 instead.",
+        "top_p",
+        "decimal_above_max_value",
+    )
+    tools: Any = [{"type": "function", "name": "search web", "parameters": {}, "strict": False}]
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.responses.create(model="gpt-4.1", input="hi", tools=tools)
+    assert openai_refusal(caught)[1:] == ("tools[0].name", "invalid_value")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"extra_body": {"temperature": 1.2}}, "temperature: Input should be less than or equal to 1"),
+        ({"extra_body": {"top_k": -1}}, "top_k: Input should be greater than or equal to 0"),
+        (
+            {"tools": [{"name": "mcp/read", "input_schema": {"type": "object"}}]},
+            "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+        ),
+    ],
+)
+def test_messages_limits_in_anthropics_words(claude: anthropic.Anthropic, extra: dict[str, Any], message: str) -> None:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        claude.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=HI, **extra)
+    assert claude_refusal(caught) == message
+
+
+# --- structured outputs: OpenAI's strict rules ------------------------------------------------------------------
+
+
+def strict_form(schema: dict[str, Any], name: str = "ledger") -> Any:
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+
+
+ENTRY = {"type": "object", "properties": {"item": {"type": "string"}, "cost": {"type": "number"}}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "words"),
+    [
+        (
+            {
+                "type": "object",
+                "properties": {"rows": {"type": "array", "items": ENTRY}},
+                "required": ["rows"],
+                "additionalProperties": False,
+            },
+            "In context=('properties', 'rows', 'items'), 'additionalProperties' is required to be supplied and to be "
+            "false.",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"total": {"type": "number"}, "currency": {"type": "string"}},
+                "required": ["total"],
+                "additionalProperties": False,
+            },
+            "In context=(), 'required' is required to be supplied and to be an array including every key in "
+            "properties. Missing 'currency'.",
+        ),
+        (
+            {"type": "array", "items": {"type": "string"}},
+            "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'.",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"entry": {"$ref": "#/$defs/entry"}},
+                "required": ["entry"],
+                "additionalProperties": False,
+                "$defs": {"entry": {**ENTRY, "additionalProperties": False}},
+            },
+            "In context=('$defs', 'entry'), 'required' is required to be supplied and to be an array including every "
+            "key in properties. Missing 'item'.",
+        ),
+    ],
+)
+def test_a_strict_schema_that_breaks_the_rules_is_refused_in_openais_words(
+    gpt: openai.OpenAI, schema: dict[str, Any], words: str
+) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.chat.completions.create(model="gpt-4.1", messages=HI, response_format=strict_form(schema))
+    assert openai_refusal(caught) == (
+        f"Invalid schema for response_format 'ledger': {words}",
+        "response_format",
+        "invalid_json_schema",
+    )
+    with pytest.raises(openai.BadRequestError) as refused:
+        form: Any = {"format": {"type": "json_schema", "name": "ledger", "strict": True, "schema": schema}}
+        gpt.responses.create(model="gpt-4.1", input="List the costs.", text=form)
+    assert openai_refusal(refused) == (
+        f"Invalid schema for response_format 'ledger': {words}",
+        "text.format.schema",
+        "invalid_json_schema",
+    )
+
+
+def test_a_loose_schema_is_taken_where_strict_is_not_asked(gpt: openai.OpenAI) -> None:
+    loose: Any = {"type": "json_schema", "json_schema": {"name": "loose", "schema": ENTRY}}
+    answer = gpt.chat.completions.create(model="gpt-4.1", messages=HI, response_format=loose)
+    assert answer.choices[0].message.content is not None
+
+
+def test_a_strict_function_tool_needs_a_strict_schema(gpt: openai.OpenAI) -> None:
+    tool: Any = {"type": "function", "function": {"name": "book", "strict": True, "parameters": ENTRY}}
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.chat.completions.create(model="gpt-4.1", messages=HI, tools=[tool])
+    assert openai_refusal(caught) == (
+        "Invalid schema for function 'book': In context=(), 'additionalProperties' is required to be supplied and "
+        "to be false.",
+        "tools[0].function.parameters",
+        "invalid_function_parameters",
+    )
+    flat: Any = {"type": "function", "name": "book", "strict": True, "parameters": ENTRY}
+    with pytest.raises(openai.BadRequestError) as refused:
+        gpt.responses.create(model="gpt-4.1", input="Book it.", tools=[flat])
+    assert openai_refusal(refused)[1:] == ("tools[0].parameters", "invalid_function_parameters")
+
+
+def test_the_sdks_own_strict_helpers_pass(gpt: openai.OpenAI) -> None:
+    class Line(pydantic.BaseModel):
+        item: str
+        cost: float
+
+    class Bill(pydantic.BaseModel):
+        lines: list[Line]
+        note: str | None
+
+    parsed = gpt.chat.completions.parse(model="gpt-4.1", messages=HI, response_format=Bill)
+    assert isinstance(parsed.choices[0].message.parsed, Bill)
+    answered = gpt.responses.parse(model="gpt-4.1", input="Bill me.", text_format=Bill)
+    assert isinstance(answered.output_parsed, Bill)
+
+
+def test_json_mode_wants_json_named_in_the_messages(gpt: openai.OpenAI) -> None:
+    plain: Any = {"type": "json_object"}
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.chat.completions.create(
+            model="gpt-4.1", messages=[{"role": "user", "content": "List three fruit."}], response_format=plain
+        )
+    assert openai_refusal(caught) == (
+        "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+        "messages",
+        None,
+    )
+    asked: Any = [{"role": "system", "content": "Reply as Json."}, {"role": "user", "content": "List three fruit."}]
+    assert gpt.chat.completions.create(model="gpt-4.1", messages=asked, response_format=plain).choices
+    with pytest.raises(openai.BadRequestError) as refused:  # Responses: the instructions do not count
+        gpt.responses.create(
+            model="gpt-4.1",
+            instructions="Answer in JSON.",
+            input="List three fruit.",
+            text={"format": {"type": "json_object"}},
+        )
+    assert openai_refusal(refused) == (
+        "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.",
+        "text.format",
+        None,
+    )
+    assert gpt.responses.create(
+        model="gpt-4.1", input="Three fruit as JSON, please.", text={"format": {"type": "json_object"}}
+    ).output_text
+
+
+# --- Anthropic's headers and content rules --------------------------------------------------------------------------
+
+
+def test_anthropic_wants_a_known_version_and_known_betas(server: Server) -> None:
+    older = {"anthropic-version": "2022-12-31"}
+    with (
+        server.anthropic("/anthropic", default_headers=older) as old,
+        pytest.raises(anthropic.BadRequestError) as caught,
+    ):
+        old.messages.create(model="claude-haiku-4-5", max_tokens=20, messages=HI)
+    assert claude_refusal(caught).startswith("anthropic-version: '2022-12-31' is not a version this API knows")
+    body = {"model": "claude-haiku-4-5", "max_tokens": 20, "messages": HI}
+    status, answer = call(server.port, "POST", "/anthropic/v1/messages", body, {"x-api-key": "k"})
+    assert (status, answer["error"]["message"]) == (400, "anthropic-version: header is required")
+    for version in ("2023-06-01", "2023-01-01"):  # Claude Code's and the documented first
+        with server.anthropic("/anthropic", default_headers={"anthropic-version": version}) as client:
+            assert client.messages.create(model="claude-haiku-4-5", max_tokens=20, messages=HI).content
+    with server.anthropic("/anthropic") as client, pytest.raises(anthropic.BadRequestError) as refused:
+        client.beta.messages.create(
+            model="claude-haiku-4-5", max_tokens=20, messages=HI, betas=["files-api-2025-04-14", "turbo-2099-01-01"]
+        )
+    assert claude_refusal(refused) == (
+        "Unexpected value(s) `turbo-2099-01-01` for the `anthropic-beta` header. Please consult our documentation at "
+        "platform.claude.com/docs or try again without the header."
+    )
+
+
+def test_the_known_betas_hold_every_one_the_sdk_names() -> None:
+    from anthropic.types import AnthropicBetaParam
+
+    from emulator.rules import catalog
+
+    def literals(kind: Any) -> set[str]:
+        found: set[str] = set()
+        for arg in typing.get_args(kind):
+            found |= {arg} if isinstance(arg, str) else literals(arg)
+        return found
+
+    held = catalog.CATALOGS["anthropic"]
+    assert literals(AnthropicBetaParam) - held.known_betas == set()
+    assert anthropic._constants.ANTHROPIC_API_VERSION in held.versions
+
+
+@pytest.mark.parametrize(
+    ("messages", "extra", "message"),
+    [
+        (
+            [
+                {"role": "user", "content": "Plan it."},
+                {"role": "assistant", "content": []},
+                {"role": "user", "content": "Go"},
+            ],
+            {},
+            "messages.1: all messages must have non-empty content except for the optional final assistant message",
+        ),
+        (
+            [{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "text", "text": ""}]}],
+            {},
+            "messages: text content blocks must be non-empty",
+        ),
+        (
+            [{"role": "user", "content": [{"type": "text", "text": " \n\t"}]}],
+            {},
+            "messages: text content blocks must contain non-whitespace text",
+        ),
+        (
+            [{"role": "user", "content": "Write a haiku."}, {"role": "assistant", "content": "Autumn leaves \n"}],
+            {},
+            "messages: final assistant content cannot end with trailing whitespace",
+        ),
+        (
+            [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": f"part {i}", "cache_control": {"type": "ephemeral"}} for i in range(3)
+                    ],
+                }
+            ],
+            {
+                "system": [{"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}],
+                "tools": [{"name": "t", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
+            },
+            "A maximum of 4 blocks with cache_control may be provided. Found 5.",
+        ),
+        (
+            [
+                {"role": "user", "content": "think"},
+                {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm."}]},
+                {"role": "user", "content": "and?"},
+            ],
+            {},
+            "messages.1.content.0.thinking.signature: Field required",
+        ),
+    ],
+)
+def test_messages_content_rules_in_anthropics_words(
+    claude: anthropic.Anthropic, messages: Any, extra: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        claude.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=messages, **extra)
+    assert claude_refusal(caught) == message
+
+
+def test_a_final_assistant_prefill_may_be_empty_or_end_in_a_word(claude: anthropic.Anthropic) -> None:
+    for prefill in ("", "The answer is"):
+        turns: Any = [{"role": "user", "content": "Answer."}, {"role": "assistant", "content": prefill}]
+        assert claude.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=turns).content is not None
 
 
 # --- leniency and the seeds' profiles -------------------------------------------------------------------------------

@@ -6,14 +6,17 @@ be left out. A field's reference says what to walk: `Shape` for an object value,
 `Shape|[Other]` for either, `~` for a value not walked (a scalar, a free map, a JSON Schema). Scalars' types are
 left to the dialects' readers, which already say what a field must be.
 
-`problem` walks a body in its own order and returns the first thing the API would refuse: an unknown key, a
-required key missing, a union's tag it does not know. `Problem.path` holds keys and list indexes; the positions of
-`type` unions' tags are kept apart, for Anthropic's paths, which name them (`messages.0.content.0.text.x`).
+`check` walks a body in its own order and returns the first thing the API would refuse: an unknown key, a required
+key missing, a union's tag it does not know, a value past one of its field's limits (`requests/limits.yaml`: a
+number's range, an array's most items, a string's pattern and longest length). `Problem.path` holds keys and list
+indexes; the positions of `type` unions' tags are kept apart, for Anthropic's paths, which name them
+(`messages.0.content.0.text.x`).
 The files are read once at import; walking is dictionary lookups over the body's own keys.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -24,15 +27,53 @@ from emulator.core import yamlfile
 FILES = ("openai_chat", "openai_responses", "anthropic_messages")
 
 
-class Shape:
-    """An object (its `fields`, the `required` ones) or a union (`by`, `tags`, `default`)."""
+class Limit:
+    """What one field's value may be: a number within `low`..`high` (an integer's words where `integer`), an array of
+    at most `most` items, a string matching `pattern` of at most `longest` characters."""
 
-    __slots__ = ("name", "fields", "required", "by", "tags", "default")
+    __slots__ = ("low", "high", "integer", "most", "pattern", "longest")
+
+    def __init__(self, spec: Mapping[str, Any], where: str) -> None:
+        unknown = set(spec) - {"range", "integer", "most", "pattern", "longest"}
+        if unknown:
+            raise ValueError(f"{where}: unknown limits {sorted(unknown)}")
+        low, high = spec.get("range") or (None, None)
+        self.low: float | None = low
+        self.high: float | None = high
+        self.integer = bool(spec.get("integer"))
+        self.most: int | None = spec.get("most")
+        self.pattern = re.compile(spec["pattern"]) if "pattern" in spec else None
+        self.longest: int | None = spec.get("longest")
+
+    def broken(self, value: Any) -> tuple[str, Any]:
+        """("", None) when `value` keeps to the limit, else the kind of problem and the bound it passes."""
+        kind = type(value)
+        if kind is int or kind is float:
+            if self.high is not None and value > self.high:
+                return "above", self.high
+            if self.low is not None and value < self.low:
+                return "below", self.low
+        elif kind is list:
+            if self.most is not None and len(value) > self.most:
+                return "too_many", self.most
+        elif kind is str:
+            if self.pattern is not None and not self.pattern.search(value):
+                return "pattern", self.pattern.pattern
+            if self.longest is not None and len(value) > self.longest:
+                return "too_long", self.longest
+        return "", None
+
+
+class Shape:
+    """An object (its `fields`, the `required` ones, the `limits` of some) or a union (`by`, `tags`, `default`)."""
+
+    __slots__ = ("name", "fields", "required", "limits", "by", "tags", "default")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.fields: dict[str, Ref | None] = {}
         self.required: tuple[str, ...] = ()
+        self.limits: dict[str, Limit] = {}
         self.by = ""
         self.tags: dict[str, Shape] = {}
         self.default = ""
@@ -51,14 +92,18 @@ class Ref:
 @dataclass(frozen=True, slots=True)
 class Problem:
     """The first thing refused: `kind` is "unknown" (a key), "missing" (a required key), "untagged" (a union's `by`
-    field missing), "tag" (a union's value `value`, not one of `allowed`, at the union's `by` field). `tags` are
-    the positions in `path` of tags."""
+    field missing), "tag" (a union's value `value`, not one of `allowed`, at the union's `by` field), or a limit
+    `value` passes: "above" or "below" a number's `bound` (`integer`: an integer field), "too_many" items (at most
+    `bound`), a string not matching the `pattern` `bound` or "too_long" (past `bound` characters). `tags` are the
+    positions in `path` of tags."""
 
     kind: str
     path: tuple[str | int, ...]
     tags: tuple[int, ...] = ()
     value: Any = None
     allowed: tuple[str, ...] = ()
+    bound: Any = None
+    integer: bool = False
 
     def dotted(self) -> str:
         """Anthropic's form: `messages.0.content.0.text.x`, each `type` union's tag in its place."""
@@ -94,6 +139,12 @@ class _Walk:
     def _problem(self, kind: str, key: str | int, value: Any = None, allowed: tuple[str, ...] = ()) -> Problem:
         return Problem(kind, (*self.path, key), tuple(self.tags), value, allowed)
 
+    def _limit(self, limit: Limit, key: str, value: Any) -> Problem | None:
+        kind, bound = limit.broken(value)
+        if not kind:
+            return None
+        return Problem(kind, (*self.path, key), tuple(self.tags), value, bound=bound, integer=limit.integer)
+
     def object(self, shape: Shape, value: dict[str, Any], root: bool = False) -> Problem | None:
         tagged = False
         if shape.by:
@@ -115,7 +166,7 @@ class _Walk:
         return found
 
     def _fields(self, shape: Shape, value: dict[str, Any], root: bool) -> Problem | None:
-        fields = shape.fields
+        fields, limits = shape.fields, shape.limits
         for key, item in value.items():
             if key not in fields:
                 if root:  # the top level's unknown keys are the caller's: its words, Anthropic's betas
@@ -125,6 +176,10 @@ class _Walk:
                     return found
                 self.passed.append(found)
                 continue
+            if limits and key in limits and item is not None:
+                broken = self._limit(limits[key], key, item)
+                if broken is not None:
+                    return broken
             ref = fields[key]
             if ref is None or item is None:
                 continue
@@ -156,8 +211,9 @@ class _Walk:
 # --- reading the files ------------------------------------------------------------------------------------------
 
 
-def load(document: Mapping[str, Any], source: str) -> dict[str, Shape]:
-    """A schema file's roots by endpoint, every name it uses resolved."""
+def load(document: Mapping[str, Any], source: str, limits: Mapping[str, Any] | None = None) -> dict[str, Shape]:
+    """A schema file's roots by endpoint, every name it uses resolved, and `limits` (`Shape.field` → limit) set on
+    the shapes they name."""
     shapes: dict[str, Shape] = {}
     unions = document.get("unions") or {}
     objects = document.get("objects") or {}
@@ -194,6 +250,12 @@ def load(document: Mapping[str, Any], source: str) -> dict[str, Shape]:
                 required.append(field)
             held.fields[field] = ref(text, f"{name}.{field}")
         held.required = tuple(required)
+    for named, spec in (limits or {}).items():
+        owner, _, field = named.rpartition(".")
+        held = shape(owner, f"limits {named}")
+        if field not in held.fields:
+            raise ValueError(f"{source}: limits name {named}, a field {owner} does not have")
+        held.limits[field] = Limit(spec, f"{source}: limits {named}")
     return {endpoint: shape(name, f"roots.{endpoint}") for endpoint, name in document["roots"].items()}
 
 
@@ -210,9 +272,13 @@ def _alternatives(text: str) -> list[str]:
     return [p.strip() for p in parts]
 
 
-def _read(file: str) -> dict[str, Shape]:
-    text = resources.files("emulator.rules.catalog").joinpath(f"requests/{file}.yaml").read_text(encoding="utf-8")
-    return load(yamlfile.load(text), f"{file}.yaml")
+def _read(file: str) -> str:
+    return resources.files("emulator.rules.catalog").joinpath(f"requests/{file}.yaml").read_text(encoding="utf-8")
 
 
-SCHEMAS: Mapping[str, Shape] = {endpoint: root for file in FILES for endpoint, root in _read(file).items()}
+LIMITS: Mapping[str, Any] = yamlfile.load(_read("limits"))
+SCHEMAS: Mapping[str, Shape] = {
+    endpoint: root
+    for file in FILES
+    for endpoint, root in load(yamlfile.load(_read(file)), f"{file}.yaml", LIMITS.get(file)).items()
+}

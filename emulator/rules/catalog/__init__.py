@@ -44,10 +44,13 @@ class Model:
 @dataclass(frozen=True, slots=True)
 class Catalog:
     """A provider's models by id (every alias and snapshot), in the file's order, and the fields only a beta header
-    makes known (field → the betas that do)."""
+    makes known (field → the betas that do); Anthropic's: the `anthropic-version` values and the betas it knows
+    (empty: any)."""
 
     models: Mapping[str, Model]
     betas: Mapping[str, tuple[str, ...]]
+    versions: frozenset[str] = frozenset()
+    known_betas: frozenset[str] = frozenset()
 
     def get(self, model: str) -> Model | None:
         return self.models.get(model)
@@ -93,7 +96,12 @@ def _load(provider: str) -> Catalog:
     text = resources.files(__name__).joinpath(f"{provider}.yaml").read_text(encoding="utf-8")
     document = yamlfile.load(text)
     betas = {name: tuple(values) for name, values in (document.get("betas") or {}).items()}
-    return Catalog(_entries(document, f"{provider}.yaml"), betas)
+    return Catalog(
+        _entries(document, f"{provider}.yaml"),
+        betas,
+        frozenset(document.get("versions") or ()),
+        frozenset(document.get("known_betas") or ()),
+    )
 
 
 CATALOGS: Mapping[str, Catalog] = {provider: _load(provider) for provider in PROVIDERS}
