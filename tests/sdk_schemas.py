@@ -28,6 +28,7 @@ ROOTS = {  # a schema file (`emulator/rules/catalog/requests/*.yaml`) → its en
     "openai_responses": {
         "responses": "openai.types.responses.response_create_params:ResponseCreateParamsBase",
         "input_tokens": "openai.types.responses.input_token_count_params:InputTokenCountParams",
+        "compact": "openai.types.responses.response_compact_params:ResponseCompactParams",
     },
     "anthropic_messages": {
         "messages": "anthropic.types.message_create_params:MessageCreateParamsBase",
@@ -44,7 +45,10 @@ EXTRAS = {
     "anthropic_messages": ("stream", "temperature", "top_k", "top_p"),
 }
 # Fields the SDK types as required that the API lets a request leave out (its reference gives their defaults).
-LOOSE = {"ResponseInputImage.detail"}  # "Defaults to `auto`"
+LOOSE = {
+    "ResponseInputImage.detail",  # "Defaults to `auto`"
+    "ResponseOutputText.annotations",  # an assistant turn sent back as text alone (Codex, the Agents SDK)
+}
 HEADER = """\
 # The request bodies of {what}, at every depth
 # (read by emulator/rules/schema.py, whose docstring gives the form).
@@ -59,7 +63,7 @@ HEADERS = {
         "\n# - `stream`, which the SDK adds per call, not in its parameter types.",
     ),
     "openai_responses": (
-        "POST /v1/responses and /v1/responses/input_tokens",
+        "POST /v1/responses, /v1/responses/input_tokens and /v1/responses/compact",
         "\n# - `stream`, which the SDK adds per call;"
         "\n# - `client_metadata`, which Codex CLI sends on every request to the real API (reference agent-clients.md).",
     ),

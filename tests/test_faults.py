@@ -139,6 +139,10 @@ EVENTS = [b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n", b"data: [DONE]\n\n"]
         (Fault("stall", after_events=1, ms=500), [EVENTS[0], Hangup(after=0.5)]),
         (Fault("malformed", after_events=3), [*EVENTS[:3], b'data: {"unterminated\n\n', Hangup()]),
         (Fault("reset", after_events=0), [Hangup(reset=True)]),
+        # past the end: before the last event or byte, never the whole answer
+        (Fault("truncate", after_events=9), [*EVENTS[:3], Hangup()]),
+        (Fault("stall", after_events=4), [*EVENTS[:3], Hangup(after=None)]),
+        (Fault("truncate", after_bytes=400), [*EVENTS[:3], b"data: [DONE]\n", Hangup()]),
         (
             Fault("slice", size=4),
             [
@@ -220,6 +224,20 @@ def test_chat_stream_faults(server: Server, spec: str, raised: type[Exception], 
         )
         got.extend(stream)
     assert len(got) == received
+
+
+@pytest.mark.parametrize("spec", ["truncate; after_events=100000", "truncate; after_bytes=10000000"])
+def test_a_break_asked_past_the_end_still_strikes(server: Server, spec: str) -> None:
+    """The whole answer but its terminator, then the close: the client sees the stream cut."""
+    with server.openai(timeout=5.0) as client:
+        whole = list(client.chat.completions.create(model="plain-text", messages=USER, stream=True))
+        got: list[Any] = []
+        with pytest.raises(openai.APIConnectionError):
+            stream = client.chat.completions.create(
+                model="plain-text", messages=USER, stream=True, extra_headers={"x-emulator-fault": spec}
+            )
+            got.extend(stream)
+    assert len(got) == len(whole) and got[-1].choices == whole[-1].choices
 
 
 # Responses' in-band error is an event (`response.failed`), not an exception: test_responses_in_band_errors.

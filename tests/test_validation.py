@@ -531,3 +531,12 @@ def test_the_generated_tests_placeholders_are_refused_as_the_api_refuses_them(gp
     with pytest.raises(openai.BadRequestError) as caught:  # a placeholder id
         gpt.responses.create(model="gpt-5.1", input="hi", previous_response_id="previous_response_id")
     assert refused(caught, 400, "previous_response_id")["code"] == "previous_response_not_found"
+
+
+def test_deleting_a_model_is_openais_404_for_one_it_does_not_know(gpt: openai.OpenAI) -> None:
+    with pytest.raises(openai.NotFoundError) as caught:
+        gpt.models.delete("ft:gpt-4.1-mini:acme:support-bot:Bx1yZ2")
+    assert caught.value.code == "model_not_found" and "ft:gpt-4.1-mini:acme:support-bot:Bx1yZ2" in caught.value.message
+    with pytest.raises(openai.PermissionDeniedError):  # one of the catalog's: not the organization's to delete
+        gpt.models.delete("gpt-4.1")
+    assert gpt.models.retrieve("gpt-4.1").id == "gpt-4.1"  # still there

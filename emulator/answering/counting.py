@@ -1,6 +1,7 @@
-"""`/v1/messages/count_tokens` and `/v1/responses/input_tokens`: a request read (`reading.py`), checked as its
-public API checks it, and counted; a recording of this very request answers as recorded. Stage 5 of the answering
-path (`stages.note`) journals it, and a failure is the dialect's error, as for an answer (`stages.refuse`)."""
+"""`/v1/messages/count_tokens`, `/v1/responses/input_tokens` and `/v1/responses/compact`: a request read
+(`reading.py`), checked as its public API checks it, and counted (or compacted); a recording of this very request
+answers as recorded. Stage 5 of the answering path (`stages.note`) journals it, and a failure is the dialect's
+error, as for an answer (`stages.refuse`)."""
 
 from __future__ import annotations
 
@@ -57,4 +58,6 @@ async def _counted(state: State, endpoint: Endpoint, request: Request, body: Any
         given = body.get("input")
         filled = {**body, "model": body.get("model") or "", "input": [] if given is None else given}
         body = (await recall.recall(state, endpoint.dialect, profile, request.headers, "", filled)).body
+    if endpoint.name == "compact":
+        return openai_responses.compact(body, request.headers, profile.name, request.fingerprint, state.created())
     return openai_responses.count_tokens(body, request.headers, profile.name)

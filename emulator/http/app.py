@@ -58,6 +58,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             ),
             Route(f"{prefix}/v1/models", models.listing(state, profile), methods=["GET"]),
             Route(f"{prefix}/v1/models/{{model_id}}", models.retrieve(state, profile), methods=["GET"]),
+            Route(f"{prefix}/v1/models/{{model_id}}", models.deleting(state, profile), methods=["DELETE"]),
         ]
         if profile.stored_responses:  # elsewhere these paths are not served: 404, as before
             routes += [
@@ -65,6 +66,12 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                     f"{prefix}/v1/responses/input_tokens",
                     state,
                     Endpoint(openai_responses, profile, "input_tokens"),
+                    counting.count,
+                ),
+                _answering(
+                    f"{prefix}/v1/responses/compact",
+                    state,
+                    Endpoint(openai_responses, profile, "compact"),
                     counting.count,
                 ),
                 Route(f"{prefix}/v1/responses/{{response_id}}", _stored(state, profile), methods=["GET", "DELETE"]),

@@ -1,5 +1,5 @@
-"""`GET /v1/models` and `GET /v1/models/{id}`: the profile's models, in the shape of the API the client speaks
-(OpenAI's list and model object, or Anthropic's page and `ModelInfo`).
+"""`GET /v1/models`, `GET /v1/models/{id}` and `DELETE /v1/models/{id}`: the profile's models, in the shape of the
+API the client speaks (OpenAI's list and model object, or Anthropic's page and `ModelInfo`).
 
 The public profiles list their catalogs (`catalog/*.yaml`: every alias and snapshot, with its date, and for
 Anthropic its display name and limits), then the models `--model` and the scenarios name; the seeds' profiles,
@@ -16,7 +16,7 @@ from starlette.requests import Request
 
 from emulator import recordings
 from emulator.core import ids
-from emulator.core.errors import EmulatorError
+from emulator.core.errors import EmulatorError, UpstreamError
 from emulator.core.sse import encode
 from emulator.core.wire import Script, Whole, whole
 from emulator.dialects.error_bodies import dialect_for, error_answer
@@ -44,6 +44,20 @@ def retrieve(state: State, profile: Profile) -> Callable[[Request], Awaitable[Wh
         if model is None:
             raise validation.unknown_model("messages" if anthropic else "models", wanted or "")
         return info(model, anthropic)
+
+    return _route(state, profile, one)
+
+
+def deleting(state: State, profile: Profile) -> Callable[[Request], Awaitable[Whole | Script]]:
+    """`DELETE /v1/models/{id}`, which deletes a fine-tuned model: there are none here, so an unknown id is OpenAI's
+    404, and a model of the profile's own is refused, as the API refuses deleting a model you do not own."""
+
+    def one(models: dict[str, Model], anthropic: bool, wanted: str | None) -> dict[str, Any]:
+        if (wanted or "") not in models:
+            raise validation.unknown_model("messages" if anthropic else "models", wanted or "")
+        raise UpstreamError(  # our words: no public source quotes this refusal
+            403, f"You cannot delete the model '{wanted}': only fine-tuned models your organization owns can be."
+        )
 
     return _route(state, profile, one)
 
@@ -77,7 +91,7 @@ def _route(state: State, profile: Profile, answer: Page) -> Callable[[Request], 
         anthropic = dialect.NAME == profiles.MESSAGES
         try:
             profiles.authenticate(profile, dialect.NAME, request.headers)
-            hit = state.library.find("GET", path, b"") if state.library else None
+            hit = state.library.find(request.method, path, b"") if state.library else None
             if hit:
                 return recordings.script(hit, state.settings.replay_speed)
             body = answer(models, anthropic, request.path_params.get("model_id"))

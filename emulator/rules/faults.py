@@ -269,14 +269,19 @@ def _pause(seconds: float, keepalive: bytes) -> list[Step]:
 
 
 def _break(steps: list[Step], fault: Fault, malformed: bytes) -> Steps:
+    """The steps with the fault in them. A break asked for past the end strikes before the last event or byte (a
+    stream's terminator, a body's last byte): a fault always does something, never the whole answer then a
+    close that no client notices."""
     kind = fault.kind
     if kind in ("slice", "drip"):
         # One pause for every gap, not one each.
         return Pieces(steps, fault.size, Pause(fault.ms / 1000) if kind == "drip" and fault.ms else None)
     if kind == "truncate" and fault.after_bytes is not None:
-        return [*_first_bytes(steps, fault.after_bytes), Hangup()]
+        total = sum(len(step) for step in steps if isinstance(step, bytes))
+        return [*_first_bytes(steps, min(fault.after_bytes, max(0, total - 1))), Hangup()]
     if kind in ("truncate", "stall", "malformed", "reset") and fault.after_events is not None:
-        kept = _first_events(steps, fault.after_events)
+        events = sum(1 for step in steps if isinstance(step, bytes))
+        kept = _first_events(steps, min(fault.after_events, max(0, events - 1)))
         if kind == "stall":
             return [*kept, Hangup(after=fault.ms / 1000 if fault.ms else None)]
         if kind == "malformed":

@@ -30,6 +30,7 @@ LENIENT_HEADER = "x-emulator-lenient"  # `1`: accept unknown models and fields (
 FIELD_LISTS = {"chat_completions": "chat", "responses": "responses", "messages": "messages"} | {
     "count_tokens": "count_tokens",
     "input_tokens": "input_tokens",
+    "compact": "compact",
 }
 ANTHROPIC = ("messages", "count_tokens")
 MIN_OUTPUT_TOKENS = 16  # Responses' `max_output_tokens` minimum

@@ -20,12 +20,13 @@ from emulator.dialects.openai_responses.rendering import (
     render_error,
     render_stream,
 )
-from emulator.dialects.openai_responses.request import NAME, count_tokens, parse_request
+from emulator.dialects.openai_responses.request import NAME, compact, count_tokens, parse_request
 
 __all__ = [
     "KEEPALIVE",
     "MALFORMED",
     "NAME",
+    "compact",
     "count_tokens",
     "finished",
     "parse_request",

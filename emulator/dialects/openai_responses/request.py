@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator.core import identity, sealed, tokens
+from emulator.core import identity, ids, sealed, tokens
 from emulator.core.conversation import EFFORTS, Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
 from emulator.core.errors import InvalidRequest
 from emulator.core.fields import Fields, bearer, wrong_type, wrong_value
@@ -15,7 +15,7 @@ from emulator.rules import profiles
 ROLES = ("user", "assistant", "system", "developer")
 # Items the model produced: a run of them in `input` is one assistant turn.
 MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call")
-ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call_output")
+ITEM_TYPES = ("message", *MODEL_ITEMS, "function_call_output", "custom_tool_call_output", "compaction")
 # Inferam can't run hosted tools and drops them from the request (seed 001).
 CLIENT_TOOLS = ("function", "custom")
 PARTS = ("input_text", "output_text", "input_image", "refusal")  # the seed's content parts
@@ -115,6 +115,55 @@ def count_tokens(body: Any, headers: Mapping[str, str], profile: str) -> dict[st
     return {"object": "response.input_tokens", "input_tokens": tokens.prompt_tokens(prompt)}
 
 
+def compact(body: Any, headers: Mapping[str, str], profile: str, root: str, created: int) -> dict[str, Any]:
+    """`POST /v1/responses/compact`: the conversation compacted, as the API's `CompactedResponse` holds it: every
+    user message as it was, then one `compaction` item whose `encrypted_content` seals the rest (the model's turns,
+    its calls and their results), which a later request sends back in `input` and this server reads whole. The SDK
+    types `output` as output items, whose messages are the assistant's: its strict mode refuses the user messages
+    the API's own reference says are there."""
+    f = Fields(body)
+    given = f.data.get("input")
+    filled = {**f.data, "model": f.get("model", str) or "", "input": [] if given is None else given}
+    prompt = parse_request(filled, headers, "", profile)
+    output: list[dict[str, Any]] = []
+    rest: list[str] = []
+    for at, m in enumerate(prompt.messages):
+        if m.role == "user":
+            content = [{"type": "input_text", "text": m.text}]
+            output.append(
+                {
+                    "id": ids.make("msg_", root, at),
+                    "type": "message",
+                    "role": "user",
+                    "status": "completed",
+                    "content": content,
+                }
+            )
+            continue
+        said = m.text or "".join(f"{c.name}({c.arguments})" for c in m.tool_calls)
+        if said:
+            rest.append(f"{m.role}: {said}")
+    summary = "\n".join(rest)
+    sealed_rest = sealed.seal(summary, root, created)
+    output.append({"id": ids.make("cmp_", root), "type": "compaction", "encrypted_content": sealed_rest})
+    written = tokens.count(summary)
+    read = tokens.prompt_tokens(prompt)
+    usage = {
+        "input_tokens": read,
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "output_tokens": written,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": read + written,
+    }
+    return {
+        "id": ids.make("resp_", root),
+        "object": "response.compaction",
+        "created_at": created,
+        "output": output,
+        "usage": usage,
+    }
+
+
 def _include(f: Fields) -> tuple[str, ...]:
     """What `include` asks for beside the answer, as given (OpenAI's; Inferam ignores the field, seed 001)."""
     value = f.get("include", list) or []
@@ -138,6 +187,10 @@ def _input(f: Fields, sealed_reasoning: bool = False, remote: bool = False) -> l
     turn: dict[str, Any] | None = None  # the assistant turn being gathered from consecutive model items
     for item in f.objects("input"):
         kind = item.choice("type", ITEM_TYPES, "message")
+        if kind == "compaction":  # what `/v1/responses/compact` made of the conversation before: read back whole
+            turn = None
+            messages.append(Message("assistant", text=_unsealed(item, item.need("encrypted_content", str))))
+            continue
         role = item.choice("role", ROLES) if kind == "message" else None
         if kind in MODEL_ITEMS or role == "assistant":
             if turn is None:
