@@ -170,7 +170,8 @@ def test_a_request_without_a_key_is_a_401_in_the_providers_shape(
         error = json.loads(raw)["error"]
         assert error["message"].startswith(OPENAI_NO_KEY) and error["type"] == "invalid_request_error"
         assert error["code"] is None  # no key at all; a wrong key would be `invalid_api_key` (wire-formats §4.1)
-    assert post(server, path, json.dumps(body).encode(), {"x-api-key": "any"})[0] == 200  # any key will do
+    keyed = {"x-api-key": "any", "anthropic-version": "2023-06-01"}  # Anthropic's API wants its version too
+    assert post(server, path, json.dumps(body).encode(), keyed)[0] == 200  # any key will do
 
 
 def test_the_sdks_raise_their_authentication_errors(server: Server) -> None:

@@ -8,6 +8,7 @@ import json
 import time
 from typing import Any
 
+import anthropic
 import openai
 import pytest
 
@@ -425,3 +426,96 @@ def test_a_background_response_streams_again_from_where_a_client_left(gpt: opena
     with pytest.raises(openai.BadRequestError) as caught:
         list(gpt.responses.retrieve(foreground.id, stream=True))
     assert caught.value.param == "stream"
+
+
+def test_openai_caches_a_repeated_prefix_from_1024_tokens_in_steps_of_128(gpt: openai.OpenAI) -> None:
+    """Automatic prompt caching: nothing the first time, then the prefix seen, 1,024 tokens or more in steps of 128;
+    a prompt under 1,024 tokens never; Responses reports it as Chat does."""
+    handbook = " ".join(f"Rule {i}: file expense report {i * 7} within {i % 9 + 1} days." for i in range(160))
+    asked: Any = [{"role": "system", "content": handbook}, {"role": "user", "content": "Summarise rule 12."}]
+    first = gpt.chat.completions.create(model="gpt-4.1", messages=asked)
+    again = gpt.chat.completions.create(model="gpt-4.1", messages=[*asked[:1], {"role": "user", "content": "Rule 40?"}])
+    assert first.usage and again.usage and first.usage.prompt_tokens > 1024
+    assert first.usage.prompt_tokens_details and first.usage.prompt_tokens_details.cached_tokens == 0
+    cached = again.usage.prompt_tokens_details.cached_tokens if again.usage.prompt_tokens_details else None
+    assert cached is not None and 1024 <= cached <= again.usage.prompt_tokens and cached % 128 == 0
+    short: Any = [{"role": "user", "content": "A short question, asked twice, about filing expenses."}]
+    for _ in range(2):
+        small = gpt.chat.completions.create(model="gpt-4.1", messages=short)
+        assert (
+            small.usage and small.usage.prompt_tokens_details and small.usage.prompt_tokens_details.cached_tokens == 0
+        )
+    answered = gpt.responses.create(model="gpt-4.1", instructions=handbook, input="And rule 99?")
+    again_answered = gpt.responses.create(model="gpt-4.1", instructions=handbook, input="And rule 100?")
+    assert answered.usage and again_answered.usage
+    assert again_answered.usage.input_tokens_details.cached_tokens >= 1024
+
+
+def test_chat_says_its_tier_and_annotations_as_openai_does(gpt: openai.OpenAI) -> None:
+    answer = gpt.chat.completions.create(model="gpt-4.1", messages=said("hi"))
+    assert answer.service_tier == "default" and answer.choices[0].message.annotations == []
+    chunks = list(gpt.chat.completions.create(model="gpt-4.1", messages=said("hi"), stream=True))
+    assert {c.service_tier for c in chunks} == {"default"}
+    assert gpt.responses.create(model="gpt-4.1", input="hi").service_tier == "default"
+
+
+# --- Anthropic's prompt cache ------------------------------------------------------------------------------------
+
+
+def manual(topic: str) -> str:
+    """A system prompt well past the 1,024 tokens a breakpoint needs, its own per test."""
+    return " ".join(f"Section {i} of the {topic} manual: step {i * 3} needs tool {i % 11}." for i in range(180))
+
+
+def test_anthropic_writes_a_breakpoint_then_reads_it(claude: anthropic.Anthropic) -> None:
+    system: Any = [{"type": "text", "text": manual("boiler"), "cache_control": {"type": "ephemeral"}}]
+    first = claude.messages.create(model="claude-sonnet-5", max_tokens=50, system=system, messages=said("Step 4?"))
+    written = first.usage.cache_creation_input_tokens or 0
+    assert written > 1024 and first.usage.cache_read_input_tokens == 0
+    assert first.usage.cache_creation and first.usage.cache_creation.ephemeral_5m_input_tokens == written
+    assert first.usage.cache_creation.ephemeral_1h_input_tokens == 0 and first.usage.service_tier == "standard"
+    again = claude.messages.create(model="claude-sonnet-5", max_tokens=50, system=system, messages=said("Step 9?"))
+    assert again.usage.cache_read_input_tokens == written and again.usage.cache_creation_input_tokens == 0
+    assert again.usage.input_tokens < first.usage.input_tokens + written  # what was read is not input again
+    with claude.messages.stream(model="claude-sonnet-5", max_tokens=50, system=system, messages=said("12?")) as s:
+        streamed = s.get_final_message()
+    assert streamed.usage.cache_read_input_tokens == written
+
+
+def test_an_hour_breakpoint_and_a_later_one_split_what_is_written(claude: anthropic.Anthropic) -> None:
+    system: Any = [{"type": "text", "text": manual("kiln"), "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    question = {"type": "text", "text": manual("glaze"), "cache_control": {"type": "ephemeral"}}
+    turns: Any = [{"role": "user", "content": [question]}]
+    first = claude.messages.create(model="claude-opus-5", max_tokens=50, system=system, messages=turns)
+    created = first.usage.cache_creation
+    assert created and created.ephemeral_1h_input_tokens > 1024 and created.ephemeral_5m_input_tokens > 1024
+    assert (
+        first.usage.cache_creation_input_tokens == created.ephemeral_1h_input_tokens + created.ephemeral_5m_input_tokens
+    )
+    # the conversation goes on: the earlier prefix is read, the new turn written
+    longer: Any = [
+        *turns,
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": [question | {"text": "More?"}]},
+    ]
+    second = claude.messages.create(model="claude-opus-5", max_tokens=50, system=system, messages=longer)
+    assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
+
+
+def test_nothing_is_cached_without_a_breakpoint_or_under_the_least(claude: anthropic.Anthropic, server: Server) -> None:
+    plain: Any = [{"type": "text", "text": manual("pump")}]
+    for _ in range(2):
+        answer = claude.messages.create(model="claude-sonnet-5", max_tokens=50, system=plain, messages=said("Hi"))
+        assert (answer.usage.cache_creation_input_tokens, answer.usage.cache_read_input_tokens) == (0, 0)
+    short: Any = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
+    for _ in range(2):
+        answer = claude.messages.create(model="claude-sonnet-5", max_tokens=50, system=short, messages=said("Hi"))
+        assert (answer.usage.cache_creation_input_tokens, answer.usage.cache_read_input_tokens) == (0, 0)
+    with server.anthropic() as inferam:  # the seed's usage: its four counts alone
+        seed = inferam.messages.create(model="any-model", max_tokens=50, system=plain, messages=said("Hi"))
+    assert set(seed.usage.model_dump(exclude_none=True)) == {
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+    }

@@ -156,6 +156,45 @@ def test_the_prompt_cache_serves_as_the_in_process_one(redis_server: str) -> Non
     run(compare, state)
 
 
+def test_a_keyless_cache_with_a_least_serves_as_the_in_process_one(redis_server: str) -> None:
+    """OpenAI's automatic caching: prompts with no key share one cache, and fewer tokens than the least are none."""
+    model = profiles.CacheModel(block=4, capacity=50, ttl=600, minimum=12, keyless="~automatic")
+    profile = replace(profiles.PROFILES["openai"], cache=model)
+    state, cache = shared(redis_server), profiles.PromptCache(model)
+    texts = ["q" * 40, "q" * 40, "q" * 60, "r" * 40, "q" * 24, "q" * 24]
+
+    async def compare() -> None:
+        for i, text in enumerate(texts):
+            prompt = Prompt(dialect="t", model="m", messages=(Message("user", text),))
+            now = 10.0 + i
+            assert await state.caches.cached_tokens(profile, prompt, now) == cache.cached_tokens(prompt, now)
+
+    run(compare, state)
+
+
+def test_anthropics_breakpoints_serve_as_the_in_process_cache(redis_server: str) -> None:
+    """The longest prefix held is read; breakpoints long enough are written, each for its lifetime."""
+    state, cache = shared(redis_server), profiles.BreakpointCache()
+    least = profiles.BREAKPOINT_LEAST
+    five, hour = 300.0, 3600.0
+    asked = [
+        (("p1", least + 10, five), ("p2", least + 900, 0.0)),  # writes p1
+        (("p1", least + 10, 0.0), ("p2", least + 900, five)),  # reads p1, writes p2
+        (("p1", least + 10, 0.0), ("p2", least + 900, 0.0), ("p3", 2 * least, hour)),  # reads p2, writes p3
+        (("p1", least + 10, 0.0), ("p2", least + 900, 0.0)),  # no breakpoint: reads nothing
+        (("s1", 100, five), ("s2", 200, five)),  # too short to write
+        (("s1", 100, five),),
+        (("p1", least + 10, 0.0), ("p2", least + 900, 0.0), ("p3", 2 * least, 0.0), ("p4", 3 * least, hour)),
+    ]
+
+    async def compare() -> None:
+        for i, prefixes in enumerate(asked):
+            prompt = Prompt(dialect="t", model="m", messages=(), prefixes=prefixes)
+            assert await state.caches.breakpoints(prompt, 1000.0 + i) == cache.read(prompt, 1000.0 + i), i
+
+    run(compare, state)
+
+
 async def records(state: State) -> list[bytes]:
     """The journal's records as Redis holds them, one key each."""
     client = link(state).client()

@@ -52,7 +52,7 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
 async def _counted(state: State, endpoint: Endpoint, request: Request, body: Any) -> dict[str, Any]:
     """The count of `body`, as parsed (and checked) by `count`."""
     if endpoint.dialect.NAME == profiles.MESSAGES:
-        return anthropic_messages.count_tokens(body, request.headers)
+        return anthropic_messages.count_tokens(body, request.headers, endpoint.profile.name)
     profile = endpoint.profile
     if recall.asks(endpoint.dialect, profile, body):  # `previous_response_id`, `item_reference`: what they stand for
         given = body.get("input")

@@ -10,6 +10,7 @@ that a shared store makes one round trip for both.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,7 +22,7 @@ from emulator.answering.model_checks import checked
 from emulator.answering.reading import Endpoint, Receive, Request, json_body, read
 from emulator.answering.stages import RETRY_COUNT, decide, note, parse, pick, refuse, render, shape
 from emulator.core import ids
-from emulator.core.conversation import Prompt
+from emulator.core.conversation import Prompt, Turn
 from emulator.core.errors import StateUnavailable
 from emulator.core.wire import TEST_ID, Script, Whole
 from emulator.recordings import Library
@@ -147,6 +148,8 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
         going.request = _directed(request, before.again)
         raise _Again
     cached, attempt, verdict, rates = before.cached, before.attempt, before.verdict, before.rates
+    if prompt.prefixes:  # Anthropic's breakpoints: what was read from its cache, what is written to it
+        cached, turn = await _breakpoints(state, prompt, turn)
     shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
     if recalled:
         await recall.keep(state, endpoint.dialect, recalled, prompt, shaped.turn, shaped.status)
@@ -155,6 +158,14 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     noted = note(endpoint, request, prompt, shaped.turn, shaped.status, nearest=source.nearest, let_by=let_by)  # 5
     entry = await state.journal.open(noted)
     return render(endpoint, prompt, shaped, entry)  # 6
+
+
+async def _breakpoints(state: State, prompt: Prompt, turn: Turn) -> tuple[int, Turn]:
+    """The tokens Anthropic's cache serves the prompt, and the turn with what its breakpoints write to it."""
+    usage = turn.usage
+    read = min(await state.caches.breakpoints(prompt, time.time()), usage.input_tokens)
+    written, hour = profiles.written(prompt, read, usage.input_tokens)
+    return read, replace(turn, usage=replace(usage, written_tokens=written, written_1h=hour))
 
 
 # --- 1. read (reading.py), with the public APIs' own ids ----------------------------------------------------

@@ -131,6 +131,10 @@ class Prompt:
     profile: str = "inferam"  # the upstream it was sent to (`profiles.PROFILES`), whose shapes the answer takes
     choices: int = 1  # Chat Completions' `n`, where the profile honours it
     logprobs: int | None = None  # where the profile honours them: how many `top_logprobs` (None: no logprobs)
+    # Anthropic's prompt cache: the prompt's prefixes, in order (tools, system, each message), each as a digest of
+    # everything up to its end, its tokens and, where a `cache_control` breakpoint ends it, its lifetime in seconds
+    # (0: not a breakpoint). Empty where the profile caches nothing this way.
+    prefixes: tuple[tuple[str, int, float], ...] = ()
 
     def __init__(
         self,
@@ -159,6 +163,7 @@ class Prompt:
         profile: str = "inferam",
         choices: int = 1,
         logprobs: int | None = None,
+        prefixes: tuple[tuple[str, int, float], ...] = (),
     ) -> None:
         self.dialect = dialect
         self.model = model
@@ -185,6 +190,7 @@ class Prompt:
         self.profile = profile
         self.choices = choices
         self.logprobs = logprobs
+        self.prefixes = prefixes
 
     @property
     def thinking(self) -> bool:
@@ -207,20 +213,31 @@ class Prompt:
 
 @dataclass(slots=True, unsafe_hash=True)  # native: see the module's docstring
 class Usage:
-    """Token counts; `input_tokens` includes `cached_tokens`, `output_tokens` includes `reasoning_tokens`."""
+    """Token counts; `input_tokens` includes `cached_tokens` (read from cache) and `written_tokens` (written to it,
+    Anthropic's cache creation; `written_1h`, those kept an hour), `output_tokens` includes `reasoning_tokens`."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    written_tokens: int = 0
+    written_1h: int = 0
 
     def __init__(
-        self, input_tokens: int = 0, output_tokens: int = 0, cached_tokens: int = 0, reasoning_tokens: int = 0
+        self,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        reasoning_tokens: int = 0,
+        written_tokens: int = 0,
+        written_1h: int = 0,
     ) -> None:
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
         self.cached_tokens = cached_tokens
         self.reasoning_tokens = reasoning_tokens
+        self.written_tokens = written_tokens
+        self.written_1h = written_1h
 
     @property
     def total_tokens(self) -> int:

@@ -68,7 +68,11 @@ def _tool_tokens(tool: Tool) -> int:
 
 
 def prompt_tokens(prompt: Prompt) -> int:
-    """The input tokens of a request: messages, tools and the reply priming."""
+    """The input tokens of a request: messages, tools and the reply priming. Where the prompt's prefixes are
+    counted (Anthropic's cache), the last of them, the whole prompt: what is read from cache and written to it is
+    then never more than the input."""
+    if prompt.prefixes:
+        return prompt.prefixes[-1][1]
     # Loops, not sum(map(...)): compiled, each call stays a native one.
     tokens = REPLY_PRIMING
     for message in prompt.messages:

@@ -26,12 +26,25 @@ RETRY_MS = 250  # what each upstream retry adds to the answer's latency
 @dataclass(frozen=True, slots=True)
 class CacheModel:
     """A deterministic prefix cache: prompts are cut into blocks of `block` tokens; a block is cached when
-    the same cache key sent the same prefix up to it within `ttl` seconds; each key keeps `capacity` blocks."""
+    the same cache key sent the same prefix up to it within `ttl` seconds; each key keeps `capacity` blocks.
+    Less than `minimum` tokens served is none (OpenAI: 1,024, then blocks of 128). A request that names no key
+    shares `keyless` (OpenAI caches every prompt, a key only routes it), or is not cached when that is ""."""
 
     block: int = 64
     capacity: int = 4096
     ttl: float = 300.0
     keys: int = 10_000  # cache keys kept; past that, the least recently used one is forgotten
+    minimum: int = 0
+    keyless: str = ""
+
+    def served(self, hits: int) -> int:
+        """The tokens `hits` cached blocks serve."""
+        tokens = hits * self.block
+        return tokens if tokens >= self.minimum else 0
+
+    def key(self, prompt: Prompt) -> str:
+        """The cache a prompt is looked up in: its own key, else the keyless one ("": none)."""
+        return prompt.cache_key or self.keyless
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +59,7 @@ class Profile:
     # --- what it keeps between calls (`answering/recall.py`); the seeds' upstreams keep nothing ---
     stored_responses: bool = False  # Responses' `store` (on by default), `previous_response_id`, `item_reference`
     threads: bool = False  # Messages' message threads (`thread`, the `message-threads-2026-08-12` beta)
+    breakpoints: bool = False  # Anthropic's prompt cache: `cache_control` breakpoints written and read back
     # Images by URL or file id, files and PDF documents, as the public APIs take them (an image is never fetched:
     # it counts as an image seen); the seeds take base64 images only.
     remote_media: bool = False
@@ -66,6 +80,8 @@ class Profile:
     timing_usage: bool = False  # Infercom's usage: time to first token, tokens per second, start and end…
     stream_usage: bool = False  # the `choices: []` usage chunk ends every stream, asked for or not
     refusal: bool = True  # `refusal: null` in messages and the first delta, as OpenAI sends (Infercom: none)
+    annotations: bool = False  # a Chat message's `annotations: []` (OpenAI's: its web search's citations go there)
+    service_tier: str = ""  # the tier an answer says it ran on (OpenAI: `default`; Anthropic's usage: `standard`)
     finish_content: bool = False  # the chunk with `finish_reason` says `content: ""` (Infercom), not `{}`
     channels: bool = False  # a reasoning model's deltas name their channel: `analysis`, then `final` (Infercom)
     finish_reasons: tuple[str, ...] = ("stop", "length", "tool_calls", "content_filter")  # others become `stop`
@@ -143,6 +159,11 @@ PROFILES = {
         hidden_reasoning=True,
         thinking={"gpt-4.1": "off", "gpt-4.1-mini": "off", "gpt-4o": "off", "gpt-4o-mini": "off", "*": "asked"},
         headers={"openai-version": "2020-10-01"},
+        # Automatic prompt caching: a prompt's prefix seen before, from 1,024 tokens in steps of 128, for every
+        # prompt (`prompt_cache_key` only routes it), kept in memory some ten minutes (the prompt caching guide).
+        cache=CacheModel(block=128, minimum=1024, ttl=600.0, keyless="~automatic"),
+        annotations=True,
+        service_tier="default",
         processing_ms=True,
         stored_responses=True,
         remote_media=True,
@@ -159,6 +180,8 @@ PROFILES = {
         stop_sequence=True,
         threads=True,
         remote_media=True,
+        breakpoints=True,
+        service_tier="standard",
     ),
 }
 DEFAULT = "inferam"
@@ -254,7 +277,7 @@ class PromptCache:
 
     def cached_tokens(self, prompt: Prompt, now: float) -> int:
         """Tokens of `prompt` served from cache, then remember its blocks. No cache key, no caching."""
-        key = prompt.cache_key
+        key = self.model.key(prompt)
         if not key:
             return 0
         seen = self._keys.pop(key, None) or OrderedDict()
@@ -275,10 +298,63 @@ class PromptCache:
             seen.move_to_end(block)
         while len(seen) > self.model.capacity:
             seen.popitem(last=False)
-        return hits * self.model.block
+        return self.model.served(hits)
 
     def reset(self) -> None:
         self._keys.clear()
+
+
+BREAKPOINT_LEAST = 1024  # Anthropic: the shortest prefix a breakpoint caches (its Sonnet and Opus models')
+HOUR = 3600.0
+
+
+class BreakpointCache:
+    """Anthropic's prompt cache: each `cache_control` breakpoint's prefix (`Prompt.prefixes`) written for its
+    lifetime (5 minutes, or an hour), its lifetime starting over when it is read; a prompt reads the longest of its
+    prefixes held. Only a request with a breakpoint reads or writes. At most `capacity` prefixes are kept."""
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self._held: OrderedDict[str, tuple[float, int, float]] = OrderedDict()  # digest → (until, tokens, lifetime)
+
+    def read(self, prompt: Prompt, now: float) -> int:
+        """The tokens read from cache, then the prompt's breakpoints written."""
+        if not any(life for _, _, life in prompt.prefixes):
+            return 0
+        read, hit = 0, ""
+        for digest, size, _ in prompt.prefixes:
+            held = self._held.get(digest)
+            if held is not None and held[0] >= now and size > read:
+                read, hit = size, digest
+        if hit:
+            _, size, life = self._held.pop(hit)
+            self._held[hit] = (now + life, size, life)
+        for digest, size, life in prompt.prefixes:
+            if life and size >= BREAKPOINT_LEAST:
+                self._held.pop(digest, None)
+                self._held[digest] = (now + life, size, life)
+        while len(self._held) > self.capacity:
+            self._held.popitem(last=False)
+        return read
+
+    def reset(self) -> None:
+        self._held.clear()
+
+
+def written(prompt: Prompt, read: int, limit: int) -> tuple[int, int]:
+    """The tokens a request writes to Anthropic's cache, and how many of them are kept an hour: each breakpoint's
+    prefix past what was read and past the breakpoint before it, where it is long enough to cache; at most `limit`
+    (the prompt's input tokens) in all, with what was read."""
+    done, total, hour = read, 0, 0
+    for _, size, life in prompt.prefixes:
+        size = min(size, limit)
+        if not life or size < BREAKPOINT_LEAST or size <= done:
+            continue
+        total += size - done
+        if life >= HOUR:
+            hour += size - done
+        done = size
+    return total, hour
 
 
 def prefix_blocks(prompt: Prompt, block: int) -> list[str]:

@@ -44,6 +44,10 @@ class Caches:
         """Tokens of `prompt` the profile's prompt cache serves (0 for a profile without one)."""
         raise NotImplementedError
 
+    async def breakpoints(self, prompt: Prompt, now: float) -> int:
+        """Tokens of `prompt` Anthropic's cache reads (`profiles.BreakpointCache`); its breakpoints written."""
+        raise NotImplementedError
+
     async def reset(self) -> None:
         """Empty every cache (no test id scopes them)."""
         raise NotImplementedError
@@ -52,11 +56,16 @@ class Caches:
 class LocalCaches(Caches):
     def __init__(self) -> None:
         self.by_profile = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
+        self.written = profiles.BreakpointCache()
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
         cache = self.by_profile.get(profile.name)
         return cache.cached_tokens(prompt, now) if cache else 0
 
+    async def breakpoints(self, prompt: Prompt, now: float) -> int:
+        return self.written.read(prompt, now)
+
     async def reset(self) -> None:
         for cache in self.by_profile.values():
             cache.reset()
+        self.written.reset()

@@ -37,15 +37,28 @@ ERROR_TYPES = {
 }
 
 
-def _usage(turn: Turn) -> dict[str, int]:
-    """Anthropic's usage: `input_tokens` excludes the tokens read from cache (the seed's Usage section)."""
+START_ONLY = ("cache_creation", "service_tier")  # in the message's usage, not in `message_delta`'s
+
+
+def _usage(turn: Turn, profile: profiles.Profile | None = None) -> dict[str, Any]:
+    """Anthropic's usage: `input_tokens` excludes the tokens read from cache and those written to it (the seed's
+    Usage section; Anthropic's prompt caching guide). Anthropic's own also splits what was written by lifetime
+    (`cache_creation`) and names the tier the answer ran on; Inferam's has the four counts alone (seed 004)."""
     usage = turn.usage
-    return {
-        "input_tokens": max(usage.input_tokens - usage.cached_tokens, 0),
-        "cache_creation_input_tokens": 0,
+    counts: dict[str, Any] = {
+        "input_tokens": max(usage.input_tokens - usage.cached_tokens - usage.written_tokens, 0),
+        "cache_creation_input_tokens": usage.written_tokens,
         "cache_read_input_tokens": usage.cached_tokens,
         "output_tokens": usage.output_tokens,
     }
+    if profile is not None and profile.service_tier:
+        hour = usage.written_1h
+        counts["cache_creation"] = {
+            "ephemeral_1h_input_tokens": hour,
+            "ephemeral_5m_input_tokens": usage.written_tokens - hour,
+        }
+        counts["service_tier"] = profile.service_tier
+    return counts
 
 
 def _tool_id(call: ToolCall) -> str:
@@ -189,7 +202,7 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     return _message_head(turn) | {
         "content": _blocks(profile, turn),
         **_stop(profile, turn),
-        "usage": _usage(turn),
+        "usage": _usage(turn, profile),
     }
 
 
@@ -209,7 +222,7 @@ def _deltas(index: int, kind: str, field: str, pieces: Iterable[str]) -> list[by
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     """Every SSE event of the streamed answer, in order; a fault ends it with `event: error` instead."""
     profile = profiles.PROFILES[prompt.profile]
-    usage = _usage(turn)
+    usage = _usage(turn, profile)
     # message_start reports one output token so far, as Anthropic's does; message_delta then
     # carries the cumulative totals, which the SDK's accumulator writes over the start values.
     start = _message_head(turn) | {"content": [], "stop_reason": None, "stop_sequence": None}
@@ -247,7 +260,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
             {
                 "type": "message_delta",
                 "delta": _stop(profile, turn),
-                "usage": usage,
+                "usage": {k: v for k, v in usage.items() if k not in START_ONLY},
             }
         )
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -10,6 +11,7 @@ from emulator.core import identity, tokens
 from emulator.core.conversation import Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
 from emulator.core.errors import InvalidRequest
 from emulator.core.fields import Fields, wrong_type
+from emulator.core.sse import dumps
 from emulator.rules import profiles
 
 ROLES = ("user", "assistant", "system")  # `system` entries inside `messages`: Claude Code sends them
@@ -31,10 +33,10 @@ def parse_request(body: Any, headers: Mapping[str, str], fingerprint: str = "", 
     return _prompt(body, headers, fingerprint, counting=False, profile=profile)
 
 
-def count_tokens(body: Any, headers: Mapping[str, str]) -> dict[str, int]:
+def count_tokens(body: Any, headers: Mapping[str, str], profile: str = profiles.DEFAULT) -> dict[str, int]:
     """`{"input_tokens": N}` for a count_tokens body, from the one token model, so it equals the
     `input_tokens` that `/v1/messages` reports for the same body (no cache read: nothing is cached)."""
-    return {"input_tokens": tokens.prompt_tokens(_prompt(body, headers, "", counting=True))}
+    return {"input_tokens": tokens.prompt_tokens(_prompt(body, headers, "", counting=True, profile=profile))}
 
 
 def _prompt(
@@ -78,7 +80,97 @@ def _prompt(
         fingerprint=fingerprint,
         conversation=identity.key(model, everything, tools, tool_choice, form, temperature, None),
         profile=profile,
+        prefixes=_prefixes(f.data, model, _api_key(headers)) if profiles.PROFILES[profile].breakpoints else (),
     )
+
+
+HOUR, FIVE_MINUTES = 3600.0, 300.0  # a breakpoint's lifetimes: `cache_control.ttl` "1h", or the default "5m"
+
+
+def _prefixes(body: Mapping[str, Any], model: str, key: str) -> tuple[tuple[str, int, float], ...]:
+    """The prompt's prefixes as Anthropic's cache sees them, in its order (tools, system, messages): at the end of
+    each tool, system block and message, a digest of everything up to it (the `cache_control` markers left out, so
+    that moving a breakpoint keeps what came before; the key and model in it: a cache is an organization's, per
+    model), its tokens, and the lifetime of a breakpoint ending there (0 where none does)."""
+    system = body.get("system")
+    items = [
+        *(body.get("tools") or ()),
+        *(system if type(system) is list else [system] if system else []),
+        *(body.get("messages") or ()),
+    ]
+    digest = hashlib.blake2b(f"{key}\x1f{model}".encode(), digest_size=16)
+    size, prefixes = tokens.REPLY_PRIMING, []
+    for at, item in enumerate(items):
+        plain, life = _unmarked(item)
+        digest.update(dumps(plain).encode())
+        size += _item_tokens(plain, first_system=at == len(body.get("tools") or ()))
+        prefixes.append((digest.hexdigest(), size, life))
+    return tuple(prefixes)
+
+
+def _item_tokens(item: Any, first_system: bool) -> int:
+    """An item's tokens by the one token model, as `tokens.prompt_tokens` counts what it parses into: a tool's name,
+    description and schema; a message's overhead and its blocks; a tool result a message of its own; an image at
+    its flat price."""
+    if type(item) is str:
+        return tokens.MESSAGE_OVERHEAD + tokens.count(item)
+    if type(item) is not dict:
+        return tokens.count(dumps(item))
+    if "input_schema" in item or "name" in item and "role" not in item and "type" not in item:
+        schema = item.get("input_schema")
+        text = f"{item.get('name', '')}{item.get('description', '')}"
+        return tokens.count(text) + (tokens.count(dumps(schema)) if schema else 0)
+    if "role" not in item:  # a system block
+        return (tokens.MESSAGE_OVERHEAD if first_system else 0) + _block_tokens(item)
+    content = item.get("content")
+    if type(content) is str:
+        return tokens.MESSAGE_OVERHEAD + tokens.count(content)
+    blocks = content if type(content) is list else []
+    return tokens.MESSAGE_OVERHEAD + sum(_block_tokens(b) for b in blocks)
+
+
+def _block_tokens(block: Any) -> int:
+    if type(block) is not dict:
+        return 0
+    kind = block.get("type")
+    if kind == "text":
+        return tokens.count(str(block.get("text", "")))
+    if kind == "image":
+        return tokens.IMAGE_TOKENS
+    if kind == "thinking":
+        return tokens.count(str(block.get("thinking", "")))
+    if kind == "tool_use":
+        return tokens.count(str(block.get("name", ""))) + tokens.count(dumps(block.get("input", {})))
+    if kind == "tool_result":
+        inner = block.get("content")
+        if type(inner) is str:
+            return tokens.MESSAGE_OVERHEAD + tokens.count(inner)
+        return tokens.MESSAGE_OVERHEAD + sum(_block_tokens(b) for b in inner or () if type(b) is dict)
+    return tokens.count(dumps(block))
+
+
+def _unmarked(item: Any) -> tuple[Any, float]:
+    """An item without its `cache_control` markers (its own, its blocks', a tool result's blocks'), and the longest
+    lifetime they asked for (0 for none)."""
+    if type(item) is not dict:
+        return item, 0.0
+    life = _life(item.get("cache_control"))
+    plain = {k: v for k, v in item.items() if k != "cache_control"}
+    content = plain.get("content")
+    if type(content) is list:
+        blocks = []
+        for block in content:
+            inner, asked = _unmarked(block)
+            blocks.append(inner)
+            life = max(life, asked)
+        plain["content"] = blocks
+    return plain, life
+
+
+def _life(marker: Any) -> float:
+    if type(marker) is not dict:
+        return 0.0
+    return HOUR if marker.get("ttl") == "1h" else FIVE_MINUTES
 
 
 def _api_key(headers: Mapping[str, str]) -> str:

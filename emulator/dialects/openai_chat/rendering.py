@@ -91,13 +91,16 @@ def _head(profile: profiles.Profile, turn: Turn, kind: str) -> dict[str, Any]:
     created: int | float = turn.created
     if profile.float_created:  # the first token's time: after the generation started
         created = _start(turn) + _ttft(profile, turn)
-    return {
+    head = {
         "id": ids.uuid(turn.id) if profile.uuid_ids else ids.make("chatcmpl-", turn.id, length=29),
         "object": kind,
         "created": created,
         "model": turn.model,
-        "system_fingerprint": profile.system_fingerprint or _system_fingerprint(turn.model),
     }
+    if profile.service_tier:
+        head["service_tier"] = profile.service_tier
+    head["system_fingerprint"] = profile.system_fingerprint or _system_fingerprint(turn.model)
+    return head
 
 
 def _finish_reason(profile: profiles.Profile, turn: Turn) -> str:
@@ -149,6 +152,8 @@ def _choice(profile: profiles.Profile, index: int, turn: Turn, entries: list[dic
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or _no_content(turn)}
     if profile.refusal:
         message["refusal"] = None
+    if profile.annotations:
+        message["annotations"] = []
     if turn.reasoning:
         message[profile.reasoning_field] = turn.reasoning
     if turn.tool_calls:

@@ -95,39 +95,49 @@ def _response(
 ) -> dict[str, Any]:
     echo = prompt.echo
     u = turn.usage
-    return {
-        "id": ids.make("resp_", turn.id),
-        "object": "response",
-        "created_at": turn.created,
-        "status": status,
-        "error": None,
-        "incomplete_details": None,
-        "instructions": echo.get("instructions"),
-        "max_output_tokens": echo.get("max_output_tokens"),
-        "model": turn.model,
-        "output": output,
-        "parallel_tool_calls": echo.get("parallel_tool_calls", True),
-        "previous_response_id": echo.get("previous_response_id"),
-        "reasoning": echo.get("reasoning", {"effort": None, "summary": None}),
-        "store": echo.get("store", False),  # Inferam's: always false (seed 001)
-        "temperature": echo.get("temperature"),
-        "text": echo.get("text", {"format": {"type": "text"}}),
-        "tool_choice": echo.get("tool_choice", "auto"),
-        "tools": echo.get("tools", []),
-        "top_p": echo.get("top_p"),
-        "truncation": "disabled",
-        "usage": {
-            "input_tokens": u.input_tokens,
-            "input_tokens_details": {"cached_tokens": u.cached_tokens, "cache_write_tokens": 0},
-            "output_tokens": u.output_tokens,
-            "output_tokens_details": {"reasoning_tokens": _reasoning_tokens(prompt, u)},
-            "total_tokens": u.total_tokens,
+    return (
+        {
+            "id": ids.make("resp_", turn.id),
+            "object": "response",
+            "created_at": turn.created,
+            "status": status,
+            "error": None,
+            "incomplete_details": None,
+            "instructions": echo.get("instructions"),
+            "max_output_tokens": echo.get("max_output_tokens"),
+            "model": turn.model,
+            "output": output,
+            "parallel_tool_calls": echo.get("parallel_tool_calls", True),
+            "previous_response_id": echo.get("previous_response_id"),
+            "reasoning": echo.get("reasoning", {"effort": None, "summary": None}),
+            "store": echo.get("store", False),  # Inferam's: always false (seed 001)
+            "temperature": echo.get("temperature"),
+            "text": echo.get("text", {"format": {"type": "text"}}),
+            "tool_choice": echo.get("tool_choice", "auto"),
+            "tools": echo.get("tools", []),
+            "top_p": echo.get("top_p"),
+            "truncation": "disabled",
+            "usage": {
+                "input_tokens": u.input_tokens,
+                "input_tokens_details": {"cached_tokens": u.cached_tokens, "cache_write_tokens": 0},
+                "output_tokens": u.output_tokens,
+                "output_tokens_details": {"reasoning_tokens": _reasoning_tokens(prompt, u)},
+                "total_tokens": u.total_tokens,
+            }
+            if usage
+            else None,
+            "user": echo.get("user"),
+            "metadata": echo.get("metadata", {}),
         }
-        if usage
-        else None,
-        "user": echo.get("user"),
-        "metadata": echo.get("metadata", {}),
-    } | {key: echo[key] for key in ("top_logprobs", "background") if key in echo}
+        | {key: echo[key] for key in ("top_logprobs", "background") if key in echo}
+        | _tier(prompt)
+    )
+
+
+def _tier(prompt: Prompt) -> dict[str, str]:
+    """The tier the answer ran on, where the profile says (OpenAI's `default`)."""
+    tier = profiles.PROFILES[prompt.profile].service_tier
+    return {"service_tier": tier} if tier else {}
 
 
 def _reasoning_tokens(prompt: Prompt, usage: Usage) -> int:

@@ -14,7 +14,7 @@ from emulator.state.counts import Counts
 from emulator.state.redis.link import IDLE, RedisLink
 from emulator.state.values import LAST, CallKey
 
-CacheLookup = tuple[list[str], list[Any], int]  # the cache script's keys and arguments, the tokens of a block
+CacheLookup = tuple[list[str], list[Any], profiles.CacheModel]  # the cache script's keys and arguments, its model
 _tuple = tuple.__new__  # a named tuple built as the tuple it is: its `__new__` is a Python call
 
 
@@ -98,18 +98,30 @@ class RedisCaches(Caches):
         looked = self.lookup(profile, prompt, now)
         if looked is None:
             return 0
-        keys, args, block = looked
-        return int(await self.link.run("cache", keys, args)) * block
+        keys, args, model = looked
+        return model.served(int(await self.link.run("cache", keys, args)))
 
     def lookup(self, profile: profiles.Profile, prompt: Prompt, now: float) -> CacheLookup | None:
-        """The cache script's keys and arguments for `prompt`, and the tokens a block holds; None when the profile
-        keeps no cache for it."""
-        model, key = profile.cache, prompt.cache_key
+        """The cache script's keys and arguments for `prompt`, and the cache's model (what its hits serve); None
+        when the profile keeps no cache for it."""
+        model = profile.cache
+        key = model.key(prompt) if model is not None else ""
         if model is None or not key:
             return None
         blocks = profiles.prefix_blocks(prompt, model.block)
         keys = [self.link.key("cache:", profile.name, ":", key), self.link.key("cache-seen:", profile.name, ":", key)]
-        return keys, [repr(now), repr(model.ttl), model.capacity, *blocks], model.block
+        return keys, [repr(now), repr(model.ttl), model.capacity, *blocks], model
+
+    async def breakpoints(self, prompt: Prompt, now: float) -> int:
+        """Anthropic's cache, one key per prefix written (expiring with its lifetime), by `lua/breakpoints.lua`."""
+        if not any(life for _, _, life in prompt.prefixes):
+            return 0
+        keys = [self.link.key("cache-bp:", digest) for digest, _, _ in prompt.prefixes]
+        args: list[Any] = []
+        for _, tokens, life in prompt.prefixes:
+            kept = life and tokens >= profiles.BREAKPOINT_LEAST
+            args += (tokens, round(life * 1000) if kept else 0)
+        return int(await self.link.run("breakpoints", keys, args))
 
     async def reset(self) -> None:
         await self.link.unlink_matching("cache*")

@@ -71,7 +71,7 @@ class RedisStores(Stores):
         attempt, out, hits, *again = await self.link.gathered("before", self._before_head, args)
         if again:
             return Before(0, 0, again=await self._directions.added(again[0], sent))
-        cached = int(hits) * looked[2] if looked is not None else 0
+        cached = looked[2].served(int(hits)) if looked is not None else 0
         if not self.limited:
             return _tuple(Before, (cached, int(attempt), None, (), None))  # as the tuple it is: `Before(…)` is Python
         verdict = self._buckets.verdict(out)
