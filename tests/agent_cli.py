@@ -111,23 +111,28 @@ def npm_install(npm: str, package: str, *, root: Path, directory: str, launcher:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if installed_version(path) != version:
             shutil.rmtree(prefix, ignore_errors=True)
-            command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", package]
-            shown = " ".join(command)
-            try:
-                result = subprocess.run(command, capture_output=True, timeout=INSTALL_TIMEOUT, check=False)
-            except subprocess.TimeoutExpired as exc:
-                output = (exc.stdout or b"") + (exc.stderr or b"")
-                pytest.fail(f"`{shown}` did not finish in {INSTALL_TIMEOUT} s:\n{output.decode(errors='replace')}")
-            if result.returncode != 0:
-                said = (result.stdout + result.stderr).decode(errors="replace")
-                offline = UNREACHABLE.search(said)
-                if offline:
-                    pytest.skip(f"the npm registry cannot be reached ({offline[1]}): `{shown}` needs it once")
-                pytest.fail(f"`{shown}` failed ({result.returncode}):\n{said}")
+            install_into(npm, prefix, package)
             found = installed_version(path)
             if found != version:
                 pytest.fail(f"installed {package} into {prefix}, but `{launcher} --version` says {found!r}")
     return path
+
+
+def install_into(npm: str, prefix: Path, *packages: str) -> None:
+    """`npm install` of `packages` into `prefix`: skipped when the registry cannot be reached, failed otherwise."""
+    command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", *packages]
+    shown = " ".join(command)
+    try:
+        result = subprocess.run(command, capture_output=True, timeout=INSTALL_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired as exc:
+        output = (exc.stdout or b"") + (exc.stderr or b"")
+        pytest.fail(f"`{shown}` did not finish in {INSTALL_TIMEOUT} s:\n{output.decode(errors='replace')}")
+    if result.returncode != 0:
+        said = (result.stdout + result.stderr).decode(errors="replace")
+        offline = UNREACHABLE.search(said)
+        if offline:
+            pytest.skip(f"the npm registry cannot be reached ({offline[1]}): `{shown}` needs it once")
+        pytest.fail(f"`{shown}` failed ({result.returncode}):\n{said}")
 
 
 @cache

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,41 +20,22 @@ import pytest
 
 from emulator.http.app import Settings
 from emulator.journal import assembly, delivery
+from tests.browser import chromium, needs_chromium
 from tests.conftest import SCENARIOS, Server, call, launch, read_until
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-# Chromium as the machine allows it: no sandbox (root in CI), no GPU, and no background connections, which a
-# closed network refuses many at a time.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 REPO = Path(__file__).parent.parent
 WEATHER: list[Any] = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
 XSS = "Weather in Paris and Tokyo? <img src=x onerror=document.title='owned'>"
 WAIT = 60_000  # milliseconds a page may take to show what the journal holds (it polls once a second): a give-up
 # bound only; in a fresh clone, beside the compiled wheel's build on two cores, 15 s was too short once
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed: run .ci/deps, as the test command does"
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

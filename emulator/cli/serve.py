@@ -72,6 +72,13 @@ def _answer_arguments(serve: argparse.ArgumentParser) -> None:
         "parameter",
     )
     serve.add_argument(
+        "--cors-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="a web origin whose pages may call the API routes, besides loopback ones (e.g. https://demo.example); "
+        "repeatable; `*` allows any. Never the admin API",
+    )
+    serve.add_argument(
         "--lenient",
         action="store_true",
         help="the openai and anthropic profiles answer unknown models and fields (their model's parameter and range "
@@ -198,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
         strict=args.strict,
         models=tuple(args.model or ()),
         lenient=args.lenient,
+        cors_origins=tuple(args.cors_origin or ()),
         max_clients=args.max_clients,
         journal_size=args.journal_size,
         journal_bytes=args.journal_bytes,

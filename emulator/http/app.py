@@ -23,6 +23,7 @@ from emulator.core.wire import TEST_ID, Whole
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
 from emulator.dialects.error_bodies import dialect_for, error_answer
 from emulator.http import admin, models
+from emulator.http.cors import Cors, origin_of
 from emulator.http.serving import Answering, Run
 from emulator.rules import profiles
 from emulator.server import in_task
@@ -88,7 +89,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     routes += admin.routes(state)
     answering = {route.path: route.endpoint.app for route in routes if isinstance(route.endpoint, _Endpoint)}
     handlers = {HTTPException: _http_error, StateUnavailable: _unavailable}
-    app = _App(answering, routes=routes, exception_handlers=handlers)
+    cors = Cors(settings.cors_origins, tuple(profiles.PROFILES))
+    app = _App(answering, cors, routes=routes, exception_handlers=handlers)
     app.state.emulator = state
     return app
 
@@ -158,13 +160,22 @@ class _App(Starlette):
 
     eager = True  # it may be started outside a task: see `server.in_task`
 
-    def __init__(self, answering: Mapping[str, ASGIApp], **kwargs: Any) -> None:
+    def __init__(self, answering: Mapping[str, ASGIApp], cors: Cors, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.answering = answering
+        self.cors = cors
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith(SCOPED):
-            scope = scoped(scope)
+        if scope["type"] == "http":
+            if scope["path"].startswith(SCOPED):
+                scope = scoped(scope)
+            origin = origin_of(scope)
+            if origin is not None and self.cors.api(scope["path"]):  # a page's call (`cors.py`)
+                if scope["method"] == "OPTIONS":
+                    await self.cors.preflight(scope, origin, send)
+                    return
+                if self.cors.allows(origin):
+                    send = self.cors.sending(origin, send)
         endpoint = self.answering.get(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
         if endpoint is None or scope.get("root_path"):  # mounted under a prefix: Starlette knows the route
             await in_task()  # Starlette's ways (anyio, threads for plain functions) need one

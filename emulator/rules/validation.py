@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.core.conversation import Prompt
-from emulator.core.errors import InvalidRequest, NotFound
+from emulator.core.errors import InvalidRequest, NotFound, Unauthorized
 from emulator.rules import schema, structured
 from emulator.rules.catalog import Catalog, Model
 
@@ -275,7 +275,10 @@ def _unknown_field(endpoint: str, key: str, betas: tuple[str, ...] = ()) -> Inva
 
 
 def _anthropic_headers(held: Catalog, headers: Mapping[str, str]) -> None:
-    """Anthropic's version header, required and known, and its betas, each known (the catalog lists them)."""
+    """A browser's call (it sends `Origin`) must say it means it, as Anthropic's API wants; its version header,
+    required and known, and its betas, each known (the catalog lists them)."""
+    if "origin" in headers and headers.get("anthropic-dangerous-direct-browser-access", "").lower() != "true":
+        raise Unauthorized("CORS requests must set 'anthropic-dangerous-direct-browser-access' header")  # its words
     version = headers.get("anthropic-version", "").strip()
     if not version:
         raise InvalidRequest("anthropic-version: header is required")  # the API's words

@@ -45,6 +45,7 @@ class Settings:
     kept: Bounds = KEPT  # stored responses and threads: how many, how many bytes, how long
     scrub: Sequence[tuple[str, str]] = ()  # (pattern, replacement) for request bodies, before matching recordings
     host: str = "127.0.0.1"  # the address bound: beyond loopback, the admin API needs `admin_token`
+    cors_origins: Sequence[str] = ()  # web origins the API routes answer besides loopback ones (`--cors-origin`)
     admin_token: str | None = None
     state: str | None = None  # where what requests share is kept: None in this process, else a redis:// URL
 
