@@ -125,7 +125,6 @@ def test_compact_keeps_the_users_words_and_seals_the_rest_for_the_next_request(s
     """`/v1/responses/compact` (openai): every user message as sent, then one `compaction` item; sent back in
     `input`, it stands for the turns it sealed. The SDK's strict mode types only assistant messages in `output`, so
     this client is not strict."""
-    client = openai.OpenAI(base_url=f"{server.base_url}/openai/v1", api_key="sk-test", max_retries=0)
     history: Any = [
         {"role": "user", "content": "Which planet has the most moons?"},
         {
@@ -137,22 +136,26 @@ def test_compact_keeps_the_users_words_and_seals_the_rest_for_the_next_request(s
         {"type": "function_call_output", "call_id": "call_m1", "output": "274"},
         {"role": "user", "content": "And Jupiter?"},
     ]
-    raw = client.responses.with_raw_response.compact(model="gpt-5", input=history)
-    compacted = raw.parse()
-    assert compacted.object == "response.compaction" and compacted.id.startswith("resp_")
-    users = [item for item in compacted.output if item.type == "message"]
-    assert [u.content[0].text for u in users] == ["Which planet has the most moons?", "And Jupiter?"]
-    sealed = compacted.output[-1]
-    assert sealed.type == "compaction" and sealed.encrypted_content.startswith("gAAAAA")
-    assert "Saturn" not in sealed.encrypted_content and compacted.usage.input_tokens > 0
-    carried: Any = raw.http_response.json()["output"]  # as sent back: the items as the API wrote them
-    answer = client.responses.create(model="gpt-5", input=[*carried, {"role": "user", "content": "Thanks."}])
-    assert answer.status == "completed"
-    forged: Any = [{"type": "compaction", "encrypted_content": "gAAAAAnot-ours"}]
-    with pytest.raises(openai.BadRequestError) as caught:
-        client.responses.create(model="gpt-5", input=forged)
-    assert caught.value.code == "invalid_encrypted_content"
-    with pytest.raises(openai.NotFoundError):  # the seeds' Responses has no compact
-        openai.OpenAI(base_url=f"{server.base_url}/inferam/v1", api_key="k", max_retries=0).responses.compact(
-            model="gpt-5", input="hi"
-        )
+    with unstrict(server, "/openai") as client:
+        raw = client.responses.with_raw_response.compact(model="gpt-5", input=history)
+        compacted = raw.parse()
+        assert compacted.object == "response.compaction" and compacted.id.startswith("resp_")
+        users = [item for item in compacted.output if item.type == "message"]
+        assert [u.content[0].text for u in users] == ["Which planet has the most moons?", "And Jupiter?"]
+        sealed = compacted.output[-1]
+        assert sealed.type == "compaction" and sealed.encrypted_content.startswith("gAAAAA")
+        assert "Saturn" not in sealed.encrypted_content and compacted.usage.input_tokens > 0
+        carried: Any = raw.http_response.json()["output"]  # as sent back: the items as the API wrote them
+        answer = client.responses.create(model="gpt-5", input=[*carried, {"role": "user", "content": "Thanks."}])
+        assert answer.status == "completed"
+        forged: Any = [{"type": "compaction", "encrypted_content": "gAAAAAnot-ours"}]
+        with pytest.raises(openai.BadRequestError) as caught:
+            client.responses.create(model="gpt-5", input=forged)
+        assert caught.value.code == "invalid_encrypted_content"
+    with unstrict(server, "/inferam") as seed, pytest.raises(openai.NotFoundError):  # the seeds' has no compact
+        seed.responses.compact(model="gpt-5", input="hi")
+
+
+def unstrict(server: Any, prefix: str) -> openai.OpenAI:
+    """The SDK in its default mode, which reads what its types do not foresee; closed by its `with`."""
+    return openai.OpenAI(base_url=f"{server.base_url}{prefix}/v1", api_key="sk-test", max_retries=0)
