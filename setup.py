@@ -66,6 +66,7 @@ COMPILED = [
     "emulator/server/exchange.py",
     "emulator/server/turns.py",
     # rules
+    "emulator/rules/anthropic_rules.py",
     "emulator/rules/catalog/__init__.py",
     "emulator/rules/faults.py",
     "emulator/rules/limits.py",
@@ -73,6 +74,7 @@ COMPILED = [
     "emulator/rules/schema.py",
     "emulator/rules/structured.py",
     "emulator/rules/validation.py",
+    "emulator/rules/wording.py",
     # dialects and the default model, whole
     "emulator/dialects/",
     "emulator/default_model/",

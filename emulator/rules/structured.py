@@ -10,8 +10,10 @@ object breaking a rule is reported with its place in the schema as the API shows
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
+
+from emulator.core.errors import InvalidRequest
 
 # Keywords whose value is one subschema, or a map or list of them.
 ONE = ("items", "additionalItems", "not")
@@ -82,3 +84,61 @@ def texts(messages: Any, key: str = "content") -> Iterator[str]:
             for part in content:
                 if type(part) is dict and type(part.get("text")) is str:
                     yield part["text"]
+
+
+# --- what the `openai` profile checks of a body (`validation.body`) ---------------------------------------------
+
+
+def chat(data: Mapping[str, Any]) -> None:
+    """Chat's strict schemas (`response_format`, strict function tools) and JSON mode's mention of JSON."""
+    form = data.get("response_format")
+    kind = form.get("type") if type(form) is dict else None
+    if kind == "json_schema":
+        spec = form.get("json_schema") if type(form) is dict else None
+        if type(spec) is dict and spec.get("strict") is True:
+            _held(spec.get("schema"), f"response_format '{spec.get('name')}'", "response_format", "invalid_json_schema")
+    elif kind == "json_object" and not mentions_json(texts(data.get("messages"))):
+        raise InvalidRequest(  # the API's words
+            "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+            param="messages",
+        )
+    for at, tool in enumerate(data.get("tools") or ()):
+        function = tool.get("function") if type(tool) is dict else None
+        if type(function) is dict and function.get("strict") is True:
+            where = f"tools[{at}].function.parameters"
+            _held(
+                function.get("parameters"), f"function '{function.get('name')}'", where, "invalid_function_parameters"
+            )
+
+
+def responses(data: Mapping[str, Any]) -> None:
+    """Responses' strict schemas (`text.format`, strict function tools) and JSON mode's mention of JSON in `input`
+    (its instructions do not count)."""
+    text = data.get("text")
+    form = text.get("format") if type(text) is dict else None
+    kind = form.get("type") if type(form) is dict else None
+    if kind == "json_schema" and type(form) is dict and form.get("strict") is True:
+        _held(form.get("schema"), f"response_format '{form.get('name')}'", "text.format.schema", "invalid_json_schema")
+    elif kind == "json_object" and not mentions_json(texts(data.get("input"))):
+        raise InvalidRequest(  # the API's words
+            "Response input messages must contain the word 'json' in some form to use 'text.format' of type "
+            "'json_object'.",
+            param="text.format",
+        )
+    for at, tool in enumerate(data.get("tools") or ()):
+        if type(tool) is dict and tool.get("type") == "function" and tool.get("strict") is True:
+            _held(
+                tool.get("parameters"),
+                f"function '{tool.get('name')}'",
+                f"tools[{at}].parameters",
+                "invalid_function_parameters",
+            )
+
+
+def _held(given: Any, what: str, param: str, code: str) -> None:
+    """A strict schema that breaks OpenAI's rules, refused in its words (`structured.py`)."""
+    if given is None:
+        return
+    problem = strict_problem(given)
+    if problem is not None:
+        raise InvalidRequest(f"Invalid schema for {what}: {problem}", param=param, code=code)

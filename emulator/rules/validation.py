@@ -4,8 +4,9 @@ Three stages, in the order the pipeline runs them (see `answering.rounds.answer`
 
 1. `body`: what any model refuses. Fields the endpoint does not know, at the top (Anthropic's beta fields known only
    with their `anthropic-beta` value) and at every depth below it (`schema.py`, the endpoint's request schema:
-   unknown keys, required keys, unknown `type`s), Anthropic's required fields, and ranges that do not depend on
-   the model.
+   unknown keys, required keys, unknown `type`s, worded by `wording.py`), OpenAI's strict schemas and JSON mode
+   (`structured.py`), Anthropic's headers and content rules (`anthropic_rules.py`) and required fields, and ranges
+   that do not depend on the model.
 2. `unknown_model`: the provider's 404 for a model it does not serve (the pipeline decides which are known).
 3. `parameters`: what this model refuses, from its catalog entry (`catalog/*.yaml`).
 
@@ -21,8 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.core.conversation import Prompt
-from emulator.core.errors import InvalidRequest, NotFound, Unauthorized
-from emulator.rules import schema, structured
+from emulator.core.errors import InvalidRequest, NotFound
+from emulator.rules import anthropic_rules, schema, structured, wording
 from emulator.rules.catalog import Catalog, Model
 
 LENIENT_HEADER = "x-emulator-lenient"  # `1`: accept unknown models and fields (`--lenient`, the plugin's marker)
@@ -32,11 +33,10 @@ FIELD_LISTS = {"chat_completions": "chat", "responses": "responses", "messages":
     "input_tokens": "input_tokens",
     "compact": "compact",
 }
-ANTHROPIC = ("messages", "count_tokens")
+ANTHROPIC = wording.ANTHROPIC
 MIN_OUTPUT_TOKENS = 16  # Responses' `max_output_tokens` minimum
 CHAT_LIMITS = ("max_completion_tokens", "max_tokens")
 TOOL_OPTIONS = ("tool_choice", "parallel_tool_calls")  # Chat refuses either without tools
-MAX_BREAKPOINTS = 4  # Anthropic's most blocks with `cache_control` in one request
 MIN_BUDGET = 1024  # Anthropic's least `thinking.budget_tokens`
 INTERLEAVED = "interleaved-thinking-2025-05-14"  # with it, the budget may exceed `max_tokens` (it spans the turn)
 DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
@@ -82,166 +82,22 @@ def body(held: Catalog, endpoint: str, data: Any, headers: Mapping[str, str], le
         root = schema.SCHEMAS["beta_" + FIELD_LISTS[endpoint]]
     found, let_by = schema.check(root, data, lenient)
     if found is not None:
-        raise refusal(endpoint, found)
-    passed += tuple(refusal(endpoint, p).message for p in let_by)
+        raise wording.refusal(endpoint, found)
+    passed += tuple(wording.refusal(endpoint, p).message for p in let_by)
     if endpoint in ANTHROPIC:
-        _anthropic_headers(held, headers)
+        anthropic_rules.headers(held, headers)
         _anthropic_body(endpoint, data, headers)
-        _anthropic_content(data)
+        anthropic_rules.content(data)
     elif endpoint == "responses":
         _at_least(data, "max_output_tokens", MIN_OUTPUT_TOKENS)
-        _responses_structured(data)
+        structured.responses(data)
     elif endpoint == "chat_completions":
-        _chat_structured(data)
+        structured.chat(data)
         for param in CHAT_LIMITS:  # inline: every Chat request comes this way
             value = data.get(param)
             if type(value) is int and value < 1:
                 _at_least(data, param, 1)
     return passed
-
-
-def refusal(endpoint: str, found: schema.Problem) -> InvalidRequest:
-    """A problem below the top of a body, in the API's words: OpenAI's (`Unknown parameter: 'messages[1].x'.`,
-    as the issue threads quote it, with the path as `param`) or pydantic's, as Anthropic sends them
-    (`messages.0.content.0.text.x: Extra inputs are not permitted`, each content block's tag in its path)."""
-    if found.kind in LIMIT_WORDS:
-        return _past_limit(endpoint, found)
-    if endpoint in ANTHROPIC:
-        where = found.dotted()
-        if found.kind == "unknown":
-            return InvalidRequest(f"{where}: Extra inputs are not permitted", param=where)
-        if found.kind == "missing":
-            return InvalidRequest(f"{where}: Field required", param=where)
-        union = ".".join(str(p) for p in found.path[:-1])
-        if found.kind == "untagged":
-            return InvalidRequest(f"{union}: Unable to extract tag using discriminator '{found.path[-1]}'", param=union)
-        expected = ", ".join(f"'{t}'" for t in found.allowed)
-        return InvalidRequest(
-            f"{union}: Input tag '{found.value}' found using '{found.path[-1]}' does not match any of the expected "
-            f"tags: {expected}",
-            param=union,
-        )
-    param = found.indexed()
-    if found.kind == "unknown":
-        return InvalidRequest(f"Unknown parameter: '{param}'.", param=param, code="unknown_parameter")
-    if found.kind in ("missing", "untagged"):
-        return InvalidRequest(f"Missing required parameter: '{param}'.", param=param, code="missing_required_parameter")
-    return InvalidRequest(
-        f"Invalid value: '{found.value}'. Supported values are: {_listed(found.allowed)}.",
-        param=param,
-        code="invalid_value",
-    )
-
-
-# A limit passed, in each API's words: OpenAI's (its 400s as issue threads quote them) and pydantic's, Anthropic's.
-LIMIT_WORDS = {
-    "above": (
-        "Invalid '{path}': {number} above maximum value. Expected a value <= {bound}, but got {value} instead.",
-        "{number}_above_max_value",
-        "{path}: Input should be less than or equal to {bound}",
-    ),
-    "below": (
-        "Invalid '{path}': {number} below minimum value. Expected a value >= {bound}, but got {value} instead.",
-        "{number}_below_min_value",
-        "{path}: Input should be greater than or equal to {bound}",
-    ),
-    "too_many": (
-        "Invalid '{path}': array too long. Expected an array with maximum length {bound}, but got an array with "
-        "length {length} instead.",
-        "array_above_max_length",
-        "{path}: List should have at most {bound} items after validation, not {length}",
-    ),
-    "pattern": (
-        "Invalid '{path}': string does not match pattern. Expected a string that matches the pattern '{bound}'.",
-        "invalid_value",
-        "{path}: String should match pattern '{bound}'",
-    ),
-    "too_long": (
-        "Invalid '{path}': string too long. Expected a string with maximum length {bound}, but got a string with "
-        "length {length} instead.",
-        "string_above_max_length",
-        "{path}: String should have at most {bound} characters",
-    ),
-}
-
-
-def _past_limit(endpoint: str, found: schema.Problem) -> InvalidRequest:
-    openai_words, code, anthropic_words = LIMIT_WORDS[found.kind]
-    bound = f"{found.bound:g}" if type(found.bound) is float else found.bound
-    length = len(found.value) if type(found.value) in (list, str) else 0
-    if endpoint in ANTHROPIC:
-        where = found.dotted()
-        return InvalidRequest(anthropic_words.format(path=where, bound=bound, length=length), param=where)
-    path, number = found.indexed(), "integer" if found.integer else "decimal"
-    message = openai_words.format(path=path, number=number, bound=bound, value=found.value, length=length)
-    return InvalidRequest(message, param=path, code=code.format(number=number))
-
-
-def _listed(values: tuple[str, ...]) -> str:
-    """OpenAI's list of values: `'a'`, `'a' and 'b'`, `'a', 'b', and 'c'`."""
-    *head, last = values
-    if not head:
-        return f"'{last}'"
-    return ", ".join(f"'{v}'" for v in head) + (", and " if len(head) > 1 else " and ") + f"'{last}'"
-
-
-def _chat_structured(data: Mapping[str, Any]) -> None:
-    """Chat's strict schemas (`response_format`, strict function tools) and JSON mode's mention of JSON."""
-    form = data.get("response_format")
-    kind = form.get("type") if type(form) is dict else None
-    if kind == "json_schema":
-        spec = form.get("json_schema") if type(form) is dict else None
-        if type(spec) is dict and spec.get("strict") is True:
-            _strict(
-                spec.get("schema"), f"response_format '{spec.get('name')}'", "response_format", "invalid_json_schema"
-            )
-    elif kind == "json_object" and not structured.mentions_json(structured.texts(data.get("messages"))):
-        raise InvalidRequest(  # the API's words
-            "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
-            param="messages",
-        )
-    for at, tool in enumerate(data.get("tools") or ()):
-        function = tool.get("function") if type(tool) is dict else None
-        if type(function) is dict and function.get("strict") is True:
-            where = f"tools[{at}].function.parameters"
-            _strict(
-                function.get("parameters"), f"function '{function.get('name')}'", where, "invalid_function_parameters"
-            )
-
-
-def _responses_structured(data: Mapping[str, Any]) -> None:
-    """Responses' strict schemas (`text.format`, strict function tools) and JSON mode's mention of JSON in `input`
-    (its instructions do not count)."""
-    text = data.get("text")
-    form = text.get("format") if type(text) is dict else None
-    kind = form.get("type") if type(form) is dict else None
-    if kind == "json_schema" and type(form) is dict and form.get("strict") is True:
-        _strict(
-            form.get("schema"), f"response_format '{form.get('name')}'", "text.format.schema", "invalid_json_schema"
-        )
-    elif kind == "json_object" and not structured.mentions_json(structured.texts(data.get("input"))):
-        raise InvalidRequest(  # the API's words
-            "Response input messages must contain the word 'json' in some form to use 'text.format' of type "
-            "'json_object'.",
-            param="text.format",
-        )
-    for at, tool in enumerate(data.get("tools") or ()):
-        if type(tool) is dict and tool.get("type") == "function" and tool.get("strict") is True:
-            _strict(
-                tool.get("parameters"),
-                f"function '{tool.get('name')}'",
-                f"tools[{at}].parameters",
-                "invalid_function_parameters",
-            )
-
-
-def _strict(given: Any, what: str, param: str, code: str) -> None:
-    """A strict schema that breaks OpenAI's rules, refused in its words (`structured.py`)."""
-    if given is None:
-        return
-    problem = structured.strict_problem(given)
-    if problem is not None:
-        raise InvalidRequest(f"Invalid schema for {what}: {problem}", param=param, code=code)
 
 
 def _at_least(data: Mapping[str, Any], param: str, least: int) -> None:
@@ -272,87 +128,6 @@ def _unknown_field(endpoint: str, key: str, betas: tuple[str, ...] = ()) -> Inva
     if endpoint == "chat_completions":  # Chat Completions' own words for an unknown argument
         return InvalidRequest(f"Unrecognized request argument supplied: {key}", param=key)
     return InvalidRequest(f"Unknown parameter: '{key}'.", param=key, code="unknown_parameter")  # Responses'
-
-
-def _anthropic_headers(held: Catalog, headers: Mapping[str, str]) -> None:
-    """A browser's call (it sends `Origin`) must say it means it, as Anthropic's API wants; its version header,
-    required and known, and its betas, each known (the catalog lists them)."""
-    if "origin" in headers and headers.get("anthropic-dangerous-direct-browser-access", "").lower() != "true":
-        raise Unauthorized("CORS requests must set 'anthropic-dangerous-direct-browser-access' header")  # its words
-    version = headers.get("anthropic-version", "").strip()
-    if not version:
-        raise InvalidRequest("anthropic-version: header is required")  # the API's words
-    if held.versions and version not in held.versions:  # our words
-        known = ", ".join(sorted(held.versions))
-        raise InvalidRequest(f"anthropic-version: '{version}' is not a version this API knows (known: {known}).")
-    sent = [b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip()]
-    unknown = [b for b in sent if held.known_betas and b not in held.known_betas]
-    if unknown:  # the API's words
-        raise InvalidRequest(
-            f"Unexpected value(s) `{', '.join(unknown)}` for the `anthropic-beta` header. Please consult our "
-            "documentation at platform.claude.com/docs or try again without the header."
-        )
-
-
-def _anthropic_content(data: Mapping[str, Any]) -> None:
-    """What Anthropic refuses of a conversation's content, in its words: a message with no content but a final
-    assistant one, an empty or blank text block, more than four `cache_control` breakpoints, a final assistant
-    prefill ending in whitespace."""
-    messages = data.get("messages")
-    if type(messages) is not list:
-        return
-    breakpoints = _marked(data.get("system")) + _marked(data.get("tools"))
-    last = len(messages) - 1
-    for at, message in enumerate(messages):
-        if type(message) is not dict:
-            continue
-        content = message.get("content")
-        if content in ("", []) and not (at == last and message.get("role") == "assistant"):
-            raise InvalidRequest(
-                f"messages.{at}: all messages must have non-empty content except for the optional final assistant "
-                "message"
-            )
-        if type(content) is not list:
-            continue
-        breakpoints += _marked(content)
-        for block in content:
-            if type(block) is not dict:
-                continue
-            _text_filled(block)
-            inner = block.get("content") if block.get("type") == "tool_result" else None
-            if type(inner) is list:
-                breakpoints += _marked(inner)
-                for part in inner:
-                    if type(part) is dict:
-                        _text_filled(part)
-    if breakpoints > MAX_BREAKPOINTS:
-        raise InvalidRequest(
-            f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {breakpoints}."
-        )
-    final = messages[-1] if messages else None
-    if type(final) is dict and final.get("role") == "assistant":
-        content = final.get("content")
-        blocks = content if type(content) is list else [{"type": "text", "text": content}]
-        tail = blocks[-1] if blocks else None
-        text = tail.get("text") if type(tail) is dict and tail.get("type") == "text" else None
-        if type(text) is str and text and text != text.rstrip():
-            raise InvalidRequest("messages: final assistant content cannot end with trailing whitespace")
-
-
-def _marked(blocks: Any) -> int:
-    """How many of a list's blocks carry a `cache_control` breakpoint."""
-    if type(blocks) is not list:
-        return 0
-    return sum(1 for b in blocks if type(b) is dict and b.get("cache_control") is not None)
-
-
-def _text_filled(block: Mapping[str, Any]) -> None:
-    if block.get("type") != "text" or type(block.get("text")) is not str:
-        return
-    if not block["text"]:
-        raise InvalidRequest("messages: text content blocks must be non-empty")
-    if not block["text"].strip():
-        raise InvalidRequest("messages: text content blocks must contain non-whitespace text")
 
 
 def _anthropic_body(endpoint: str, data: Mapping[str, Any], headers: Mapping[str, str]) -> None:
@@ -525,7 +300,7 @@ def _effort(model: Model, param: str, effort: Any) -> None:
     if effort not in model.efforts:
         raise InvalidRequest(  # the API's words (its 400 for `minimal` on gpt-5.1, `none` on gpt-5)
             f"Unsupported value: '{param}' does not support '{effort}' with this model. "
-            f"Supported values are: {_listed(model.efforts)}.",
+            f"Supported values are: {wording.listed(model.efforts)}.",
             param=param,
             code="unsupported_value",
         )
