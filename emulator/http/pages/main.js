@@ -27,7 +27,10 @@ window.addEventListener("keydown", (event) => {
   const step = {j: 1, ArrowDown: 1, k: -1, ArrowUp: -1}[event.key];
   if (!step || document.getElementById("requests-view").hidden) return;
   const shownRows = [...document.querySelectorAll("tr.entry")].filter((tr) => !tr.hidden);
-  const at = shownRows.findIndex((tr) => Number(tr.dataset.id) === Entry.id);
+  // The row the address names: the entry it opens may still be loading (a key pressed again at once).
+  const hashed = location.hash.match(/^#\/requests\/(\d+)/);
+  const named = hashed ? Number(hashed[1]) : Entry.id;
+  const at = shownRows.findIndex((tr) => Number(tr.dataset.id) === named);
   const next = shownRows[at === -1 ? 0 : Math.min(shownRows.length - 1, Math.max(0, at + step))];
   if (!next) return;
   event.preventDefault();
