@@ -30,6 +30,8 @@ ROOTS = {  # a schema file (`emulator/rules/catalog/requests/*.yaml`) → its en
         "input_tokens": "openai.types.responses.input_token_count_params:InputTokenCountParams",
         "compact": "openai.types.responses.response_compact_params:ResponseCompactParams",
     },
+    "openai_embeddings": {"embeddings": "openai.types.embedding_create_params:EmbeddingCreateParams"},
+    "openai_completions": {"completions": "openai.types.completion_create_params:CompletionCreateParamsBase"},
     "anthropic_messages": {
         "messages": "anthropic.types.message_create_params:MessageCreateParamsBase",
         "count_tokens": "anthropic.types.message_count_tokens_params:MessageCountTokensParams",
@@ -42,6 +44,8 @@ DISCRIMINATORS = ("type", "role")
 EXTRAS = {
     "openai_chat": ("stream",),
     "openai_responses": ("stream", "client_metadata"),
+    "openai_embeddings": (),
+    "openai_completions": ("stream",),
     "anthropic_messages": ("stream", "temperature", "top_k", "top_p"),
 }
 # Fields the SDK types as required that the API lets a request leave out (its reference gives their defaults).
@@ -66,6 +70,11 @@ HEADERS = {
         "POST /v1/responses, /v1/responses/input_tokens and /v1/responses/compact",
         "\n# - `stream`, which the SDK adds per call;"
         "\n# - `client_metadata`, which Codex CLI sends on every request to the real API (reference agent-clients.md).",
+    ),
+    "openai_embeddings": ("POST /v1/embeddings", " nothing: the SDK's types are the whole body."),
+    "openai_completions": (
+        "POST /v1/completions (legacy)",
+        "\n# - `stream`, which the SDK adds per call, not in its parameter types.",
     ),
     "anthropic_messages": (
         "POST /v1/messages and /v1/messages/count_tokens\n# (`beta_…`: below the top, with an `anthropic-beta` header)",

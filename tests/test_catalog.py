@@ -45,8 +45,12 @@ def test_each_models_facts_hold_together() -> None:
     for model in OPENAI.models.values():
         assert set(model.efforts) <= efforts, model.id
         assert model.reasoning or not model.efforts, model.id  # an effort only where the model reasons
+        assert set(model.endpoints) in ({"chat"}, {"responses"}, {"chat", "responses"}, {"completions"}, {"embeddings"})
+        if model.endpoints == ("embeddings",):  # a vector's size, and the most tokens an input may have
+            assert model.dimensions and model.context and not model.output, model.id
+            continue
         assert model.output and model.context and model.output <= model.context, model.id
-        assert set(model.endpoints) <= {"chat", "responses"} and model.endpoints, model.id
+        assert not model.dimensions and not model.shortens, model.id
         assert model.sampling in ("any", "default", "unreasoned"), model.id
         assert model.sampling != "unreasoned" or "none" in model.efforts, model.id
     for model in ANTHROPIC.models.values():

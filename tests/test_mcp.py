@@ -388,6 +388,7 @@ def test_the_profiles_agree_with_the_docs() -> None:
     table = guides.profile_table()
     for row, (name, profile) in zip(rows, profiles.PROFILES.items(), strict=True):
         named = {"Chat Completions": profiles.CHAT, "Responses": profiles.RESPONSES, "Messages": profiles.MESSAGES}
+        named |= {"Embeddings": profiles.EMBEDDINGS, "legacy Completions": profiles.COMPLETIONS}
         assert {d for words, d in named.items() if words in row[1]} == set(profile.dialects), name
         line = next(line for line in table.splitlines() if line.startswith(f"| `{name}` |"))
         assert all(guides.ENDPOINTS[d] in line for d in profile.dialects)

@@ -8,6 +8,7 @@ real reasoning models do.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from emulator import recordings
@@ -15,7 +16,9 @@ from emulator.core import ids, tokens
 from emulator.core.conversation import Prompt, Reply, ToolCall, Turn, Usage
 from emulator.core.wire import TEST_ID
 from emulator.default_model.generate import Writer, default_reply
+from emulator.dialects import openai_completions, openai_embeddings
 from emulator.recordings import Recording
+from emulator.rules import profiles
 from emulator.scenarios import Scenario
 from emulator.state import CallKey
 
@@ -61,7 +64,9 @@ class Source:
 def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, created: int, speed: float) -> Turn:
     """The turn a recorded conversation said (at its recorded pace, scaled by `speed`), or a scenario scripts
     (its step by turns, or by `calls_before`), else the embedded default; with `n` (Infercom), the other
-    choices of a default answer too."""
+    choices of a default answer too. An embeddings request has no words written for it (`_vectors`)."""
+    if prompt.dialect == profiles.EMBEDDINGS:
+        return _vectors(prompt, source, writer, calls_before, created)
     if source.conversation:
         recording, reply = source.conversation
         reply = replace(reply, timing=recordings.pace(recording, speed))
@@ -81,17 +86,36 @@ def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, c
     return turn
 
 
+def _vectors(prompt: Prompt, source: Source, writer: Writer, calls_before: int, created: int) -> Turn:
+    """An embeddings answer: its inputs' vectors are the dialect's to render; a scenario may script a fault, pacing,
+    or a text that every input is embedded as (its `text`); a recording of the same inputs answers as they do."""
+    scenario, made_by = source.scenario, "default"
+    reply = Reply()
+    if scenario is not None:
+        reply, made_by = scenario.reply(prompt, writer, calls_before), scenario.name
+    elif source.conversation:
+        made_by = f"recording {source.conversation[0].source}"
+    root = ids.digest(prompt.fingerprint, calls_before) if calls_before else prompt.fingerprint or ids.digest(made_by)
+    usage = Usage(input_tokens=openai_embeddings.input_tokens(prompt))
+    turn = Turn(root, prompt.model, created, "", reply.text, (), "stop", usage, made_by)
+    turn = replace(turn, fault=reply.fault, timing=reply.timing)
+    return replace(turn, match=source.tier) if source.conversation else turn
+
+
 def alternatives(prompt: Prompt, writer: Writer, created: int) -> tuple[Turn, ...]:
     """The other `n - 1` choices of a default answer, each generated afresh, as sampling would; a scenario's
     script reads the same in every choice (no alternatives: the dialect repeats the turn)."""
-    others = (
-        replace(
-            prompt,
-            fingerprint=ids.digest(prompt.fingerprint, "choice", i),
-            conversation=ids.digest(prompt.root, "choice", i),
+    if prompt.dialect == profiles.COMPLETIONS:  # a choice per prompt and `n`: each prompt answered as asked
+        others: Iterable[Prompt] = openai_completions.prompts(prompt)[1:]
+    else:
+        others = (
+            replace(
+                prompt,
+                fingerprint=ids.digest(prompt.fingerprint, "choice", i),
+                conversation=ids.digest(prompt.root, "choice", i),
+            )
+            for i in range(1, prompt.choices)
         )
-        for i in range(1, prompt.choices)
-    )
     return tuple(finish(p, default_reply(p, writer), created=created) for p in others)
 
 

@@ -16,7 +16,13 @@ from emulator.rules.profiles import Profile
 from emulator.state import Settings
 
 MAX_NESTING = 128  # levels of arrays and objects a request body may nest
-ENDPOINT_NAMES = {profiles.CHAT: "chat_completions", profiles.RESPONSES: "responses", profiles.MESSAGES: "messages"}
+ENDPOINT_NAMES = {
+    profiles.CHAT: "chat_completions",
+    profiles.RESPONSES: "responses",
+    profiles.MESSAGES: "messages",
+    profiles.EMBEDDINGS: "embeddings",
+    profiles.COMPLETIONS: "completions",
+}
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 
 

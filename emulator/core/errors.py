@@ -2,6 +2,7 @@
 
 EmulatorError
  ├─ InvalidRequest      400  the body or a field is wrong (names the field in `param`)
+ │   └─ PerRequestLimit      more tokens in one request than the endpoint takes
  ├─ Unauthorized        401  no credentials at all
  ├─ NotFound            404  no such path, model or scenario
  ├─ MethodNotAllowed    405
@@ -44,6 +45,12 @@ class EmulatorError(Exception):
 class InvalidRequest(EmulatorError):
     status = 400
     kind = "invalid_request_error"
+
+
+class PerRequestLimit(InvalidRequest):
+    """More tokens in one request than an endpoint takes (OpenAI's embeddings: 300,000), typed as OpenAI types it."""
+
+    kind = "max_tokens_per_request"
 
 
 class Unauthorized(EmulatorError):

@@ -67,6 +67,15 @@ def wrong_value(path: str, value: Any, allowed: tuple[str, ...] | str) -> Invali
     )
 
 
+def stream_options_alone() -> InvalidRequest:
+    """OpenAI's words for `stream_options` sent without `stream` (Chat's and legacy completions')."""
+    return InvalidRequest(
+        "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+        param="stream_options",
+        code="invalid_value",
+    )
+
+
 class Fields:
     """A JSON object being read, with the path that error messages name."""
 

@@ -20,7 +20,13 @@ from emulator.answering import counting, recall, rounds
 from emulator.answering.reading import Endpoint
 from emulator.core.errors import MethodNotAllowed, NotFound, StateUnavailable
 from emulator.core.wire import TEST_ID, Whole
-from emulator.dialects import anthropic_messages, openai_chat, openai_responses
+from emulator.dialects import (
+    anthropic_messages,
+    openai_chat,
+    openai_completions,
+    openai_embeddings,
+    openai_responses,
+)
 from emulator.dialects.error_bodies import dialect_for, error_answer
 from emulator.http import admin, models
 from emulator.http.cors import Cors, origin_of
@@ -49,6 +55,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         routes += [
             _answering(f"{prefix}/v1/chat/completions", state, Endpoint(openai_chat, profile)),
             _answering(f"{prefix}/v1/responses", state, Endpoint(openai_responses, profile)),
+            _answering(f"{prefix}/v1/embeddings", state, Endpoint(openai_embeddings, profile)),
+            _answering(f"{prefix}/v1/completions", state, Endpoint(openai_completions, profile)),
             # `?beta=true` too: a query string
             _answering(f"{prefix}/v1/messages", state, Endpoint(anthropic_messages, profile)),
             _answering(

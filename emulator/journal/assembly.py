@@ -67,6 +67,17 @@ def _whole(out: Assembled, body: Mapping[str, Any]) -> None:
         out["finish_reason"] = body.get("stop_reason")
     elif "input_tokens" in body and "usage" not in body:  # count_tokens
         out["usage"] = {"input_tokens": body["input_tokens"]}
+    elif body.get("object") == "list" and isinstance(body.get("data"), list):  # embeddings: what, not the numbers
+        out["text"] = _vectors(body["data"])
+        out["usage"] = body.get("usage")
+
+
+def _vectors(data: list[Any]) -> str:
+    """Embeddings in words: how many, and of how many dimensions (a base64 vector: four bytes a number)."""
+    first = data[0].get("embedding") if data and isinstance(data[0], dict) else None
+    size = len(first) if isinstance(first, list) else len(first) * 3 // 16 if isinstance(first, str) else 0
+    kind = "base64" if isinstance(first, str) else "float"
+    return f"{len(data)} embedding{'s' if len(data) != 1 else ''} of {size} dimensions ({kind})"
 
 
 def _response(out: Assembled, body: Mapping[str, Any]) -> None:

@@ -35,6 +35,10 @@ def request(view: Mapping[str, Any]) -> dict[str, Any]:
         messages = [_message(m) for m in body["messages"] if isinstance(m, dict)]
     elif isinstance(body.get("input"), str):
         messages = [{"role": "user", "parts": [_plain(body["input"])]}]
+    elif _inputs(body.get("input")):  # embeddings: each input, in order
+        messages = [{"role": "user", "parts": [_plain(_input(i))]} for i in _inputs(body["input"])]
+    elif isinstance(body.get("prompt"), str | list):  # a legacy completion
+        messages = [{"role": "user", "parts": [_plain(_input(p))]} for p in _inputs(body["prompt"]) or [body["prompt"]]]
     else:
         items = body.get("input")
         messages = _items(items if isinstance(items, list) else [])
@@ -77,6 +81,19 @@ def _parts(content: Any) -> list[Part]:
         else:
             parts.append({"type": "other", "kind": str(kind)})
     return parts
+
+
+def _inputs(given: Any) -> list[Any]:
+    """Embeddings' (or a legacy completion's) inputs, when given as a list: strings or token arrays; else none."""
+    if not isinstance(given, list) or not given or isinstance(given[0], dict):
+        return []
+    return [given] if all(isinstance(i, int) for i in given) else given
+
+
+def _input(given: Any) -> str:
+    if isinstance(given, list):
+        return "tokens: " + " ".join(map(str, given))
+    return given if isinstance(given, str) else ""
 
 
 def _items(items: Iterable[Any]) -> list[Message]:

@@ -176,6 +176,8 @@ ENDPOINTS = {
     profiles.CHAT: "Chat Completions (POST /v1/chat/completions)",
     profiles.RESPONSES: "Responses (POST /v1/responses)",
     profiles.MESSAGES: "Messages (POST /v1/messages, /v1/messages/count_tokens)",
+    profiles.EMBEDDINGS: "Embeddings (POST /v1/embeddings)",
+    profiles.COMPLETIONS: "legacy Completions (POST /v1/completions)",
 }
 
 

@@ -20,6 +20,7 @@ from emulator.core.errors import InvalidRequest, NotFound, Unauthorized
 from emulator.core.fields import bearer
 
 CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
+EMBEDDINGS, COMPLETIONS = "openai_embeddings", "openai_completions"
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
 
 
@@ -111,7 +112,7 @@ class Profile:
 PROFILES = {
     "inferam": Profile(
         "inferam",
-        (CHAT, RESPONSES, MESSAGES),
+        (CHAT, RESPONSES, MESSAGES, EMBEDDINGS, COMPLETIONS),  # the last two: extensions no seed documents
         ("DeepSeek-V4.1-Flash-1017",),
         doc="seeds 000 (Chat Completions), 001 (Responses), 004 (Messages)",
     ),
@@ -153,7 +154,7 @@ PROFILES = {
     ),
     "openai": Profile(
         "openai",
-        (CHAT, RESPONSES),
+        (CHAT, RESPONSES, EMBEDDINGS, COMPLETIONS),
         ("gpt-5", "gpt-4.1"),
         doc="the public OpenAI API",
         hidden_reasoning=True,

@@ -24,7 +24,7 @@ from typing import Any
 
 from emulator.core import yamlfile
 
-FILES = ("openai_chat", "openai_responses", "anthropic_messages")
+FILES = ("openai_chat", "openai_responses", "openai_embeddings", "openai_completions", "anthropic_messages")
 
 
 class Limit:

@@ -32,8 +32,17 @@ FIELD_LISTS = {"chat_completions": "chat", "responses": "responses", "messages":
     "count_tokens": "count_tokens",
     "input_tokens": "input_tokens",
     "compact": "compact",
+    "embeddings": "embeddings",
+    "completions": "completions",
 }
+OLDER = ("chat_completions", "embeddings", "completions")  # the endpoints that word an unknown argument as Chat does
 ANTHROPIC = wording.ANTHROPIC
+PATHS = {  # a catalog's endpoint names as the API's words name them
+    "chat": "v1/chat/completions",
+    "responses": "v1/responses",
+    "completions": "v1/completions",
+    "embeddings": "v1/embeddings",
+}
 MIN_OUTPUT_TOKENS = 16  # Responses' `max_output_tokens` minimum
 CHAT_LIMITS = ("max_completion_tokens", "max_tokens")
 TOOL_OPTIONS = ("tool_choice", "parallel_tool_calls")  # Chat refuses either without tools
@@ -125,7 +134,7 @@ def _unknown_field(endpoint: str, key: str, betas: tuple[str, ...] = ()) -> Inva
     if endpoint in ANTHROPIC:  # pydantic's words, as Anthropic sends them ("metadata.x: Extra inputs are …")
         hint = f". Send the header 'anthropic-beta: {betas[-1]}' with it." if betas else ""  # our words, after
         return InvalidRequest(f"{key}: Extra inputs are not permitted{hint}", param=key)
-    if endpoint == "chat_completions":  # Chat Completions' own words for an unknown argument
+    if endpoint in OLDER:  # Chat Completions' own words for an unknown argument (reference E1: embeddings' too)
         return InvalidRequest(f"Unrecognized request argument supplied: {key}", param=key)
     return InvalidRequest(f"Unknown parameter: '{key}'.", param=key, code="unknown_parameter")  # Responses'
 
@@ -182,11 +191,14 @@ def parameters(endpoint: str, model: Model, data: Mapping[str, Any], prompt: Pro
         _responses(model, data, prompt)
     elif endpoint == "messages":
         _messages(model, data)
+    elif endpoint == "embeddings":
+        _embeddings(model, data, prompt)
+    elif endpoint == "completions":
+        _served(model, "completions")
 
 
 def _chat(model: Model, data: Mapping[str, Any], prompt: Prompt) -> None:
-    if model.endpoints and "chat" not in model.endpoints:
-        raise _elsewhere("v1/responses", "v1/chat/completions")
+    _served(model, "chat")
     effort = data.get("reasoning_effort")
     if effort is not None:
         _effort(model, "reasoning_effort", effort)
@@ -229,8 +241,7 @@ def _chat_sampling(data: Mapping[str, Any]) -> None:
 
 
 def _responses(model: Model, data: Mapping[str, Any], prompt: Prompt) -> None:
-    if model.endpoints and "responses" not in model.endpoints:
-        raise _elsewhere("v1/chat/completions", "v1/responses")
+    _served(model, "responses")
     reasoning = data.get("reasoning")
     effort = reasoning.get("effort") if type(reasoning) is dict else None
     if effort is not None:
@@ -344,6 +355,48 @@ def _unsupported(param: str) -> InvalidRequest:
     )
 
 
-def _elsewhere(served: str, asked: str) -> NotFound:
+def _served(model: Model, asked: str) -> None:
+    """The API's 404 for a model the endpoint does not serve, by what the model is."""
+    served = model.endpoints
+    if not served or asked in served:
+        return
+    path = PATHS[asked]
+    chat = "chat" in served or "responses" in served
+    if asked == "chat" and not chat:  # the API's words for a completions (or embeddings) model asked on Chat
+        raise NotFound(
+            f"This is not a chat model and thus not supported in the {path} endpoint. Did you mean to use "
+            f"{PATHS[served[0]]}?",
+            param="model",
+        )
+    if asked == "completions" and chat:  # the API's words for a chat model asked for a legacy completion
+        raise NotFound(
+            f"This is a chat model and not supported in the {path} endpoint. Did you mean to use v1/chat/completions?",
+            param="model",
+        )
+    if asked in ("completions", "embeddings"):  # our words, in the style of the above
+        kind = "a completions" if asked == "completions" else "an embeddings"
+        raise NotFound(f"This is not {kind} model and thus not supported in the {path} endpoint.", param="model")
     # The API's words for a Responses-only model asked on Chat (o1-pro, the codex models); mirrored the other way.
-    return NotFound(f"This model is only supported in {served} and not in {asked}.", param="model")
+    raise NotFound(f"This model is only supported in {PATHS[served[0]]} and not in {path}.", param="model")
+
+
+def _embeddings(model: Model, data: Mapping[str, Any], prompt: Prompt) -> None:
+    _served(model, "embeddings")
+    dimensions = data.get("dimensions")
+    if dimensions is not None and not model.shortens:  # the API's words (reference §4.4)
+        raise InvalidRequest("This model does not support specifying dimensions.", param="dimensions")
+    if type(dimensions) is int and dimensions > model.dimensions:  # our words: no public source quotes the API's
+        raise InvalidRequest(
+            f"Invalid 'dimensions': {dimensions} is more than this model's {model.dimensions}. Expected an integer "
+            f"from 1 to {model.dimensions}.",
+            param="dimensions",
+            code="invalid_value",
+        )
+    for counted in prompt.echo.get("tokens", ()):
+        if counted > model.context:  # the API's words (reference §4.4)
+            raise InvalidRequest(
+                f"This model's maximum context length is {model.context} tokens, however you requested {counted} "
+                f"tokens ({counted} in your prompt; 0 for the completion). Please reduce your prompt; or completion "
+                "length.",
+                param="input",
+            )

@@ -8,7 +8,7 @@ from typing import Any
 from emulator.core import identity
 from emulator.core.conversation import EFFORTS, Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
 from emulator.core.errors import InvalidRequest
-from emulator.core.fields import Fields, bearer, wrong_type, wrong_value
+from emulator.core.fields import Fields, bearer, stream_options_alone, wrong_type, wrong_value
 from emulator.core.logprobs import MAX_TOP
 from emulator.dialects.openai_chat import stored
 from emulator.rules import profiles
@@ -45,11 +45,7 @@ def parse_request(
     stream = given.get("stream", False)
     options = given.get("stream_options")
     if options is not None and not stream:
-        raise InvalidRequest(
-            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
-            param="stream_options",
-            code="invalid_value",
-        )
+        raise stream_options_alone()
     if rules.max_tools is not None and len(tools) > rules.max_tools:
         raise InvalidRequest(
             f"Invalid 'tools': array too long. Expected an array with maximum length {rules.max_tools}, "

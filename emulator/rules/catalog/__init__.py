@@ -38,6 +38,8 @@ class Model:
     structured: bool = False
     endpoints: tuple[str, ...] = ()
     thinking: tuple[str, ...] = ()
+    dimensions: int = 0  # an embeddings model's vector size
+    shortens: bool = False  # whether it takes `dimensions`, a shorter vector
     note: str = ""
 
 
