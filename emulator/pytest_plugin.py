@@ -9,7 +9,9 @@
 - The `emulator` fixture is one test's view of a server: its own call counters, faults, scenarios, journal
   and rate limits, by a test id carried in the base URLs' path (`/_t/{test_id}/v1`), so that an app that
   lets a base URL be set but no header is scoped too. While the test runs, `OPENAI_BASE_URL`,
-  `ANTHROPIC_BASE_URL` and, when unset, `OPENAI_API_KEY` and `ANTHROPIC_API_KEY` point at it.
+  `ANTHROPIC_BASE_URL`, `AZURE_OPENAI_ENDPOINT` (`AzureOpenAI()`), `OLLAMA_HOST` (`ollama.Client()`) and, when
+  unset, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AZURE_OPENAI_API_KEY` and `OPENAI_API_VERSION` point at it; the
+  handle's `azure_endpoint` and `ollama_host` are the same URLs.
 - `@pytest.mark.emulator(scenario=…, fault=…, timing=…, profile=…, lenient=True)` sets them for one test.
 - One server per session, in process on a free loopback port, loading no scenario files unless given
   `--emulator-scenarios PATH`; or an existing one, `--emulator-url URL` (with `--emulator-admin-token`, or
@@ -39,6 +41,7 @@ import pytest
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 KEY = "sk-emulator"  # the API key set for clients built from the environment, when none is set
+AZURE_VERSION = "2024-10-21"  # the `api-version` set for `AzureOpenAI()`, when none is set
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -93,6 +96,8 @@ class Emulator:
         root = f"{url}/_t/{test_id}" if scoped else url
         self.anthropic_base_url = f"{root}/{profile}" if profile else root
         self.openai_base_url = f"{self.anthropic_base_url}/v1"
+        self.azure_endpoint = root  # `AzureOpenAI(azure_endpoint=…)` adds `/openai/deployments/…`
+        self.ollama_host = root  # `ollama.Client(host=…)` adds `/api/…`
         self._directions: dict[str, Any] = {}
 
     def fault(self, spec: str, times: int | None = None) -> None:
@@ -200,9 +205,13 @@ def emulator(request: pytest.FixtureRequest, _emulator_url: str, monkeypatch: py
                 handle.lenient()
         monkeypatch.setenv("OPENAI_BASE_URL", handle.openai_base_url)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", handle.anthropic_base_url)
-        for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", handle.azure_endpoint)
+        monkeypatch.setenv("OLLAMA_HOST", handle.ollama_host)
+        for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY"):
             if not os.environ.get(variable):
                 monkeypatch.setenv(variable, KEY)
+        if not os.environ.get("OPENAI_API_VERSION"):  # `AzureOpenAI()` wants one
+            monkeypatch.setenv("OPENAI_API_VERSION", AZURE_VERSION)
         yield handle
         if proxy is None:
             handle.reset()

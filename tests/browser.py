@@ -59,16 +59,27 @@ def chromium() -> Iterator[Any]:
 
 def js_sdks() -> Path:
     """A folder whose `node_modules` holds the pinned JS SDKs, installed unless they are there already."""
-    folder = CACHE / ("js-sdks-" + "-".join(f"{n.replace('/', '+')}@{v}" for n, v in JS_SDKS.items()))
+    return js_packages(JS_SDKS)
+
+
+def js_package(name: str, version: str) -> Path:
+    """A folder whose `node_modules` holds one pinned npm package (a client run under node)."""
+    return js_packages({name: version})
+
+
+def js_packages(pinned: dict[str, str]) -> Path:
+    """A folder whose `node_modules` holds the `pinned` npm packages, installed unless they are there already;
+    skipped, saying why, without npm or a registry."""
+    folder = CACHE / ("js-sdks-" + "-".join(f"{n.replace('/', '+')}@{v}" for n, v in pinned.items()))
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(f"{folder}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if all(_version(folder, name) == version for name, version in JS_SDKS.items()):
+        if all(_version(folder, name) == version for name, version in pinned.items()):
             return folder
-        npm = find_npm("the browser", " and ".join(JS_SDKS))
+        npm = find_npm("the JS clients", " and ".join(pinned))
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        install_into(npm, folder, *(f"{name}@{version}" for name, version in JS_SDKS.items()))
+        install_into(npm, folder, *(f"{name}@{version}" for name, version in pinned.items()))
     return folder
 
 

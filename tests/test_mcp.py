@@ -164,6 +164,7 @@ def test_scenarios_the_journal_the_report_and_reset(server: Server) -> None:
         urls = await ok(client, "base_urls", test_id=test_id, profile="anthropic")
         assert urls["anthropic"] == f"{server.base_url}/_t/{test_id}/anthropic"
         assert urls["openai"] == f"{server.base_url}/_t/{test_id}/anthropic/v1"
+        assert urls["azure"] == urls["ollama"] == f"{server.base_url}/_t/{test_id}"  # their own paths: no profile
         plain = await ok(client, "base_urls")
         assert (plain["openai"], plain["anthropic"]) == (f"{server.base_url}/v1", server.base_url)
 
@@ -389,6 +390,8 @@ def test_the_profiles_agree_with_the_docs() -> None:
     for row, (name, profile) in zip(rows, profiles.PROFILES.items(), strict=True):
         named = {"Chat Completions": profiles.CHAT, "Responses": profiles.RESPONSES, "Messages": profiles.MESSAGES}
         named |= {"Embeddings": profiles.EMBEDDINGS, "legacy Completions": profiles.COMPLETIONS}
+        named |= {"`/api/chat`": profiles.OLLAMA_CHAT, "`/api/generate`": profiles.OLLAMA_GENERATE}
+        named |= {"`/api/embed`": profiles.OLLAMA_EMBED}
         assert {d for words, d in named.items() if words in row[1]} == set(profile.dialects), name
         line = next(line for line in table.splitlines() if line.startswith(f"| `{name}` |"))
         assert all(guides.ENDPOINTS[d] in line for d in profile.dialects)

@@ -20,6 +20,7 @@ pytest_plugins = ["pytester"]
 USER_TESTS = """
 import openai
 import anthropic
+import ollama
 import pytest
 
 
@@ -69,13 +70,22 @@ def test_a_scenario_and_timing_from_the_marker(emulator):
     (entry,) = emulator.requests()
     assert entry["timing"] == "latency_ms=50" and entry["duration_ms"] >= 50
     assert emulator.report()["verdict"] == "pass"
+
+
+def test_azure_and_ollama_clients_built_from_the_environment_are_routed(emulator):
+    with openai.AzureOpenAI(max_retries=0) as azure, ollama.Client() as local:
+        azure.chat.completions.create(model="a-deployment", messages=[{"role": "user", "content": "env"}])
+        azure.embeddings.create(model="an-embedder", input="env")
+        local.chat(model="llama3.2", messages=[{"role": "user", "content": "env"}])
+    assert [r["endpoint"] for r in emulator.requests()] == ["chat_completions", "embeddings", "ollama_chat"]
+    assert emulator.azure_endpoint == emulator.ollama_host and "/_t/" in emulator.ollama_host
 """
 
 
 def test_a_users_test_file_passes_with_the_documented_fixture_api(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "error")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
 
 
 def test_the_base_urls_carry_the_test_scope_in_the_path(server: Server) -> None:

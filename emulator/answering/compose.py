@@ -65,7 +65,7 @@ def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, c
     """The turn a recorded conversation said (at its recorded pace, scaled by `speed`), or a scenario scripts
     (its step by turns, or by `calls_before`), else the embedded default; with `n` (Infercom), the other
     choices of a default answer too. An embeddings request has no words written for it (`_vectors`)."""
-    if prompt.dialect == profiles.EMBEDDINGS:
+    if prompt.dialect in profiles.VECTORS:
         return _vectors(prompt, source, writer, calls_before, created)
     if source.conversation:
         recording, reply = source.conversation

@@ -22,6 +22,9 @@ ENDPOINT_NAMES = {
     profiles.MESSAGES: "messages",
     profiles.EMBEDDINGS: "embeddings",
     profiles.COMPLETIONS: "completions",
+    profiles.OLLAMA_CHAT: "ollama_chat",
+    profiles.OLLAMA_GENERATE: "ollama_generate",
+    profiles.OLLAMA_EMBED: "ollama_embed",
 }
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 

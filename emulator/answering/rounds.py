@@ -108,6 +108,8 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
         await _settle(state, going)
         request = await _sequenced(state, request)
     body = json_body(request.raw)
+    if profile.deployments:  # Azure: the deployment in the path is the model
+        body = profiles.deployed(request.path, body)
     held, lenient = endpoint.catalog, False  # a public profile's checks, and whether it is lenient
     let_by: tuple[str, ...] = ()  # what leniency let by
     if held is not None:

@@ -43,7 +43,6 @@ from emulator.scenarios import Book
 from emulator.state import Settings, State
 
 RETRY_COUNT = "x-stainless-retry-count"  # the openai and anthropic SDKs' count of a call's retries
-EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
 
 
 @frozen
@@ -312,7 +311,7 @@ def render(endpoint: Endpoint, prompt: Prompt, shaped: Shaped, entry: int) -> Wh
     transport_fault = fault if fault and fault.kind not in ("stream_error", "model_output") else None
     if prompt.stream:
         events = dialect.render_stream(prompt, turn)
-        headers = headers | EVENT_STREAM
+        headers = headers | dialect.STREAM_HEADERS
     else:
         body = encode(dialect.render(prompt, turn))
         if not transport_fault and not pace:  # a fault the body carries (Chat's model_output): nothing to play

@@ -23,6 +23,8 @@ import orjson
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _quote = json.encoder.encode_basestring  # what json.dumps uses for strings with ensure_ascii=False
 
+EVENT_STREAM = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}  # a stream's headers
+
 
 def quote(text: str) -> str:
     """A string as a JSON string literal, exactly as `dumps` writes it (C-accelerated)."""

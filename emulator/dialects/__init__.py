@@ -18,6 +18,7 @@ class Dialect(Protocol):
     NAME: str  # as `Prompt.dialect` and profiles name it
     KEEPALIVE: bytes  # what the dialect's upstream sends during a long pause
     MALFORMED: bytes  # a frame its clients parse, with broken JSON in it
+    STREAM_HEADERS: dict[str, str]  # a stream's content type: SSE (`sse.EVENT_STREAM`), or Ollama's NDJSON
 
     def parse_request(
         self, body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = ""

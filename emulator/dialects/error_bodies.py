@@ -13,6 +13,7 @@ from emulator.core.errors import EmulatorError
 from emulator.core.sse import encode
 from emulator.core.wire import Whole, whole
 from emulator.dialects import Dialect, anthropic_messages, openai_chat
+from emulator.dialects.ollama import chat as ollama_chat
 from emulator.rules import profiles
 
 TEXT = b"text/plain; charset=utf-8"
@@ -25,7 +26,8 @@ def error_answer(
     extra: Mapping[str, str] = {},
     profile: profiles.Profile | None = None,
 ) -> Whole:
-    """`error` in `dialect`'s shape, or the profile's own (Infercom: text or `{"error": "…"}`); `root` seeds the
+    """`error` in `dialect`'s shape, or the profile's own (Infercom: text or `{"error": "…"}`, Azure's gateway:
+    `{"error": {"code": "429", "message": …}}`); `root` seeds the
     request id (else the error does), `extra` adds headers (`retry-after`, rate limits)."""
     headers = dict(extra)
     root = root or ids.digest(error.status, error.message)
@@ -36,6 +38,8 @@ def error_answer(
         return whole(error.message.encode(), headers, error.status, TEXT)
     if shape == "simple":  # Infercom's SimpleError: 404, 408 and 410
         return whole(encode({"error": error.message}), headers, error.status)
+    if shape == "azure":  # Azure's gateway: the status as the code (reference providers-aws-azure-ollama.md §2.4)
+        return whole(encode({"error": {"code": str(error.status), "message": error.message}}), headers, error.status)
     body = dialect.render_error(error)
     if dialect.NAME == profiles.MESSAGES:  # Anthropic repeats the request id in the error body
         headers.setdefault("request-id", profiles.request_id(profile, dialect.NAME, root)["request-id"])
@@ -58,5 +62,7 @@ def retry_headers(fault: Fault) -> dict[str, str]:
 def dialect_for(path: str, headers: Mapping[str, str]) -> Dialect:
     """The dialect to answer a path no endpoint owns in: Anthropic's for a Messages path or a client that sends
     its headers, else OpenAI's."""
+    if path.startswith(("/api/", "/ollama/")):  # Ollama's `{"error": "…"}`
+        return ollama_chat
     anthropic = path.startswith("/v1/messages") or "anthropic-version" in headers or "x-api-key" in headers
     return anthropic_messages if anthropic else openai_chat

@@ -1,8 +1,9 @@
 """The Starlette app: wires each route to its handler, and nothing else.
 
-The answering endpoints (chat completions, responses, messages and count_tokens, under every profile's
-prefix) run the answering path (`answering/rounds.py`, through the stages of `answering/stages.py`) and deliver
-what it answers (`player.py`); the model lists, the admin routes and error rendering live in modules of their own.
+The answering endpoints (chat completions, responses, messages, count_tokens, embeddings and legacy completions,
+under every profile's prefix; Azure's deployment paths and Ollama's `/api/…`) run the answering path
+(`answering/rounds.py`, through the stages of `answering/stages.py`) and deliver what it answers (`player.py`); the
+model lists, the admin routes and error rendering live in modules of their own.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.routing import Route
+from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from emulator.answering import counting, recall, rounds
@@ -28,7 +29,10 @@ from emulator.dialects import (
     openai_responses,
 )
 from emulator.dialects.error_bodies import dialect_for, error_answer
-from emulator.http import admin, models
+from emulator.dialects.ollama import chat as ollama_chat
+from emulator.dialects.ollama import embed as ollama_embed
+from emulator.dialects.ollama import generate as ollama_generate
+from emulator.http import admin, azure, models, ollama
 from emulator.http.cors import Cors, origin_of
 from emulator.http.serving import Answering, Run
 from emulator.rules import profiles
@@ -94,6 +98,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 ),
                 Route(f"{prefix}/v1/chat/completions/{{completion_id}}/messages", _stored_chat(state, profile, True)),
             ]
+    routes += _azure(state) + _ollama(state)
     routes += admin.routes(state)
     answering = {route.path: route.endpoint.app for route in routes if isinstance(route.endpoint, _Endpoint)}
     handlers = {HTTPException: _http_error, StateUnavailable: _unavailable}
@@ -103,10 +108,69 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     return app
 
 
-def _answering(path: str, state: State, endpoint: Endpoint, run: Run = rounds.answer) -> Route:
+def _answering(path: str, state: State, endpoint: Endpoint, run: Run = rounds.answer, versioned: bool = False) -> Route:
     """A POST route that runs `run` (the pipeline) for `endpoint`, in raw ASGI: no Request object is made
-    (`serving.Answering`, compiled in the wheel)."""
-    return Route(path, _Endpoint(Answering(state, endpoint, run)), methods=["POST"])
+    (`serving.Answering`, compiled in the wheel); behind Azure's `api-version` check when `versioned`."""
+    app: ASGIApp = Answering(state, endpoint, run)
+    return Route(path, _Endpoint(azure.Versioned(app) if versioned else app), methods=["POST"])
+
+
+def _ollama(state: State) -> list[Route]:
+    """Ollama's native API, at the root (where `OLLAMA_HOST` points) and under `/ollama`."""
+    profile = profiles.PROFILES["ollama"]
+    routes = []
+    for base in ("", "/ollama"):
+        routes += [
+            _answering(f"{base}/api/chat", state, Endpoint(ollama_chat, profile)),
+            _answering(f"{base}/api/generate", state, Endpoint(ollama_generate, profile)),
+            _answering(f"{base}/api/embed", state, Endpoint(ollama_embed, profile)),
+            _answering(f"{base}/api/embeddings", state, Endpoint(ollama_embed, profile)),
+            Route(f"{base}/api/tags", ollama.tags(state), methods=["GET", "HEAD"]),
+            Route(f"{base}/api/ps", ollama.ps, methods=["GET"]),
+            Route(f"{base}/api/show", ollama.show, methods=["POST"]),
+            Route(f"{base}/api/version", ollama.version, methods=["GET", "HEAD"]),
+            Route(f"{base}/", ollama.running, methods=["GET", "HEAD"]),
+        ]
+    return routes
+
+
+def _versioned(handler: Callable[[Request], Awaitable[Any]]) -> ASGIApp:
+    """A route handler (a Request in, a `Whole` out: an ASGI app, as Starlette's responses are) behind Azure's
+    `api-version` check."""
+    return azure.Versioned(request_response(handler))
+
+
+def _azure(state: State) -> list[Route]:
+    """Azure OpenAI's paths, at the root (what `AzureOpenAI(azure_endpoint=…)` calls) and under `/azure`:
+    deployments, Responses and models, each with an `api-version`; and its v1 API at `/azure/openai/v1/…`, which
+    takes none (the plain `OpenAI` client's base URL; `/openai/v1/…` at the root is the `openai` profile's)."""
+    profile = profiles.PROFILES["azure"]
+    chat, responses = Endpoint(openai_chat, profile), Endpoint(openai_responses, profile)
+    embeddings, completions = Endpoint(openai_embeddings, profile), Endpoint(openai_completions, profile)
+    routes = []
+    for base in ("/openai", "/azure/openai"):
+        deployment = f"{base}/deployments/{{deployment}}"
+        routes += [
+            _answering(f"{deployment}/chat/completions", state, chat, versioned=True),
+            _answering(f"{deployment}/embeddings", state, embeddings, versioned=True),
+            _answering(f"{deployment}/completions", state, completions, versioned=True),
+            _answering(f"{base}/responses", state, responses, versioned=True),
+            Route(f"{base}/models", _versioned(models.listing(state, profile)), methods=["GET"]),
+            Route(
+                f"{base}/responses/{{response_id}}",
+                _versioned(_stored(state, profile)),
+                methods=["GET", "DELETE"],
+            ),
+        ]
+    v1 = "/azure/openai/v1"
+    routes += [
+        _answering(f"{v1}/chat/completions", state, chat),
+        _answering(f"{v1}/embeddings", state, embeddings),
+        _answering(f"{v1}/completions", state, completions),
+        _answering(f"{v1}/responses", state, responses),
+        Route(f"{v1}/models", models.listing(state, profile), methods=["GET"]),
+    ]
+    return routes
 
 
 def _stored(state: State, profile: profiles.Profile, items: bool = False) -> Callable[[Request], Awaitable[Whole]]:

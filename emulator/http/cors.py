@@ -44,7 +44,8 @@ class Cors:
     def __init__(self, origins: Sequence[str], profiles: Sequence[str]) -> None:
         self.any = "*" in origins
         self.origins = frozenset(o.rstrip("/").lower() for o in origins if o != "*")
-        self.prefixes = tuple(f"/{name}/v1/" for name in profiles)
+        # Azure's (`/openai/deployments/…`, `/azure/openai/…`) and Ollama's (`/api/…`, `/ollama/api/…`) paths too
+        self.prefixes = (*(f"/{name}/v1/" for name in profiles), "/openai/", "/azure/", "/api/", "/ollama/")
 
     def api(self, path: str) -> bool:
         """Whether `path` is one of the emulated APIs' (after a test's scope is taken off it)."""

@@ -22,7 +22,7 @@ from emulator.core.sse import loads
 from emulator.journal.delivery import BODY_CAP as BODY_CAP
 from emulator.journal.delivery import Delivered as Delivered
 from emulator.journal.delivery import at_once as at_once
-from emulator.journal.delivery import chunks, compact, events, ms
+from emulator.journal.delivery import chunks, compact, events, lines, ms
 from emulator.journal.delivery import written as written
 
 CAPACITY = 10_000
@@ -335,8 +335,11 @@ def full(listed: dict[str, Any], entry: Entry, delivered: Delivered | None) -> d
 def _answer(delivered: Delivered) -> dict[str, Any]:
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in delivered.headers}
     answer: dict[str, Any] = {"status": delivered.status, "headers": headers}
-    if headers.get("content-type", "").startswith("text/event-stream"):
+    kind = headers.get("content-type", "")
+    if kind.startswith("text/event-stream"):
         answer["events"] = list(events(chunks(delivered)))
+    elif kind.startswith("application/x-ndjson"):  # Ollama's streams: a JSON object a line
+        answer["events"] = list(lines(chunks(delivered)))
     else:
         answer |= _body(b"".join(data for _, data in chunks(delivered)), delivered.cut)
     answer |= {"ttft_ms": ms(delivered.ttft), "duration_ms": ms(delivered.duration)}

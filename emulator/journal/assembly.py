@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from emulator.dialects.anthropic_messages import recorded as messages
+from emulator.dialects.ollama import common as ollama
 from emulator.dialects.openai_chat import recorded as chat
 from emulator.dialects.openai_responses import recorded as responses
 from emulator.journal.transcript import parsed
@@ -53,7 +54,7 @@ def _whole(out: Assembled, body: Mapping[str, Any]) -> None:
     if isinstance(body.get("choices"), list) and body["choices"]:
         choice = body["choices"][0]
         message = choice.get("message") or {}
-        out["text"] = message.get("content") or ""
+        out["text"] = message.get("content") or choice.get("text") or ""  # a legacy completion's `text`
         out["reasoning"] = message.get("reasoning_content") or message.get("reasoning") or ""
         for call in message.get("tool_calls") or ():
             function = call.get("function") or {}
@@ -70,6 +71,25 @@ def _whole(out: Assembled, body: Mapping[str, Any]) -> None:
     elif body.get("object") == "list" and isinstance(body.get("data"), list):  # embeddings: what, not the numbers
         out["text"] = _vectors(body["data"])
         out["usage"] = body.get("usage")
+    elif isinstance(body.get("message"), dict) or isinstance(body.get("response"), str):  # Ollama's chat, generate
+        _ollama(out, body)
+    elif isinstance(body.get("embeddings"), list) or isinstance(body.get("embedding"), list):  # Ollama's embed
+        listed = body.get("embeddings") or [body["embedding"]]
+        out["text"] = _vectors([{"embedding": v} for v in listed])
+
+
+def _ollama(out: Assembled, body: Mapping[str, Any]) -> None:
+    """An Ollama answer: `message` (chat) or `response` (generate), its thinking, tool calls and counts."""
+    message = body.get("message")
+    said = message if isinstance(message, dict) else body
+    out["text"] = str(said.get("content", said.get("response", "")) or "")
+    out["reasoning"] = str(said.get("thinking") or "")
+    for call in said.get("tool_calls") or ():
+        function = call.get("function") or {}
+        out["tool_calls"].append(_tool(call.get("id"), function.get("name"), function.get("arguments")))
+    out["finish_reason"] = body.get("done_reason")
+    if "eval_count" in body:
+        out["usage"] = {"input_tokens": body.get("prompt_eval_count"), "output_tokens": body.get("eval_count")}
 
 
 def _vectors(data: list[Any]) -> str:
@@ -126,6 +146,8 @@ def _fold(events: Sequence[Mapping[str, Any]]) -> Fold:
             return messages.fold
         if isinstance(data, dict) and "choices" in data:
             return chat.fold
+        if isinstance(data, dict) and ("done" in data or isinstance(data.get("error"), str)):  # Ollama's lines
+            return ollama.fold
     return chat.fold
 
 

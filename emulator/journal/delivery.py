@@ -133,6 +133,24 @@ def events(chunks: Chunks) -> Iterator[dict[str, Any]]:
         yield {"t": ms(t), "partial": pending.decode("utf-8", "replace")}
 
 
+def lines(chunks: Chunks) -> Iterator[dict[str, Any]]:
+    """NDJSON lines (Ollama's streams) from the chunks that carried them, as `events` gives SSE's: `{t, data}`,
+    `data` parsed when it is JSON; bytes left over when the stream ended are `{t, partial}`."""
+    pending, t = b"", 0.0
+    for t, data in chunks:
+        pending += data
+        *done, pending = pending.split(b"\n")
+        for line in done:
+            if line.strip():
+                text = line.decode("utf-8", "replace")
+                try:
+                    yield {"t": ms(t), "data": loads(line)}
+                except (ValueError, RecursionError):
+                    yield {"t": ms(t), "data": text}
+    if pending:
+        yield {"t": ms(t), "partial": pending.decode("utf-8", "replace")}
+
+
 def _event(block: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     data = []

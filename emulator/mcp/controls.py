@@ -200,14 +200,15 @@ def post_scenario(admin: Admin, args: dict[str, Any]) -> Any:
 
 
 def base_urls(admin: Admin, args: dict[str, Any]) -> dict[str, Any]:
-    root = admin.url.rstrip("/")
+    scope = admin.url.rstrip("/")
     if args.get("test_id"):
-        root += "/_t/" + urllib.parse.quote(args["test_id"], safe="")
-    if args.get("profile"):
-        root += "/" + args["profile"]
+        scope += "/_t/" + urllib.parse.quote(args["test_id"], safe="")
+    root = scope + "/" + args["profile"] if args.get("profile") else scope
     return {
         "openai": f"{root}/v1",
         "anthropic": root,
+        "azure": scope,
+        "ollama": scope,
         "test_id": args.get("test_id"),
         "profile": args.get("profile") or None,
         "api_key": "any value: the emulator takes every key",
@@ -322,7 +323,9 @@ TOOLS = (
     Tool(
         "base_urls",
         "The base URLs a client should use: `openai` for the OpenAI SDK (OPENAI_BASE_URL, Codex's base_url), "
-        "`anthropic` for the Anthropic SDK and Claude Code (ANTHROPIC_BASE_URL). With a test id they carry it in "
+        "`anthropic` for the Anthropic SDK and Claude Code (ANTHROPIC_BASE_URL), `azure` for AzureOpenAI's "
+        "azure_endpoint (AZURE_OPENAI_ENDPOINT), `ollama` for the ollama clients' host (OLLAMA_HOST). With a test id "
+        "they carry it in "
         "the path, so a client that sets no header is in the scope all the same.",
         base_urls,
         {

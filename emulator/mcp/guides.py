@@ -178,6 +178,9 @@ ENDPOINTS = {
     profiles.MESSAGES: "Messages (POST /v1/messages, /v1/messages/count_tokens)",
     profiles.EMBEDDINGS: "Embeddings (POST /v1/embeddings)",
     profiles.COMPLETIONS: "legacy Completions (POST /v1/completions)",
+    profiles.OLLAMA_CHAT: "Ollama chat (POST /api/chat)",
+    profiles.OLLAMA_GENERATE: "Ollama generate (POST /api/generate)",
+    profiles.OLLAMA_EMBED: "Ollama embed (POST /api/embed, /api/embeddings)",
 }
 
 

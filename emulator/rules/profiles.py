@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from emulator.core import ids, tokens
 from emulator.core.conversation import Prompt, Timing, Turn
@@ -21,6 +22,8 @@ from emulator.core.fields import bearer
 
 CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
 EMBEDDINGS, COMPLETIONS = "openai_embeddings", "openai_completions"
+OLLAMA_CHAT, OLLAMA_GENERATE, OLLAMA_EMBED = "ollama_chat", "ollama_generate", "ollama_embed"
+VECTORS = (EMBEDDINGS, OLLAMA_EMBED)  # the dialects that answer with vectors, not words
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
 
 
@@ -64,6 +67,11 @@ class Profile:
     # Images by URL or file id, files and PDF documents, as the public APIs take them (an image is never fetched:
     # it counts as an image seen); the seeds take base64 images only.
     remote_media: bool = False
+    # Azure OpenAI: a deployment (its name in the path, `/openai/deployments/{name}/…`) is the model; any name is
+    # deployed; answers carry its content filters' results (all safe).
+    deployments: bool = False
+    content_filters: bool = False
+    keyless: bool = False  # Ollama: no key is asked for
     # --- Chat Completions shapes (Infercom, seed 003) ---
     reasoning_field: str = "reasoning_content"  # Infercom: `message.reasoning` / `delta.reasoning`
     # OpenAI: the model reasons but shows none of it (Chat: no reasoning field; Responses: a reasoning item
@@ -185,7 +193,42 @@ PROFILES = {
         service_tier="standard",
     ),
 }
+PROFILES["azure"] = replace(
+    PROFILES["openai"],
+    name="azure",
+    doc="Azure OpenAI: deployments in the path, `api-version`, content filter results",
+    headers={},
+    processing_ms=False,
+    service_tier="",
+    request_id="apim-request-id",
+    deployments=True,
+    content_filters=True,
+    # Azure's gateway answers these in its own shape (`{"error": {"code": "401", "message": …}}`)
+    errors={401: "azure", 429: "azure"},
+    error_messages={
+        401: "Access denied due to missing subscription key. Make sure to include subscription key when making "
+        "requests to an API.",
+    },
+)
+PROFILES["ollama"] = Profile(
+    "ollama",
+    (OLLAMA_CHAT, OLLAMA_GENERATE, OLLAMA_EMBED),
+    ("llama3.2", "nomic-embed-text"),
+    doc="Ollama's native API (`/api/chat`, `/api/generate`, `/api/embed`): NDJSON, no key, any model pulled",
+    thinks_unasked=False,
+    keyless=True,
+)
 DEFAULT = "inferam"
+DEPLOYMENTS = "/deployments/"
+
+
+def deployed(path: str, body: Any) -> Any:
+    """An Azure request's body with its deployment (in the path) as its model, as Azure reads it: the body's
+    `model`, if any, is what the SDK put in the path, or is ignored."""
+    if DEPLOYMENTS not in path or type(body) is not dict:
+        return body
+    name = path.split(DEPLOYMENTS, 1)[1].split("/", 1)[0]
+    return {**body, "model": name}
 
 
 def serves(profile: Profile, dialect: str, path: str) -> None:
@@ -205,8 +248,9 @@ NO_KEY = {
 
 
 def authenticate(profile: Profile, dialect: str, headers: Mapping[str, str]) -> None:
-    """Raise the 401 that every upstream answers a request with no key at all; any key will do."""
-    if bearer(headers) or headers.get("x-api-key", "").strip() or headers.get("api-key", "").strip():
+    """Raise the 401 that every upstream answers a request with no key at all; any key will do (Ollama asks for
+    none)."""
+    if profile.keyless or bearer(headers) or headers.get("x-api-key", "").strip() or headers.get("api-key", "").strip():
         return
     raise Unauthorized(profile.error_messages.get(401) or NO_KEY.get(dialect, NO_KEY[CHAT]))
 

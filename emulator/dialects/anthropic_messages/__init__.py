@@ -12,6 +12,7 @@ The parts: `request` (parse and validate), `rendering` (the answer, whole or str
 
 from __future__ import annotations
 
+from emulator.core.sse import EVENT_STREAM as STREAM_HEADERS
 from emulator.dialects.anthropic_messages.recorded import read_response
 from emulator.dialects.anthropic_messages.rendering import (
     KEEPALIVE,
@@ -25,6 +26,7 @@ from emulator.dialects.anthropic_messages.rendering import (
 from emulator.dialects.anthropic_messages.request import NAME, count_tokens, parse_request
 
 __all__ = [
+    "STREAM_HEADERS",
     "KEEPALIVE",
     "MALFORMED",
     "NAME",

@@ -13,6 +13,7 @@ The parts: `request` (parse and validate), `rendering` (the answer, whole or str
 
 from __future__ import annotations
 
+from emulator.core.sse import EVENT_STREAM as STREAM_HEADERS
 from emulator.dialects.openai_chat.recorded import read_response
 from emulator.dialects.openai_chat.rendering import (
     KEEPALIVE,
@@ -25,6 +26,7 @@ from emulator.dialects.openai_chat.rendering import (
 from emulator.dialects.openai_chat.request import NAME, parse_request
 
 __all__ = [
+    "STREAM_HEADERS",
     "KEEPALIVE",
     "MALFORMED",
     "NAME",

@@ -48,7 +48,7 @@ def fold(events: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], bool]:
         for part in data.get("choices") or ():
             if part.get("index", 0) != 0:
                 continue
-            delta = part.get("delta") or {}
+            delta = part.get("delta") or {"content": part.get("text")}  # a legacy completion's chunk: its `text`
             message["content"] += delta.get("content") or ""
             message["reasoning_content"] += delta.get("reasoning_content") or delta.get("reasoning") or ""
             for piece in delta.get("tool_calls") or ():

@@ -10,6 +10,7 @@ from emulator.core import ids, logprobs, tokens
 from emulator.core.conversation import Prompt, ToolCall, Turn, Usage
 from emulator.core.errors import EmulatorError, UpstreamError, model_output_message, openai_body
 from emulator.core.sse import comment, dumps, frame, quote
+from emulator.dialects import filters
 from emulator.rules import profiles
 
 DONE = frame("[DONE]")
@@ -128,10 +129,15 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
         return _model_output_error(turn)
     profile = profiles.PROFILES[prompt.profile]
     choices = _choices(profile, prompt, turn)
-    return _head(profile, turn, "chat.completion") | {
+    body = _head(profile, turn, "chat.completion") | {
         "choices": [_choice(profile, i, t, _logprobs(prompt, i, t)) for i, t in enumerate(choices)],
         "usage": _usage_for(profile, choices),
     }
+    if profile.content_filters:  # Azure's
+        body["prompt_filter_results"] = filters.prompt_results()
+        for choice in body["choices"]:
+            choice["content_filter_results"] = filters.choice_results()
+    return body
 
 
 def _choices(profile: profiles.Profile, prompt: Prompt, turn: Turn) -> list[Turn]:
@@ -174,7 +180,7 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     head_fields = dumps(_head(profile, turn, "chat.completion.chunk"))[:-1]
     tail = ',"logprobs":null,"finish_reason":%s}]' + (',"usage":null}' if null_usage else "}")
     open_tail = tail % "null"
-    events = []
+    events = [frame(dumps(filters.first_chunk()))] if profile.content_filters else []  # Azure's opening chunk
     for index, choice in enumerate(choices):  # `n`: each choice streamed whole, one after another
         head = head_fields + f',"choices":[{{"index":{index},"delta":'
         events += _choice_events(profile, choice, head, tail, open_tail, _logprobs(prompt, index, choice))

@@ -19,11 +19,13 @@ from emulator.core import identity, ids, logprobs, tokens
 from emulator.core.conversation import Message, Prompt, Reply, Turn
 from emulator.core.errors import EmulatorError, InvalidRequest, UpstreamError, openai_body
 from emulator.core.fields import Fields, bearer, stream_options_alone, wrong_type, wrong_value
-from emulator.core.sse import comment, dumps, frame, loads
+from emulator.core.sse import EVENT_STREAM, comment, dumps, frame, loads
+from emulator.dialects import filters
 from emulator.rules import profiles
 
 NAME = "openai_completions"
 DONE = frame("[DONE]")
+STREAM_HEADERS = EVENT_STREAM
 KEEPALIVE = comment("keep-alive")
 MALFORMED = b'data: {"id": "cmpl-", "object": "text_completion", "choices": [{"text": "unt\n\n'
 ENDOFTEXT = "<|endoftext|>"  # the prompt the API takes when none is given
@@ -207,7 +209,12 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
         root = ids.digest(turn.id, "choice", index)
         probabilities = _logprobs(asked + text, root, top, 0) if top is not None else None
         choices.append({"text": asked + text, "index": index, "logprobs": probabilities, "finish_reason": finish})
-    return {**_head(turn), "model": turn.model, "choices": choices, "usage": _usage(prompt, turn)}
+    body = {**_head(turn), "model": turn.model, "choices": choices, "usage": _usage(prompt, turn)}
+    if profiles.PROFILES[prompt.profile].content_filters:  # Azure's
+        body["prompt_filter_results"] = filters.prompt_results(len(prompt.echo.get("prompts") or (1,)))
+        for choice in choices:
+            choice["content_filter_results"] = filters.choice_results()
+    return body
 
 
 def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:

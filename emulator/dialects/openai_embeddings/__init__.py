@@ -20,10 +20,11 @@ from emulator.core import identity, tokens, vectors
 from emulator.core.conversation import Message, Prompt, Reply, Turn
 from emulator.core.errors import EmulatorError, InvalidRequest, PerRequestLimit, openai_body
 from emulator.core.fields import Fields, bearer
-from emulator.core.sse import encode, loads
+from emulator.core.sse import EVENT_STREAM, encode, loads
 from emulator.rules import catalog, profiles
 
 NAME = "openai_embeddings"
+STREAM_HEADERS = EVENT_STREAM
 KEEPALIVE = b""  # nothing streams
 MALFORMED = b'{"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, '
 FORMATS = ("float", "base64")

@@ -11,6 +11,7 @@ The parts: `request` (parse and validate), `rendering` (the answer, whole or str
 
 from __future__ import annotations
 
+from emulator.core.sse import EVENT_STREAM as STREAM_HEADERS
 from emulator.dialects.openai_responses.recorded import read_response
 from emulator.dialects.openai_responses.rendering import (
     KEEPALIVE,
@@ -23,6 +24,7 @@ from emulator.dialects.openai_responses.rendering import (
 from emulator.dialects.openai_responses.request import NAME, compact, count_tokens, parse_request
 
 __all__ = [
+    "STREAM_HEADERS",
     "KEEPALIVE",
     "MALFORMED",
     "NAME",

@@ -18,6 +18,7 @@ from typing import Any
 from emulator.core import yamlfile
 
 PROVIDERS = ("openai", "anthropic")  # the profiles with a catalog
+ALIASES = {"azure": "openai"}  # profiles that serve another's models (an Azure deployment is one of OpenAI's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,7 @@ CATALOGS: Mapping[str, Catalog] = {provider: _load(provider) for provider in PRO
 
 def catalog(profile: str) -> Catalog | None:
     """The profile's catalog; None for the seeds' profiles, which have none."""
-    return CATALOGS.get(profile)
+    return CATALOGS.get(ALIASES.get(profile, profile))
 
 
 def lookup(model: str) -> Model | None:
