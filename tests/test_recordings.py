@@ -1060,3 +1060,32 @@ def test_the_recorder_passes_the_upstreams_date_and_server_headers_once(
     head = answer.split(b"\r\n\r\n", 1)[0].lower().split(b"\r\n")
     assert [line.split(b":")[0] for line in head].count(b"date") == 1
     assert [line.split(b":")[0] for line in head].count(b"server") == 0
+
+
+def test_embeddings_azure_and_ollama_are_recorded_and_replayed(chain: Chain, make_server: Any) -> None:
+    """The recorder forwards Azure's (`/openai/deployments/…?api-version=…`) and Ollama's (`/api/…`) paths as it
+    does `/v1/`; a server given the cassette plays each back as recorded, an NDJSON stream included."""
+    import ollama
+
+    base = chain.recorder.base_url
+    asked: Any = [{"role": "user", "content": "a question worth recording"}]
+    with openai.OpenAI(base_url=f"{base}/v1", api_key=SECRET, max_retries=0) as client:
+        vectors = client.embeddings.create(model="text-embedding-3-small", input="tide", encoding_format="float")
+    azure = openai.AzureOpenAI(azure_endpoint=base, api_key=SECRET, api_version="2024-10-21", max_retries=0)
+    with azure as client:
+        deployed = client.chat.completions.create(model="dep", messages=asked).choices[0].message.content
+    with ollama.Client(host=base) as local:
+        streamed = "".join(p.message.content for p in local.chat(model="llama3.2", messages=asked, stream=True))
+    text = chain.cassette.read_text()
+    assert "/v1/embeddings" in text and "/openai/deployments/dep/chat/completions" in text and "/api/chat" in text
+    assert not scan(chain.cassette)
+    chain.stop_upstream()
+    replaying = make_server(Settings(recordings=(chain.cassette,), strict=True))
+    with openai.OpenAI(base_url=f"{replaying.base_url}/v1", api_key="k", max_retries=0) as client:
+        again = client.embeddings.create(model="text-embedding-3-small", input="tide", encoding_format="float")
+    azure = openai.AzureOpenAI(azure_endpoint=replaying.base_url, api_key="k", api_version="2024-10-21", max_retries=0)
+    with azure as client:
+        assert client.chat.completions.create(model="dep", messages=asked).choices[0].message.content == deployed
+    with ollama.Client(host=replaying.base_url) as local:
+        assert "".join(p.message.content for p in local.chat(model="llama3.2", messages=asked, stream=True)) == streamed
+    assert again.data[0].embedding == vectors.data[0].embedding

@@ -30,7 +30,7 @@ from emulator.core.errors import EmulatorError, NotFound, PayloadTooLarge, opena
 from emulator.core.sse import encode
 from emulator.dialects import anthropic_messages
 from emulator.http import player
-from emulator.recordings import Library, Scrubber, Tape, allowed, api_path, miss, redact, script
+from emulator.recordings import API_MARKS, Library, Scrubber, Tape, allowed, api_path, miss, redact, script
 
 MAX_BODY = 32 * 1024 * 1024  # bytes of a request body the recorder forwards (the server's own limit)
 # The recorder's server adds no `date` header of its own: the upstream's passes through, once.
@@ -120,8 +120,11 @@ class Recorder:
             return
         query = f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else ""
         normal = posixpath.normpath(scope["path"])  # `/v1/../_emulator/…` is not an API path
-        if "/v1/" not in normal or ".." in scope["path"].split("/"):
-            error = NotFound(f"The recorder forwards /v1/ paths only, not {scope['path']}.", code="unknown_url")
+        if not any(mark in normal for mark in API_MARKS) or ".." in scope["path"].split("/"):
+            error = NotFound(
+                f"The recorder forwards API paths only (/v1/, Azure's /openai/, Ollama's /api/), not {scope['path']}.",
+                code="unknown_url",
+            )
             await _error(send, scope["path"], error)
             return
         path = api_path(normal) + query

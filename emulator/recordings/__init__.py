@@ -26,7 +26,7 @@ from __future__ import annotations
 from emulator.recordings import redact
 from emulator.recordings.cassette import CassetteError, is_cassette_file, load, read
 from emulator.recordings.library import Library, Reader
-from emulator.recordings.matching import VOLATILE_FIELDS, api_path, match_key
+from emulator.recordings.matching import API_MARKS, VOLATILE_FIELDS, api_path, match_key
 from emulator.recordings.recording import ALLOWED_HEADERS, ALLOWED_PREFIXES, MAX_GAP, Recording, allowed
 from emulator.recordings.replay import MATCH_HEADER, miss, pace, script
 from emulator.recordings.scrub import DEFAULT_SCRUBS, SCRUB_KEY, Scrubber, scrub_spec
@@ -37,6 +37,7 @@ from emulator.recordings.vcr_format import PACING
 __all__ = [
     "ALLOWED_HEADERS",
     "ALLOWED_PREFIXES",
+    "API_MARKS",
     "DEFAULT_SCRUBS",
     "MATCH_HEADER",
     "MAX_GAP",

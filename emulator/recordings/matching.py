@@ -30,8 +30,15 @@ def match_key(body: bytes | str | None, scrubber: Scrubber | None = None) -> str
     return json.dumps(parsed, sort_keys=True, separators=(",", ":"))
 
 
+API_MARKS = ("/v1/", "/openai/", "/api/")  # where an API's path starts: OpenAI's and Anthropic's, Azure's, Ollama's
+
+
 def api_path(uri: str) -> str:
-    """The path from `/v1/` on, without query: a profile prefix or an upstream base path aside."""
+    """The path from `/v1/` on (Azure's from `/openai/`, Ollama's from `/api/`), without query: a profile prefix,
+    a test's scope or an upstream base path aside."""
     path = urlsplit(uri).path
-    at = path.find("/v1/")
-    return path[at:] if at >= 0 else path
+    for mark in API_MARKS:
+        at = path.find(mark)
+        if at >= 0:
+            return path[at:]
+    return path
