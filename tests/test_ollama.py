@@ -197,3 +197,15 @@ def test_the_js_client(server: Server) -> None:
     function = ran["calls"][0]["function"]
     assert (function["name"], function["arguments"]) == ("get_weather", {"city": "Oslo"})
     assert ran["sizes"] == [768, 768] and ran["version"] == "0.33.0"
+
+
+def test_no_request_id_and_no_rate_limit_headers_as_ollama_sends_none(server: Server) -> None:
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    body = json.dumps({"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}], "stream": False})
+    conn.request("POST", "/api/chat", body, {"content-type": "application/json"})
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    names = {name.lower() for name, _ in response.getheaders()}
+    assert response.status == 200 and response.getheader("content-type") == "application/json"
+    assert not {n for n in names if "ratelimit" in n or n.endswith("request-id")}, names

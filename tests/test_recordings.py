@@ -30,9 +30,11 @@ import pytest
 from vcr.cassette import Cassette
 
 from emulator import recordings
+from emulator.answering import conformance
 from emulator.cli import main as cli_main
 from emulator.http import recorder
 from emulator.http.app import Settings
+from emulator.recordings.cassette import document_of
 from emulator.rules.limits import Limits
 from tests.conftest import FROZEN, SCENARIOS, Server, launch, serve, serve_app
 
@@ -1079,6 +1081,11 @@ def test_embeddings_azure_and_ollama_are_recorded_and_replayed(chain: Chain, mak
     text = chain.cassette.read_text()
     assert "/v1/embeddings" in text and "/openai/deployments/dep/chat/completions" in text and "/api/chat" in text
     assert not scan(chain.cassette)
+    # `emulator conform`: each recorded answer against the emulator's own rendering of its request, by shape
+    recorded = list(conformance.interactions("recorded", document_of(chain.cassette)))
+    assert [conformance.profile_for(i, None) for i in recorded] == [None, "azure", "ollama"]
+    for interaction, profile in zip(recorded, ["inferam", "azure", "ollama"], strict=True):
+        assert conformance.conform(interaction, profile) == [], interaction.path
     chain.stop_upstream()
     replaying = make_server(Settings(recordings=(chain.cassette,), strict=True))
     with openai.OpenAI(base_url=f"{replaying.base_url}/v1", api_key="k", max_retries=0) as client:

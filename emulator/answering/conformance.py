@@ -20,13 +20,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from emulator.answering import compose
+from emulator.answering.reading import ENDPOINT_NAMES
 from emulator.core import ids
 from emulator.core.conversation import Fault, Prompt, Reply, Turn
 from emulator.core.errors import EmulatorError, InvalidRequest, UpstreamError
 from emulator.core.sse import encode, loads
 from emulator.core.wire import Whole
-from emulator.dialects import Dialect, anthropic_messages, openai_chat, openai_responses
+from emulator.dialects import (
+    Dialect,
+    anthropic_messages,
+    openai_chat,
+    openai_completions,
+    openai_embeddings,
+    openai_responses,
+)
 from emulator.dialects.error_bodies import error_answer, retry_headers
+from emulator.dialects.ollama import chat as ollama_chat
+from emulator.dialects.ollama import embed as ollama_embed
+from emulator.dialects.ollama import generate as ollama_generate
 from emulator.recordings import api_path
 from emulator.recordings.cassette import items
 from emulator.recordings.shapes import Difference, Shape, compare, shape_of
@@ -40,11 +51,26 @@ DIALECTS: dict[str, Dialect] = {
     "/v1/chat/completions": openai_chat,
     "/v1/responses": openai_responses,
     "/v1/messages": anthropic_messages,
+    "/v1/embeddings": openai_embeddings,
+    "/v1/completions": openai_completions,
+    "/openai/responses": openai_responses,  # Azure's
+    "/api/chat": ollama_chat,
+    "/api/generate": ollama_generate,
+    "/api/embed": ollama_embed,
+    "/api/embeddings": ollama_embed,
 }
-# The names the public profiles' checks (`validation`) give each dialect's endpoint, as the server's.
-ENDPOINT_NAMES = {profiles.CHAT: "chat_completions", profiles.RESPONSES: "responses", profiles.MESSAGES: "messages"}
+DEPLOYED = {"chat/completions": openai_chat, "embeddings": openai_embeddings, "completions": openai_completions}
 JSON = "application/json"
-EVENT_STREAM = "text/event-stream; charset=utf-8"
+STREAMS = ("text/event-stream", "application/x-ndjson")
+
+
+def dialect_of(path: str) -> Dialect | None:
+    """The dialect of a recorded path (its query aside), Azure's deployment paths (`/openai/deployments/NAME/…`)
+    included; None for a path that answers nothing."""
+    path = path.partition("?")[0]
+    if profiles.DEPLOYMENTS in path:
+        return DEPLOYED.get(path.split(profiles.DEPLOYMENTS, 1)[1].partition("/")[2])
+    return DIALECTS.get(path)
 
 
 def noted_profile(client_path: str, upstream: str) -> str | None:
@@ -53,7 +79,17 @@ def noted_profile(client_path: str, upstream: str) -> str | None:
     (`/anthropic/v1/…`); None when none of them says."""
     parsed = urllib.parse.urlsplit(upstream)
     prefix = _prefix(parsed.path + "/v1/")
-    return prefix or HOSTS.get(parsed.hostname or "") or _prefix(client_path)
+    return prefix or HOSTS.get(parsed.hostname or "") or _family(parsed.hostname or "", client_path)
+
+
+def _family(host: str, path: str) -> str | None:
+    """The profile a host or a path says: Azure's (`RESOURCE.openai.azure.com`, a deployment path), Ollama's
+    (`/api/…`), a profile prefix (`/anthropic/v1/…`)."""
+    if host.endswith(".openai.azure.com") or profiles.DEPLOYMENTS in path:
+        return "azure"
+    if api_path(path).startswith("/api/"):
+        return "ollama"
+    return _prefix(path)
 
 
 def _prefix(path: str) -> str | None:
@@ -78,7 +114,7 @@ class Interaction:
 
     @property
     def stream(self) -> bool:
-        return "text/event-stream" in self.headers.get("content-type", "")
+        return self.headers.get("content-type", "").startswith(STREAMS)
 
     def shape(self) -> Shape:
         return shape_of(self.status, self.headers, self.answer)
@@ -101,8 +137,18 @@ def interactions(name: str, document: Any) -> Iterator[Interaction]:
             status=int(response["status"]["code"]),
             headers=kept,
             answer=response["body"]["string"],
-            profile=profile if isinstance(profile, str) else noted_profile("", request.uri.partition("/v1/")[0]),
+            profile=profile if isinstance(profile, str) else _noted(request.uri),
         )
+
+
+def _noted(uri: str) -> str | None:
+    """The profile a recorded URI says, when the recorder noted none."""
+    parsed = urllib.parse.urlsplit(uri)
+    return (
+        noted_profile(parsed.path, uri.partition("/v1/")[0])
+        if "/v1/" in uri
+        else _family(parsed.hostname or "", parsed.path)
+    )
 
 
 def rendered(interaction: Interaction, profile_name: str) -> tuple[int, dict[str, str], bytes]:
@@ -111,7 +157,7 @@ def rendered(interaction: Interaction, profile_name: str) -> tuple[int, dict[str
     the dialect's parser, as the server applies them) gets the emulator's refusal; a recorded error status the
     emulator would not refuse of itself gets that status as a scripted fault renders it, with the recorded
     message. `ValueError` when there is nothing to render (another endpoint, a 200 that cannot be read back)."""
-    dialect = DIALECTS.get(interaction.path.partition("?")[0])
+    dialect = dialect_of(interaction.path)
     if dialect is None:
         raise ValueError(f"not an answering endpoint: {interaction.method} {interaction.path}")
     profile = profiles.PROFILES[profile_name]
@@ -130,7 +176,7 @@ def rendered(interaction: Interaction, profile_name: str) -> tuple[int, dict[str
     turn = compose.finish(prompt, reply, created=0, source="conform")
     headers = _answer_headers(dialect, profile, turn, fingerprint)
     if interaction.stream:
-        headers |= {"content-type": EVENT_STREAM, "cache-control": "no-cache"}
+        headers |= dialect.STREAM_HEADERS
         return 200, headers, b"".join(dialect.render_stream(prompt, turn))
     return 200, headers | {"content-type": JSON}, encode(dialect.render(prompt, turn))
 
@@ -138,7 +184,7 @@ def rendered(interaction: Interaction, profile_name: str) -> tuple[int, dict[str
 def refusal(interaction: Interaction, profile_name: str) -> str | None:
     """Why the profile refuses a recorded request, in its own words; None when it takes it (or the endpoint is
     none that answers)."""
-    dialect = DIALECTS.get(interaction.path.partition("?")[0])
+    dialect = dialect_of(interaction.path)
     if dialect is None:
         return None
     try:
@@ -158,14 +204,18 @@ def _accepted(dialect: Dialect, interaction: Interaction, profile_name: str, fin
         body = loads(interaction.body)
     except ValueError:
         raise InvalidRequest("The request body is not valid JSON.") from None
+    deployments = profiles.PROFILES[profile_name].deployments
+    if deployments:  # Azure: the deployment in the path is the model
+        body = profiles.deployed(interaction.path.partition("?")[0], body)
     if held is not None:
         validation.body(held, endpoint, body, interaction.request_headers, lenient=False)
     prompt = dialect.parse_request(body, interaction.request_headers, fingerprint, profile_name)
     if held is not None:
         model = held.get(prompt.model)
-        if model is None:
+        if model is None and not deployments:  # an Azure deployment of some model is not the catalog's to know
             raise validation.unknown_model(endpoint, prompt.model)
-        validation.parameters(endpoint, model, body, prompt)
+        if model is not None:
+            validation.parameters(endpoint, model, body, prompt)
     return prompt
 
 
@@ -209,6 +259,8 @@ def _answer_headers(dialect: Dialect, profile: profiles.Profile, turn: Turn, fin
     headers = profiles.request_id(profile, dialect.NAME, fingerprint)
     headers |= profiles.answer_headers(profile, turn) if profile.headers or profile.processing_ms else {}
     flavor = "anthropic" if dialect.NAME == profiles.MESSAGES else profile.rate_headers
+    if flavor == "none":  # Ollama reports no limits
+        return headers
     reported = limits.Limiter(limits.DEFAULT).report(("", ""), turn.usage.total_tokens, 0.0, flavor)
     return headers | {name.decode(): value.decode() for name, value in reported}
 

@@ -150,6 +150,8 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
         going.request = _directed(request, before.again)
         raise _Again
     cached, attempt, verdict, rates = before.cached, before.attempt, before.verdict, before.rates
+    if profile.rate_headers == "none":  # Ollama reports no limits: its 429 alone
+        rates = ()
     if prompt.prefixes:  # Anthropic's breakpoints: what was read from its cache, what is written to it
         cached, turn = await _breakpoints(state, prompt, turn)
     shaped = shape(endpoint, request, prompt, turn, fault, pace, cached, attempt, verdict, rates, settings.seed)
@@ -204,7 +206,10 @@ def _matching(endpoint: Endpoint, request: Request, prompt: Prompt, library: Lib
 
 def _flavor(endpoint: Endpoint) -> str:
     """How the endpoint reports rate limits: Messages as Anthropic does, else as its profile says."""
-    return "anthropic" if endpoint.dialect.NAME == profiles.MESSAGES else endpoint.profile.rate_headers
+    if endpoint.dialect.NAME == profiles.MESSAGES:
+        return "anthropic"
+    flavor = endpoint.profile.rate_headers
+    return "openai" if flavor == "none" else flavor  # counted all the same, reported or not
 
 
 def _identity(prompt: Prompt) -> tuple[str, str, str]:

@@ -31,7 +31,7 @@ def error_answer(
     request id (else the error does), `extra` adds headers (`retry-after`, rate limits)."""
     headers = dict(extra)
     root = root or ids.digest(error.status, error.message)
-    if profile and profile.request_id != "x-request-id":  # a profile that names every response (Infercom)
+    if profile and profile.request_id not in ("x-request-id", ""):  # a profile that names every response (Infercom)
         headers.setdefault(profile.request_id, ids.uuid(root, profile.request_id))
     shape = profile.errors.get(error.status) if profile else None
     if shape == "text":  # Infercom: 400, 401, 500 and 503 answer in plain text

@@ -99,7 +99,7 @@ def _route(state: State, profile: Profile, answer: Page) -> Callable[[Request], 
             return error_answer(dialect, error, profile=profile)
         root = ids.digest(state.settings.seed, str(request.url))
         headers = profiles.request_id(profile, dialect.NAME, root) if anthropic else {}
-        if profile.request_id != "x-request-id":  # a profile that names every response (Infercom)
+        if profile.request_id not in ("x-request-id", ""):  # a profile that names every response (Infercom)
             headers[profile.request_id] = ids.uuid(root)
         return whole(encode(body), headers)
 

@@ -94,8 +94,10 @@ class Profile:
     finish_content: bool = False  # the chunk with `finish_reason` says `content: ""` (Infercom), not `{}`
     channels: bool = False  # a reasoning model's deltas name their channel: `analysis`, then `final` (Infercom)
     finish_reasons: tuple[str, ...] = ("stop", "length", "tool_calls", "content_filter")  # others become `stop`
-    request_id: str = "x-request-id"  # the response header naming the request (Infercom: `inference-id`)
-    rate_headers: str = "openai"  # how rate limits are reported: "openai", or "infercom" (per minute and per day)
+    request_id: str = "x-request-id"  # the response header naming the request (Infercom: `inference-id`; Ollama: none)
+    # how rate limits are reported: "openai", "infercom" (per minute and per day), or "none" (Ollama: no headers,
+    # its 429 alone)
+    rate_headers: str = "openai"
     nominal: Timing = Timing()  # the speed usage reports when a request sets no pacing
     # --- validation ---
     efforts: tuple[str, ...] | None = None  # the `reasoning_effort` values accepted; None: the dialect's own
@@ -217,6 +219,8 @@ PROFILES["ollama"] = Profile(
     doc="Ollama's native API (`/api/chat`, `/api/generate`, `/api/embed`): NDJSON, no key, any model pulled",
     thinks_unasked=False,
     keyless=True,
+    request_id="",
+    rate_headers="none",
 )
 DEFAULT = "inferam"
 DEPLOYMENTS = "/deployments/"
@@ -303,6 +307,8 @@ def request_id(profile: Profile | None, dialect: str, root: str, attempt: int = 
     root = ids.nth(root, attempt)
     if dialect == MESSAGES:
         return {"request-id": ids.make("req_011", root, length=21)}
+    if profile and not profile.request_id:  # Ollama names no response
+        return {}
     if profile and profile.request_id != "x-request-id":
         return {profile.request_id: ids.uuid(root, profile.request_id)}
     return {"x-request-id": ids.make("req_", root)}
