@@ -257,3 +257,18 @@ def test_a_langchain_retrieval_pipeline_puts_the_right_passage_in_the_chat_promp
     assert paths == ["/openai/v1/chat/completions", "/openai/v1/embeddings"], paths
     (asked,) = [e for e in entries if e["path"].endswith("/chat/completions")]
     assert PASSAGES["violin"] in json.dumps(asked["body"])
+
+
+def test_a_scenario_gives_the_vectors_themselves(server: Server) -> None:
+    """A scenario's text that is JSON numbers is the vector (one for every input, or one per input in turn)."""
+    scoped = {"x-emulator-test-id": "embeddings-vectors"}
+    scenario = {
+        "name": "fixed",
+        "match": {"last_user": {"contains": "pinned"}},
+        "reply": {"text": "[[0.6, 0.8], [1, 0]]"},
+    }
+    assert call(server.port, "POST", "/_emulator/scenarios", scenario, scoped)[0] == 201
+    body = {"model": SMALL, "input": ["pinned one", "pinned two", "pinned three"]}
+    status, answer = call(server.port, "POST", "/openai/v1/embeddings", body, AUTH | scoped)
+    assert status == 200
+    assert [d["embedding"] for d in answer["data"]] == [[0.6, 0.8], [1.0, 0.0], [0.6, 0.8]]

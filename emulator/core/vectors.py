@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import math
 import re
 import struct
+from collections.abc import Sequence
 from functools import lru_cache
 
 HITS = 2  # signed positions per feature in each band
@@ -185,3 +187,30 @@ def cosine(a: list[float], b: list[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
     return dot / norm if norm else 0.0
+
+
+def scripted(text: str) -> list[list[float]] | None:
+    """The vectors a scenario's text gives as JSON, one (`[0.6, 0.8]`) or one per input (`[[…], […]]`); None
+    for any other text, which is words to embed."""
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        given = json.loads(text)
+    except ValueError:
+        return None
+    if given and all(isinstance(x, int | float) and not isinstance(x, bool) for x in given):
+        return [[float(x) for x in given]]
+    if given and all(isinstance(v, list) and v and all(isinstance(x, int | float) for x in v) for v in given):
+        return [[float(x) for x in v] for v in given]
+    return None
+
+
+def answer(
+    text: str, inputs: Sequence[str | list[int]], salt: str, size: int, dimensions: int | None
+) -> list[list[float]]:
+    """Each input's vector, as sent: a scenario's own (`scripted`: the one, or one per input in turn, as given),
+    else the embedding of the scenario's words (`text`), else of the input, as float32s."""
+    fixed = scripted(text) if text else None
+    if fixed is not None:
+        return [fixed[index % len(fixed)] for index in range(len(inputs))]
+    return [as_float32(embed(text or given, salt, size, dimensions)) for given in inputs]

@@ -65,10 +65,7 @@ def _inputs(given: Any) -> tuple[str, ...]:
 
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     echo = prompt.echo
-    made = [
-        vectors.as_float32(vectors.embed(turn.text or text, prompt.model, echo["size"], echo["dimensions"]))
-        for text in echo["inputs"]
-    ]
+    made = vectors.answer(turn.text, echo["inputs"], prompt.model, echo["size"], echo["dimensions"])
     if echo.get("legacy"):
         return {"embedding": made[0] if made else []}
     timing = common.metrics(turn)

@@ -117,11 +117,9 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     echo = prompt.echo
     inputs: tuple[Input, ...] = echo.get("inputs") or tuple(m.text for m in prompt.messages)
     encoding, size, dimensions = echo.get("encoding_format", "float"), echo.get("size", SIZE), echo.get("dimensions")
-    salt = prompt.model
     data = []
-    for index, given in enumerate(inputs):
-        values = vectors.embed(turn.text or given, salt, size, dimensions)
-        encoded = vectors.as_base64(values) if encoding == "base64" else vectors.as_float32(values)
+    for index, values in enumerate(vectors.answer(turn.text, inputs, prompt.model, size, dimensions)):
+        encoded = vectors.as_base64(values) if encoding == "base64" else values
         data.append({"object": "embedding", "index": index, "embedding": encoded})
     counted = turn.usage.input_tokens
     usage = {"prompt_tokens": counted, "total_tokens": counted}
