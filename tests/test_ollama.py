@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from typing import Any
 
 import ollama
@@ -209,3 +210,19 @@ def test_no_request_id_and_no_rate_limit_headers_as_ollama_sends_none(server: Se
     names = {name.lower() for name, _ in response.getheaders()}
     assert response.status == 200 and response.getheader("content-type") == "application/json"
     assert not {n for n in names if "ratelimit" in n or n.endswith("request-id")}, names
+
+
+def test_the_first_line_waits_the_time_to_first_token(server: Server) -> None:
+    """Ollama's first line is the first token (nothing opens its stream before it): paced, it comes after the time
+    to the first token, the rest at the rate asked."""
+    paced = {"x-emulator-timing": "ttft_ms=300; tokens_per_second=1000"}
+    body = json.dumps({"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}]})
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    started = time.monotonic()
+    conn.request("POST", "/api/chat", body, {"content-type": "application/json"} | paced)
+    response = conn.getresponse()
+    first = response.readline()
+    waited = time.monotonic() - started
+    response.read()
+    conn.close()
+    assert json.loads(first)["message"]["content"] and waited >= 0.3

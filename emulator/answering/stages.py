@@ -318,7 +318,8 @@ def render(endpoint: Endpoint, prompt: Prompt, shaped: Shaped, entry: int) -> Wh
             return whole(body, headers, entry=entry, rates=rates)
         events = [body]
         headers = headers | {"content-type": JSON.decode(), "content-length": str(len(body))}
-    steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, ids.number(turn.id))
+    seed = ids.number(turn.id)
+    steps = faults.plan(events, transport_fault, pace, dialect.KEEPALIVE, dialect.MALFORMED, seed, dialect.OPENS)
     return Script(steps, 200, [*raw(headers), *rates], latency=pace.latency_ms / 1000 if pace else 0.0, entry=entry)
 
 

@@ -18,6 +18,7 @@ class Dialect(Protocol):
     NAME: str  # as `Prompt.dialect` and profiles name it
     KEEPALIVE: bytes  # what the dialect's upstream sends during a long pause
     MALFORMED: bytes  # a frame its clients parse, with broken JSON in it
+    OPENS: bool  # whether a stream's first event opens it before any token (Chat's role chunk) or is the first
     STREAM_HEADERS: dict[str, str]  # a stream's content type: SSE (`sse.EVENT_STREAM`), or Ollama's NDJSON
 
     def parse_request(

@@ -221,16 +221,20 @@ def plan(
     keepalive: bytes = b": keep-alive\n\n",
     malformed: bytes = b'data: {"unterminated\n\n',
     seed: int = 0,
+    opens: bool = True,
 ) -> Steps:
     """The script that writes `events` (a stream's frames, or a body as one event) with the pacing and the
     transport fault asked for. The in-band `stream_error` is the dialect's, already in `events`; so are its
-    keep-alive and its malformed chunk (framed as its clients parse, or they would skip it)."""
+    keep-alive and its malformed chunk (framed as its clients parse, or they would skip it). Where the first event
+    `opens` the stream (Chat's role chunk, `message_start`), it goes at once and the first token waits; else (a
+    legacy completion's, Ollama's) the first event is the first token."""
     steps: list[Step] = []
     if pace and (pace.ttft_ms or pace.tokens_per_second):
         rng = random.Random(seed)
         gap = 1 / pace.tokens_per_second if pace.tokens_per_second else 0.0
+        first = 1 if opens else 0
         for i, event in enumerate(events):
-            wait = pace.ttft_ms / 1000 if i == 1 else gap if i > 1 else 0.0  # the first event opens the stream
+            wait = pace.ttft_ms / 1000 if i == first else gap if i > first else 0.0
             if wait and pace.jitter_ms:
                 wait = max(0.0, wait + rng.uniform(-pace.jitter_ms, pace.jitter_ms) / 1000)
             steps += _pause(wait, keepalive)

@@ -25,7 +25,10 @@ from emulator.dialects.anthropic_messages.rendering import (
 )
 from emulator.dialects.anthropic_messages.request import NAME, count_tokens, parse_request
 
+OPENS = True  # the stream's first event opens it: the first token comes after
+
 __all__ = [
+    "OPENS",
     "STREAM_HEADERS",
     "KEEPALIVE",
     "MALFORMED",

@@ -14,6 +14,7 @@ from emulator.core.fields import Fields, bearer
 from emulator.core.sse import encode
 
 NDJSON = {"content-type": "application/x-ndjson"}
+OPENS = False  # the first line carries the first token
 KEEPALIVE = b""  # Ollama sends nothing while it waits
 MALFORMED = b'{"model":"llama3.2","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"unt\n'
 THINK_LEVELS = ("high", "medium", "low", "max")

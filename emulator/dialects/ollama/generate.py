@@ -14,6 +14,7 @@ from emulator.dialects.ollama import common
 from emulator.dialects.ollama.common import KEEPALIVE as KEEPALIVE
 from emulator.dialects.ollama.common import MALFORMED as MALFORMED
 from emulator.dialects.ollama.common import NDJSON
+from emulator.dialects.ollama.common import OPENS as OPENS
 from emulator.rules import profiles
 
 NAME = profiles.OLLAMA_GENERATE

@@ -25,7 +25,10 @@ from emulator.dialects.openai_chat.rendering import (
 )
 from emulator.dialects.openai_chat.request import NAME, parse_request
 
+OPENS = True  # the stream's first event opens it: the first token comes after
+
 __all__ = [
+    "OPENS",
     "STREAM_HEADERS",
     "KEEPALIVE",
     "MALFORMED",

@@ -26,6 +26,7 @@ from emulator.rules import profiles
 NAME = "openai_completions"
 DONE = frame("[DONE]")
 STREAM_HEADERS = EVENT_STREAM
+OPENS = False  # the first chunk carries the first token
 KEEPALIVE = comment("keep-alive")
 MALFORMED = b'data: {"id": "cmpl-", "object": "text_completion", "choices": [{"text": "unt\n\n'
 ENDOFTEXT = "<|endoftext|>"  # the prompt the API takes when none is given

@@ -25,6 +25,7 @@ from emulator.rules import catalog, profiles
 
 NAME = "openai_embeddings"
 STREAM_HEADERS = EVENT_STREAM
+OPENS = True  # nothing streams
 KEEPALIVE = b""  # nothing streams
 MALFORMED = b'{"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, '
 FORMATS = ("float", "base64")

@@ -23,7 +23,10 @@ from emulator.dialects.openai_responses.rendering import (
 )
 from emulator.dialects.openai_responses.request import NAME, compact, count_tokens, parse_request
 
+OPENS = True  # the stream's first event opens it: the first token comes after
+
 __all__ = [
+    "OPENS",
     "STREAM_HEADERS",
     "KEEPALIVE",
     "MALFORMED",
