@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import shutil
+import subprocess
 from typing import Any
 
 import openai
 import pytest
 
+from tests import browser
 from tests.conftest import Server, call
 
 INSTRUCT = "gpt-3.5-turbo-instruct"
@@ -163,3 +167,39 @@ def test_faults_reach_the_sdk_as_its_errors(server: Server) -> None:
         with pytest.raises(openai.APIError):
             for _ in stream:
                 pass
+
+
+JS = """
+const { OpenAI } = require("openai");
+(async () => {
+  const client = new OpenAI({ baseURL: process.argv[1], apiKey: "k", maxRetries: 0 });
+  const whole = await client.completions.create({ model: "gpt-3.5-turbo-instruct", prompt: "Say hi", max_tokens: 20 });
+  let streamed = "";
+  const stream = await client.completions.create({
+    model: "gpt-3.5-turbo-instruct", prompt: "Say hi", max_tokens: 20, stream: true,
+  });
+  for await (const chunk of stream) if (chunk.choices.length) streamed += chunk.choices[0].text;
+  const vectors = await client.embeddings.create({
+    model: "text-embedding-3-small", input: ["a", "b"], dimensions: 16,
+  });
+  console.log(JSON.stringify({
+    whole: whole.choices[0].text, streamed, sizes: vectors.data.map((d) => d.embedding.length),
+    norm: vectors.data[0].embedding.reduce((sum, x) => sum + x * x, 0),
+  }));
+})().catch((e) => { console.error(e); process.exit(1); });
+"""
+
+
+def test_the_js_sdks_completions_and_embeddings(server: Server) -> None:
+    """The JS SDK: a completion whole and streamed, and embeddings in its default base64, decoded by it."""
+    if shutil.which("node") is None:
+        pytest.skip("no node on PATH: the JS SDK runs under node")
+    folder = browser.js_sdks()
+    env = {"PATH": os.environ.get("PATH", ""), "NODE_PATH": str(folder / "node_modules"), "NO_PROXY": "*"}
+    done = subprocess.run(
+        ["node", "-e", JS, f"{server.base_url}/openai/v1"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    ran = json.loads(done.stdout)
+    assert ran["whole"] and ran["streamed"] == ran["whole"]
+    assert ran["sizes"] == [16, 16] and abs(ran["norm"] - 1) < 1e-5
