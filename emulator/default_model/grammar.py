@@ -49,9 +49,22 @@ _AGREEING = {False: {"is": "is", "has": "has", "was": "was"}, True: {"is": "are"
 _FIXED = {many: {**PRONOUNS[many], **_AGREEING[many]} for many in (False, True)}  # what every Slots says first
 
 
+# The longest word inflect is given. Its patterns take time in the square of a word's length (a 16,000-letter
+# "word", a gene sequence pasted whole, took a second of CPU; 64,000 letters, sixteen), and no English word is
+# this long: a longer one is no word, and is left as it is (a plural adds an "s").
+LONGEST = 48
+
+
+def _word(text: str) -> bool:
+    """Whether `text` is short enough to be a word inflect may read."""
+    return len(text) <= LONGEST
+
+
 @functools.lru_cache(maxsize=4096)
 def plural(noun: str) -> str:
     """`noun`'s plural: "query" → "queries", "child" → "children"."""
+    if not _word(noun.rpartition(" ")[2]):
+        return noun + "s"
     return _ENGINE.plural_noun(noun) or noun
 
 
@@ -81,7 +94,7 @@ def is_plural(phrase: str) -> bool:
         return False
     if " and " in f" {phrase} " and words[0].lower() not in ("a", "an", "the"):
         return False  # "Pride and Prejudice": a title
-    if not head.isalpha() or head.isupper() or head.lower().endswith(_SINGULAR_ENDINGS):
+    if not head.isalpha() or head.isupper() or head.lower().endswith(_SINGULAR_ENDINGS) or not _word(head):
         return False
     return bool(_ENGINE.singular_noun(head))
 
@@ -89,13 +102,15 @@ def is_plural(phrase: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def article(phrase: str) -> str:
     """`phrase` with "a" or "an" before it, by how its first word sounds."""
+    if not _word(phrase.partition(" ")[0]):
+        return f"a {phrase}"
     return _ENGINE.a(phrase)
 
 
 @functools.lru_cache(maxsize=1024)
 def agree(verb: str, many: bool) -> str:
     """A verb written in its -s form ("needs", "is", "has"), agreeing with a plural subject when `many`."""
-    return _ENGINE.plural_verb(verb) if many else verb
+    return _ENGINE.plural_verb(verb) if many and _word(verb) else verb
 
 
 _PRESENT = {"be": "is", "have": "has"}
@@ -104,13 +119,13 @@ _PRESENT = {"be": "is", "have": "has"}
 @functools.lru_cache(maxsize=1024)
 def participle(verb: str) -> str:
     """A verb's -ing form, to name an action as a noun: "cycle" → "cycling"."""
-    return str(_ENGINE.present_participle(verb))
+    return str(_ENGINE.present_participle(verb)) if _word(verb) else verb
 
 
 def present(verb: str) -> str:
     """A base-form verb said of one thing: "float" → "floats", "go" → "goes", "fly" → "flies", "have" → "has"
     (inflect writes the -s form as it writes a plural; "be" and "have" are its exceptions)."""
-    return _PRESENT.get(verb) or _ENGINE.plural_noun(verb) or verb
+    return _PRESENT.get(verb) or (_ENGINE.plural_noun(verb) if _word(verb) else verb + "s") or verb
 
 
 def capital(text: str) -> str:
