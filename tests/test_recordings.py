@@ -1096,3 +1096,41 @@ def test_embeddings_azure_and_ollama_are_recorded_and_replayed(chain: Chain, mak
     with ollama.Client(host=replaying.base_url) as local:
         assert "".join(p.message.content for p in local.chat(model="llama3.2", messages=asked, stream=True)) == streamed
     assert again.data[0].embedding == vectors.data[0].embedding
+
+
+def test_a_full_disk_leaves_the_cassette_valid_and_recording_resumes(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A write that runs out of room partway (simulated: half the bytes written, then ENOSPC, as a nearly full
+    filesystem does) is taken back: the cassette stays valid YAML with every earlier interaction, the client's
+    connection is ended (its answer was not kept), the log says so in one line, and once there is room again the
+    next interaction is appended."""
+    import errno
+
+    from emulator.recordings import tape
+
+    def ask(text: str) -> str:
+        with chain.recorder.openai() as client:
+            return client.chat.completions.create(model="m", messages=[{"role": "user", "content": text}]).id
+
+    ask("first")
+    ask("second")
+    before = chain.cassette.read_bytes()
+    real_write = os.write
+
+    def full(fd: int, data: Any) -> int:
+        if Path(f"/proc/self/fd/{fd}").resolve() != chain.cassette.resolve():
+            return real_write(fd, data)
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tape.os, "write", full)
+    with pytest.raises(openai.APIConnectionError):
+        ask("third, when the disk is full")
+    monkeypatch.setattr(tape.os, "write", real_write)
+    assert chain.cassette.read_bytes() == before  # all or nothing
+    assert len(recordings.load([chain.cassette])) == 2
+    (said,) = [r.getMessage() for r in caplog.records if "not saved" in r.getMessage()]
+    assert "No space left on device" in said and "\n" not in said
+    ask("fourth, with room again")
+    assert len(recordings.load([chain.cassette])) == 3

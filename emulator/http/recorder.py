@@ -212,7 +212,19 @@ class Recorder:
             "headers_after": round(arrived - started, 4),
             "event_gaps": [round(b - a, 4) for a, b in zip(marks, marks[1:], strict=False)],
         }
-        await asyncio.to_thread(self._save, request, recorded, pacing)
+        try:
+            await asyncio.to_thread(self._save, request, recorded, pacing)
+        except OSError as exc:  # the disk full, say: the cassette is as it was, and the client is told by a hang-up
+            _log.warning(
+                "recorder: %s %s: not saved to %s (%s); the cassette keeps what it held, and recording "
+                "carries on when it can be written",
+                method,
+                path,
+                self.tape.path,
+                exc.strerror or exc,
+            )
+            await player.hang_up(scope, receive)
+            return
         # The body ends once the cassette holds it: a client that saw the end can replay it at once.
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 

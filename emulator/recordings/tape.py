@@ -118,8 +118,7 @@ class Tape:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # prompts and answers: the owner's
         try:
-            os.write(fd, text.encode("utf-8"))
-            os.fsync(fd)
+            _append_whole(fd, text.encode("utf-8"))
         finally:
             os.close(fd)
         self._remember(self._count + 1)
@@ -184,6 +183,25 @@ class Tape:
 
     def _remember(self, count: int) -> None:
         self._known, self._count = _stamp(self.path), count
+
+
+def _append_whole(fd: int, data: bytes) -> None:
+    """Append `data` and sync it, all or nothing: a write that fails partway (the disk full) is taken back, the
+    file cut to where it ended before, so that it stays a valid cassette with every earlier interaction, and
+    recording carries on once there is room again. Cutting a file needs no room."""
+    start = os.fstat(fd).st_size
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError:
+        try:
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+        except OSError:
+            pass
+        raise
 
 
 def _stamp(path: Path) -> Stamp | None:
