@@ -291,3 +291,19 @@ def test_a_recorded_request_the_profile_refuses_is_reported(
     assert "shade" in refused[2] and "400" in refused[2]
     assert "  ~ status: 200 -> 400" in out and "  ~ status: 200 -> 404" in out
     assert any(line.startswith("lenient.yaml#3: same") for line in lines)
+
+
+def test_what_the_profile_does_not_serve_is_skipped_and_said(
+    upstream: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder of Chat and Messages cassettes, none noted with a profile, under `--profile openai` and
+    `anthropic`: each skips what it does not serve, says so, and compares the rest."""
+    cassette = tmp_path / "mixed.yaml"
+    for through in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), lifespan=True):
+        with through.openai() as client, through.anthropic() as claude:
+            client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "Hi"}])
+            claude.messages.create(model="claude-sonnet-5", max_tokens=64, messages=[{"role": "user", "content": "Hi"}])
+    for profile, skipped in (("openai", "/v1/messages"), ("anthropic", "/v1/chat/completions")):
+        code, out = _conform(capsys, "--profile", profile, str(cassette))
+        assert f"skipped: the {profile} profile does not serve {skipped}" in out, out
+        assert "(1 skipped)" in out and code in (0, 1)

@@ -4,6 +4,7 @@ answers' shapes compared with the recorded ones; `--update` re-records only the 
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -189,3 +190,20 @@ def test_an_upstream_for_no_profile_is_refused(capsys: pytest.CaptureFixture[str
     assert "expected an http:// or https:// URL" in capsys.readouterr().err
     code = cli_main(["drift", "--upstream", "http://127.0.0.1:9/a", "--upstream", "http://127.0.0.1:9/b", "x.yaml"])
     assert code == 2 and "two upstreams for every profile" in capsys.readouterr().err
+
+
+def test_an_upstream_that_cannot_be_reached_is_no_drift(
+    first: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scheduled job must tell an outage from a change: one line saying so, exit 2, no traceback."""
+    cassette = tmp_path / "outage.yaml"
+    _record(first.base_url, cassette, every_dialect=False)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    code = cli_main(["drift", "--rate", "50", "--upstream", f"http://127.0.0.1:{closed}", str(cassette)])
+    said = capsys.readouterr()
+    assert code == 2
+    (line,) = [line for line in said.err.splitlines() if line.startswith("emulator drift:")]
+    assert "did not answer" in line and "drift is unknown" in line
+    assert "Traceback" not in said.err + said.out

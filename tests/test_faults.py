@@ -355,7 +355,7 @@ def test_sdk_retries_a_scripted_429_and_the_journal_counts_attempts(fresh: Serve
     assert 1.8 <= elapsed < 10  # two waits of `retry-after: 1`
     attempts = journal(fresh, source="flaky")
     assert [(a["status"], a["attempt"]) for a in attempts] == [(429, 0), (429, 1), (200, 2)]
-    assert attempts[0]["fault"] == "status; status=429; retry_after=1.0"
+    assert attempts[0]["fault"] == "status=429; retry_after=1.0"
 
 
 def test_journal_records_before_the_fault_runs(fresh: Server) -> None:
@@ -667,3 +667,24 @@ def test_an_overdue_pause_stops_a_stream_whose_client_left() -> None:
     the pause asks the socket."""
     steps = [s for i in range(300) for s in (b"data: %d\n\n" % i, Pause(0.02))]
     assert _played(steps, _Left(after=120)) == 120  # the pause after its last write noticed
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("stauts=503", "x-emulator-fault.stauts: unknown key; did you mean 'status'?"),
+        ("retry_aftr=2", "x-emulator-fault.retry_aftr: unknown key; did you mean 'retry_after'?"),
+        ("zzz=1", "x-emulator-fault.zzz: unknown key; a spec starts with a kind: status"),
+    ],
+)
+def test_a_misspelt_key_is_named(spec: str, said: str) -> None:
+    with pytest.raises(faults.FaultError) as refused:
+        faults.fault(faults.split_spec(spec), "x-emulator-fault")
+    assert str(refused.value).startswith(said)
+
+
+def test_a_status_fault_is_described_with_its_kind_once() -> None:
+    assert faults.describe(Fault("status", status=503, rate=0.2)) == "status=503; rate=0.2"
+    assert faults.describe(Fault("truncate", after_events=3)) == "truncate; after_events=3"
+    for spec in ("status=503; rate=0.2", "truncate; after_events=3", "reset"):
+        assert faults.describe(faults.fault(faults.split_spec(spec), "x")) == spec  # read back as written

@@ -62,6 +62,11 @@ def run(args: argparse.Namespace) -> int:
     results: list[tuple[str, list[Difference] | None, str]] = []
     for interaction in found:
         profile = conformance.profile_for(interaction, args.profile) or profiles.DEFAULT
+        dialect = conformance.dialect_of(interaction.path)
+        if dialect is not None and dialect.NAME not in profiles.PROFILES[profile].dialects:
+            where = interaction.path.partition("?")[0]
+            results.append((interaction.source, None, f"skipped: the {profile} profile does not serve {where}"))
+            continue
         why = conformance.refusal(interaction, profile) if interaction.status == 200 else None
         note = f"profile {profile}" + (f"; it refuses the recorded request: {why}" if why else "")
         try:

@@ -54,9 +54,19 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="write the report as JSON")
 
 
+class Unreachable(Exception):
+    """The live upstream gave no answer at all (refused, unresolved, timed out): nothing can be compared."""
+
+    def __init__(self, upstream: str, cause: Exception) -> None:
+        super().__init__(
+            f"the upstream {upstream} did not answer ({type(cause).__name__}: {cause or 'no reason given'}); "
+            "nothing was compared, so drift is unknown: check the URL and the network, then run again"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """`emulator drift`: 0 when the live upstream answers every recorded request in the recorded shape, 1 when
-    any differs, 2 when the cassettes cannot be read or a key is missing."""
+    any differs, 2 when the cassettes cannot be read, a key is missing or the upstream cannot be reached."""
     if args.rate <= 0 or (args.limit is not None and args.limit < 1):
         print("emulator drift: --rate must be above 0 and --limit at least 1", file=sys.stderr)
         return 2
@@ -81,7 +91,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"emulator drift: no key in {', '.join(missing)} (or say which variable with --key-env)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="emulator-drift-") as scratch:
-        outcomes = asyncio.run(_resend_all(found, args, routes, Path(scratch)))
+        try:
+            outcomes = asyncio.run(_resend_all(found, args, routes, Path(scratch)))
+        except Unreachable as exc:  # no answer is no drift: an outage is told apart from a change
+            print(f"emulator drift: {exc}", file=sys.stderr)
+            return 2
         results: list[tuple[str, list[Difference] | None, str]] = []
         drifted: dict[Path, list[dict[str, Any]]] = {}
         for (file, interaction), (live, item) in zip(found, outcomes, strict=True):
@@ -193,9 +207,14 @@ async def _resend(
 
     try:
         await asyncio.wait_for(proxy(scope, receive, send), timeout=600)
+    except RuntimeError:  # the recorder hangs up on a client it cannot answer: here there is no connection to end
+        if proxy.unreachable is None:
+            raise
     finally:
         if proxy.client:
             await proxy.client.aclose()
+    if proxy.unreachable is not None:
+        raise Unreachable(upstream, proxy.unreachable)
     if not status or not cassette.exists():
         return None, None
     stored = items(document_of(cassette))

@@ -7,6 +7,7 @@ in-band error. The plan is pure: the app plays it against the socket.
 
 from __future__ import annotations
 
+import difflib
 import math
 import random
 from collections.abc import Mapping
@@ -115,6 +116,12 @@ def split_spec(text: str) -> dict[str, str]:
 def fault(data: Mapping[str, Any], at: str) -> Fault:
     """A validated `Fault` from a mapping (YAML, or a split header whose values are strings)."""
     kind = data.get("kind")
+    if kind is None:  # no kind named: a misspelt first key (`stauts=503`) says more than a missing kind
+        unknown = [key for key in data if key not in PARAMETERS]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], [*KINDS, *PARAMETERS], n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; a spec starts with a kind: {', '.join(KINDS)}"
+            raise FaultError(f"{at}.{unknown[0]}: unknown key{hint}")
     if kind not in KINDS:
         raise FaultError(f"{at}.kind: expected one of {', '.join(KINDS)}, got {kind!r}")
     allowed = KINDS[kind][0] + COMMON
@@ -176,14 +183,16 @@ _NAMES = {int: "an integer", float: "a number", bool: "true or false", str: "a s
 
 
 def describe(value: Fault | Timing) -> str:
-    """The spec in header grammar, for journals and banners: `status; status=429; retry_after=2.0`."""
+    """The spec in header grammar, for journals and banners: `status=429; retry_after=2.0`, `truncate;
+    after_events=3` (a kind that is also its first key, as `status` is, said once)."""
     defaults = type(value)()
-    parts: list[str] = [value.kind] if isinstance(value, Fault) else []
-    parts += [
+    parts = [
         f"{f.name}={getattr(value, f.name)}"
         for f in fields(value)
         if f.name != "kind" and getattr(value, f.name) != getattr(defaults, f.name)
     ]
+    if isinstance(value, Fault) and not (parts and parts[0].startswith(f"{value.kind}=")):
+        parts.insert(0, value.kind)
     return "; ".join(parts)
 
 
