@@ -277,3 +277,23 @@ def test_a_file_emptied_to_be_written_is_read_once_written_and_one_left_empty_is
     assert eventually(lambda: any(line.startswith("reloaded") for line in lines(caplog, before)))
     assert time.monotonic() - started >= watch.EMPTIED * 0.9
     assert lines(caplog, before)[-1] == f"reloaded after changes to {file}: serving 0 scenarios from {file}"
+
+
+def test_a_change_made_while_the_server_loads_is_read(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The window between the load and the watcher's start: a scenario written there (a CI script writes one as
+    soon as the port opens) was counted as seen and never loaded. The watcher compares with the files as they
+    were before the load (`emulator serve` takes that fingerprint first), so the first tick reads it."""
+    file = tmp_path / "late.yaml"
+    file.write_text(scenario("before"))
+    settings = Settings(scenarios=(file,))
+    before = watch.fingerprint([file])
+    app = create_app(settings)  # loads "before"
+    file.write_text(scenario("written while it loaded") + "\n")  # a change in the window
+    with caplog.at_level(logging.INFO, logger="emulator.http.watch"):
+        stop = watch.start(app.state.emulator, debounce_ms=50, seen=before)
+        try:
+            for server in serve_app(app):
+                said = lambda running=server: answered(running) == "watched: written while it loaded"  # noqa: E731
+                assert eventually(said, seconds=10)
+        finally:
+            stop.set()

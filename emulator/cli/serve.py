@@ -214,6 +214,9 @@ def run(args: argparse.Namespace) -> int:
         scrub=tuple(args.scrub or ()),
         state=args.state,
     )
+    # What the watcher compares with: the files as they were before the load began, so that one changed while the
+    # server starts (a CI script writes a scenario as soon as the port opens) is seen as changed, and loaded.
+    before = watch.fingerprint([*settings.scenarios, *settings.recordings]) if args.watch else None
     try:
         app = create_app(settings)
     except ConnectionError as exc:  # --state names a store that does not answer
@@ -247,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"watching: {', '.join(map(str, [*paths, *settings.recordings])) or 'nothing'}")
     lines += _sharing(args.workers, args.state)
     print("\n".join(lines), flush=True)
-    setup = (lambda: watch.start(state)) if args.watch else None
+    setup = (lambda: watch.start(state, seen=before)) if args.watch else None
     server.run(
         app,
         sock,

@@ -63,12 +63,14 @@ def relevant(change: Path, path: Path) -> bool:
     return change == path or (change.parent == path and change.suffix in SUFFIXES) or change in path.parents
 
 
-def start(state: State, debounce_ms: int = 200) -> threading.Event:
-    """Watch `state`'s scenario and recording paths in a daemon thread; set the event returned to stop it."""
+def start(state: State, debounce_ms: int = 200, seen: Fingerprint | None = None) -> threading.Event:
+    """Watch `state`'s scenario and recording paths in a daemon thread; set the event returned to stop it.
+    `seen`: the files as they were before the state was loaded (`fingerprint`), so that a change made while it
+    loaded is read at the first tick; else as they are now."""
     _log.setLevel(logging.INFO)  # the reload lines, heard by the logging a host set up too
     stop = threading.Event()
     paths = _watched([*state.settings.scenarios, *state.settings.recordings])
-    watcher = _Watcher(state, paths, stop, debounce_ms)
+    watcher = _Watcher(state, paths, stop, debounce_ms, seen)
     threading.Thread(target=watcher.run, daemon=True, name="watch").start()
     return stop
 
@@ -83,11 +85,13 @@ def _watched(paths: Iterable[Path]) -> list[Path]:
 
 
 class _Watcher:
-    def __init__(self, state: State, paths: Sequence[Path], stop: threading.Event, debounce_ms: int) -> None:
+    def __init__(
+        self, state: State, paths: Sequence[Path], stop: threading.Event, debounce_ms: int, seen: Fingerprint | None
+    ) -> None:
         self.state, self.paths, self.stop, self.debounce_ms = state, paths, stop, debounce_ms
         self.changes: queue.Queue[set[Path]] = queue.Queue()
         self.gone: tuple[Path, ...] = ()  # the watched paths found gone, last time
-        self.seen = _fingerprint(paths)  # the files as the state last read them
+        self.seen = _fingerprint(paths) if seen is None else seen  # the files as the state last read them
         self.emptied: float | None = None  # when a file that had content was first found empty, waiting
 
     def run(self) -> None:
@@ -100,7 +104,7 @@ class _Watcher:
                     for group in groups:
                         group.set()
                     groups = [self._group(s) for s in now]
-                    if plan:  # (not at start: the state was loaded just now)
+                    if plan:  # (at start, the first tick compares with the files as they were before the load)
                         self._reload()
                     plan = now
                 try:
@@ -165,7 +169,7 @@ class _Watcher:
         refused = f"; {_many(len(files), 'file')} refused, as last good" if problems else ""
         _log.info("reloaded after changes to %s: serving %s%s", ", ".join(changed), self._served(), refused)
 
-    def _being_written(self, now: tuple[tuple[str, int, int, int], ...]) -> bool:
+    def _being_written(self, now: Fingerprint) -> bool:
         """Whether a file that had content is empty `now`, for less than EMPTIED seconds yet: emptied to be
         written, most likely. The next tick looks again; one left empty is read as empty after that."""
         had = {file for file, _, _, size in self.seen if size}
@@ -198,7 +202,15 @@ def _many(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _fingerprint(paths: Iterable[Path]) -> tuple[tuple[str, int, int, int], ...]:
+Fingerprint = tuple[tuple[str, int, int, int], ...]
+
+
+def fingerprint(paths: Iterable[Path]) -> Fingerprint:
+    """What `start` compares with, taken before the state loads: the files of `paths` as `_watched` reads them."""
+    return _fingerprint(_watched(paths))
+
+
+def _fingerprint(paths: Iterable[Path]) -> Fingerprint:
     """The files the paths stand for (a folder's YAML files), each with its modification time and size: cheap
     to take every tick, and different after any save."""
     found = []
