@@ -71,7 +71,7 @@ def test_check_reads_cassettes_and_scenarios_together(tmp_path: Path, capsys: py
 
 def test_serve_refuses_a_malformed_cassette_readably(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "notes.yaml").write_text("title: not a cassette\n")
-    assert main(["serve", "--recordings", str(tmp_path)]) == 1
+    assert main(["serve", "--recordings", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert f"the recordings cannot be read: {tmp_path / 'notes.yaml'}: not a cassette" in err
     assert "Traceback" not in err
@@ -133,7 +133,7 @@ def test_a_busy_port_is_one_line_and_status_1(tmp_path: Path, command: list[str]
             timeout=60,
             cwd=tmp_path,
         )
-    assert result.returncode == 1
+    assert result.returncode == 2  # what it runs on is wrong
     assert result.stdout == ""  # no banner: no URL that would not answer
     assert result.stderr == f"emulator: cannot listen on 127.0.0.1:{port}: Address already in use\n"
 
@@ -148,12 +148,12 @@ def test_serve_refuses_invalid_scenarios(tmp_path: Path) -> None:
         timeout=30,
         env=os.environ | {"PYTHONWARNINGS": "ignore"},
     )
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "scenarios[0]: expected exactly one of reply, steps, replies" in result.stderr
 
 
 def test_serve_refuses_a_missing_cassette_and_a_negative_replay_speed(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", "--recordings", "/nonexistent/cassette.yaml"]) == 1
+    assert main(["serve", "--recordings", "/nonexistent/cassette.yaml"]) == 2
     assert "no cassette or directory at /nonexistent/cassette.yaml" in capsys.readouterr().err
     for speed in ("-1", "nan", "inf", "1e9"):
         with pytest.raises(SystemExit) as exited:
@@ -237,3 +237,26 @@ def test_a_bad_port_or_url_is_a_usage_error(argv: list[str], error: str, capsys:
         main(argv)
     assert exited.value.code == 2
     assert error in capsys.readouterr().err
+
+
+def test_a_crash_is_one_line_and_a_code_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exit 1 means a difference or a failed check; a bug of the emulator's is 3, an environment's fault 2, each
+    said in one line."""
+    from emulator.cli import check
+
+    def broken(paths: object) -> int:
+        raise KeyError("messages")
+
+    monkeypatch.setattr(check, "run", broken)
+    assert main(["check", str(tmp_path)]) == 3
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("emulator check: internal error (KeyError: 'messages'); this is a bug")
+
+    def refused(paths: object) -> int:
+        raise PermissionError(13, "Permission denied", str(tmp_path / "locked.yaml"))
+
+    monkeypatch.setattr(check, "run", refused)
+    assert main(["check", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"emulator check: Permission denied: {tmp_path / 'locked.yaml'}\n"

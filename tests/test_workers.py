@@ -332,7 +332,7 @@ def test_an_unreachable_state_store_is_refused_before_the_banner(tmp_path: Path)
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1 and not done.stdout
+    assert done.returncode == 2 and not done.stdout
     assert f"the state store redis://127.0.0.1:{port} (--state) does not answer" in done.stderr
 
 

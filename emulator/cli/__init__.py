@@ -7,11 +7,12 @@ Layer: the top but for the pytest plugin; it may import every layer. `flags` hol
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from emulator import mcp, version
-from emulator.cli import check, conform, drift, record, report, serve
+from emulator.cli import check, conform, drift, flags, record, report, serve
 from emulator.mcp import controls
 
 
@@ -36,7 +37,32 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command's exit code (`flags.DIFFERENT`, `ENVIRONMENT`, `INTERNAL`): what no command foresaw ends in one
+    line naming it, not a traceback (`EMULATOR_TRACEBACK=1` shows it)."""
     args = parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:  # the machine's: a file, a folder, a socket
+        print(f"emulator {args.command}: {exc.strerror or exc}{_where(exc)}", file=sys.stderr)
+        return flags.ENVIRONMENT
+    except Exception as exc:
+        if os.environ.get("EMULATOR_TRACEBACK"):
+            raise
+        print(
+            f"emulator {args.command}: internal error ({type(exc).__name__}: {exc}); this is a bug of the emulator's: "
+            "please report it with the command line (EMULATOR_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        return flags.INTERNAL
+
+
+def _where(exc: OSError) -> str:
+    return f": {exc.filename}" if exc.filename else ""
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "check":
         return check.run(args.paths)
     if args.command == "report":

@@ -16,6 +16,11 @@ from emulator import recordings, server
 from emulator.rules import faults
 from emulator.server import logs
 
+# The exit codes every command keeps apart: what it checked differs or fails (1, each command's own), what it was
+# given or what it runs on is wrong (2: usage, unreadable files, a port taken, a store that does not answer), and a
+# fault of the emulator's own (3: a bug, said in one line).
+DIFFERENT, ENVIRONMENT, INTERNAL = 1, 2, 3
+
 
 def replay_speed_argument(parser: argparse.ArgumentParser, what: str) -> None:
     """`--replay-speed`, which `serve` and `record` share: `what` names the gaps it scales."""

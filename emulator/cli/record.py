@@ -47,10 +47,10 @@ def run(args: argparse.Namespace) -> int:
         proxy = recorder.Recorder(args.upstream, args.out, args.mode, args.replay_speed, tuple(args.scrub or ()))
     except (OSError, ValueError) as exc:
         print(f"emulator: the cassette {args.out} cannot be read: {exc}", file=sys.stderr)
-        return 1
+        return flags.ENVIRONMENT
     sock = flags.listen(args.host, args.port)
     if sock is None:
-        return 1
+        return flags.ENVIRONMENT
     held = f" ({proxy.loaded} held)" if proxy.loaded else ""
     doing = "replaying" if proxy.replay_only else "recording"
     where = f"{flags.url(args.host, sock)}/v1/… → {args.upstream}"

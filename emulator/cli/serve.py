@@ -221,16 +221,16 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(settings)
     except ConnectionError as exc:  # --state names a store that does not answer
         print(f"emulator: {exc}", file=sys.stderr)
-        return 1
+        return flags.ENVIRONMENT
     except scenarios.ScenarioError as exc:
         print(f"emulator: the scenarios are invalid:\n{exc}", file=sys.stderr)
-        return 1
+        return flags.ENVIRONMENT
     except (OSError, ValueError) as exc:
         print(f"emulator: the recordings cannot be read: {exc}", file=sys.stderr)
-        return 1
+        return flags.ENVIRONMENT
     sock = flags.listen(args.host, args.port)
     if sock is None:
-        return 1
+        return flags.ENVIRONMENT
     logs.setup(args.log_level, args.log_format)
     base = flags.url(args.host, sock)
     state = app.state.emulator
