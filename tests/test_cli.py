@@ -260,3 +260,23 @@ def test_a_crash_is_one_line_and_a_code_of_its_own(
     monkeypatch.setattr(check, "run", refused)
     assert main(["check", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"emulator check: Permission denied: {tmp_path / 'locked.yaml'}\n"
+
+
+def test_a_foreign_yaml_file_in_the_default_scenarios_folder_is_said_and_left_out(tmp_path: Path) -> None:
+    """`./scenarios`, read unasked, holding a load test's YAML beside a scenario file: the server says which file
+    is no scenario file, leaves it out and serves the rest (it exited 1 before)."""
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (folder / "greeting.yaml").write_text("scenarios: [{name: hello, match: {last_user: hello}, reply: {text: Hi.}}]\n")
+    (folder / "load-test.yaml").write_text("stages:\n  - {duration: 30s, target: 20}\nthresholds: {p95: 500}\n")
+    process, port = launch([*EMULATOR, "serve", "--port", "0"], tmp_path)
+    try:
+        banner = "".join(read_until(process, "  left out"))
+        body = {"model": "m", "messages": [{"role": "user", "content": "hello there"}]}
+        status, answer = call(port, "POST", "/v1/chat/completions", body, {"authorization": "Bearer k"})
+        assert status == 200 and answer["choices"][0]["message"]["content"] == "Hi."
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    assert "scenarios: 1 from scenarios" in banner
+    assert "  left out: scenarios/load-test.yaml is not a scenario file (no `scenarios:` list)" in banner

@@ -185,6 +185,8 @@ def rate_limits(spec: str | None) -> limits.Limits:
 
 def run(args: argparse.Namespace) -> int:
     paths = args.scenarios or [default_scenarios()]
+    # `./scenarios`, read unasked, may hold other YAML (a load test's): each such file is said and left out
+    skipped = frozenset() if args.scenarios else frozenset(scenarios.foreign(paths[0]))
     try:
         fault = faults.fault(faults.split_spec(args.fault), "--fault") if args.fault else None
         pace = faults.timing(faults.split_spec(args.timing), "--timing") if args.timing else None
@@ -194,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     settings = Settings(
         scenarios=tuple(paths),
+        foreign=skipped,
         seed=args.seed,
         frozen_time=args.freeze_time,
         fault=fault,
@@ -244,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
         lines.append("warning: bound beyond loopback with no --admin-token: the /_emulator/ routes answer 401")
     lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths))}")
     lines += [f"  {s.name}" for s in book.scenarios]
+    lines += [f"  left out: {file} is not a scenario file (no `scenarios:` list)" for file in sorted(skipped)]
     if state.library is not None:
         lines.append(f"recordings: {len(state.library)} from {', '.join(map(str, settings.recordings))}")
     if args.watch:  # in each worker: a thread does not survive the fork

@@ -39,11 +39,14 @@ __all__ = [
 ]
 
 
-def load(paths: Iterable[Path]) -> Book:
-    """Load scenario files and directories (`*.yaml`, `*.yml`, sorted); raise one error listing every mistake."""
+def load(paths: Iterable[Path], foreign: frozenset[Path] = frozenset()) -> Book:
+    """Load scenario files and directories (`*.yaml`, `*.yml`, sorted), but the `foreign` files; raise one error
+    listing every mistake."""
     scenarios: list[Scenario] = []
     problems: list[str] = []
     for file in yaml_files(paths):
+        if file in foreign:
+            continue
         try:
             document = yamlfile.load(file.read_text(encoding="utf-8"))
         except (yamlfile.DocumentError, UnicodeDecodeError) as exc:
@@ -103,6 +106,21 @@ def unique(scenarios: Sequence[Scenario], problems: list[str]) -> None:
         if s.name in seen:
             problems.append(f"{s.source}.name: '{s.name}' is already the name of {seen[s.name]}")
         seen.setdefault(s.name, s.source)
+
+
+def foreign(folder: Path) -> list[Path]:
+    """The YAML files in `folder` that are no scenario files: their document is not a mapping with `scenarios`
+    (a load test's config, a compose file), or not YAML at all. A scenario file with mistakes is not foreign."""
+    found = []
+    for file in yaml_files([folder]) if folder.is_dir() else []:
+        try:
+            document = yamlfile.load(file.read_text(encoding="utf-8"))
+        except (yamlfile.DocumentError, UnicodeDecodeError, OSError):
+            found.append(file)
+            continue
+        if document is not None and not (isinstance(document, dict) and "scenarios" in document):
+            found.append(file)
+    return found
 
 
 def yaml_files(paths: Iterable[Path]) -> list[Path]:

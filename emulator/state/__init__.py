@@ -40,7 +40,7 @@ class State:
         self, settings: Settings = Settings(), stores: Callable[[Settings, Files], Stores] = LocalStores
     ) -> None:
         self.settings = settings
-        self.book = scenarios.load(settings.scenarios)
+        self.book = scenarios.load(settings.scenarios, settings.foreign)
         scrubber = recordings.Scrubber() + settings.scrub
         self.library = recordings.load(settings.recordings, READERS, scrubber) if settings.recordings else None
         self.writer = Writer(settings.seed)
@@ -69,6 +69,7 @@ class State:
             files = scenarios.yaml_files(self.settings.scenarios)
         except scenarios.ScenarioError as exc:
             files, problems = [p for p in self.settings.scenarios if p.is_file()], [str(exc)]
+        files = [file for file in files if file not in self.settings.foreign]
         good = self._good_files()
         for file in files:
             try:

@@ -27,6 +27,8 @@ class Settings:
     """What `emulator serve` configures; every field has a default that suits tests."""
 
     scenarios: Sequence[Path] = field(default_factory=tuple)
+    # files in those folders that are not scenario files, left out (`./scenarios` read by default may hold others)
+    foreign: frozenset[Path] = frozenset()
     seed: int = 0
     frozen_time: int | None = None  # `created` for every response; None follows the real clock
     max_body_bytes: int = 32 * 1024 * 1024
