@@ -494,3 +494,31 @@ def test_claude_code_sets_a_fault_through_emulator_mcp(claude: Path, tmp_path: P
     answered = {"test_id": CLAUDE_TEST_ID, "spec": "status=503", "times": 1, "timing": None, "scenario": None}
     assert not result.get("is_error") and json.loads(text) == answered | {"lenient": False}, done.report
     assert "set_fault and set_timing" in json.dumps(messages), done.report
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("spec", "status=503; " + "message=x" * 200_000, "spec: expected at most 1,000 characters"),
+        ("test_id", "line\r\nbreak", "test_id: expected printable ASCII without spaces"),
+        ("test_id", "ünïcode", "test_id: expected printable ASCII without spaces"),
+    ],
+)
+def test_a_tools_string_arguments_are_bounded(name: str, value: str, said: str) -> None:
+    schema = {"properties": {name: {"type": "string"}}, "required": []}
+    with pytest.raises(controls.ToolError, match=said):
+        controls.check(schema, {name: value})
+
+
+def test_a_scenario_too_deep_or_too_large_is_refused_at_once() -> None:
+    deep: dict[str, object] = {}
+    node = deep
+    for _ in range(100_000):  # nested far past any recursion limit: refused without recursing
+        node["x"] = {}
+        node = node["x"]  # type: ignore[assignment]
+    schema = {"properties": {"scenario": {"type": ["string", "object"]}}, "required": []}
+    with pytest.raises(controls.ToolError, match="scenario: nested more than 32 levels deep"):
+        controls.check(schema, {"scenario": deep})
+    with pytest.raises(controls.ToolError, match="scenario: larger than 1,000,000 bytes"):
+        controls.check(schema, {"scenario": "name: x\n" + "# padding\n" * 200_000})
+    assert controls.check(schema, {"scenario": {"name": "ok", "reply": {"text": "hi"}}})

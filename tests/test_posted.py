@@ -96,3 +96,20 @@ def test_a_bad_scenario_is_a_400_listing_every_mistake_with_its_path(server: Ser
     ]
     assert admin(server, "GET", "/_emulator/scenarios")[1]["scenarios"][0]["source"] != "posted"  # none taken
     assert admin(server, "POST", "/_emulator/scenarios", "{not json: [")[0] == 400
+
+
+def test_a_body_past_the_admin_limit_is_refused_without_being_kept(server: Server) -> None:
+    """A posted scenario of 200 MB was read whole and parsed: the admin API now stops at its limit (1 MiB)."""
+    import http.client
+
+    padding = "# " + "x" * 1022 + "\n"
+    body = "scenarios: [{name: big, reply: {text: hi}}]\n" + padding * 1100  # 1.1 MiB
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    try:
+        conn.request("POST", "/_emulator/scenarios", body=body, headers={"content-type": "application/yaml"})
+        response = conn.getresponse()
+        answer = json.loads(response.read())
+    finally:
+        conn.close()
+    assert response.status == 413 and "limit of 1,048,576 bytes" in answer["error"]["message"]
+    assert "big" not in [s["name"] for s in admin(server, "GET", "/_emulator/scenarios")[1]["scenarios"]]

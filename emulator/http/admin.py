@@ -119,7 +119,11 @@ def _scenario_routes(state: State, guarded: Callable[[Handler], Handler]) -> lis
         """POST: scenarios at run time, JSON or YAML, for the request's test id (else everyone); GET: all."""
         if request.method == "GET":
             return whole(encode({"scenarios": await state.posted.listing()}))
-        raw = await request.body()
+        raw = await _body(request, ADMIN_BODY)
+        if raw is None:
+            return _refused(
+                413, f"The body is larger than the admin API's limit of {ADMIN_BODY:,} bytes.", "invalid_request_error"
+            )
         try:
             document = _json_or_yaml(raw)
             found = scenarios.parse(document)
@@ -142,8 +146,13 @@ def _scenario_routes(state: State, guarded: Callable[[Handler], Handler]) -> lis
         if request.method == "GET":
             found = await state.directions.of(test_id)
             return whole(encode({"test_id": test_id or None} | (asdict(found) if found else {})))
+        raw = await _body(request, ADMIN_BODY)
+        if raw is None:
+            return _refused(
+                413, f"The body is larger than the admin API's limit of {ADMIN_BODY:,} bytes.", "invalid_request_error"
+            )
         try:
-            document = loads(await request.body())
+            document = loads(raw)
             await state.posted.refresh()  # a scenario it names may have been posted through another worker
             directions = _directions(document, state.book_for(test_id))
         except (ValueError, UnicodeError, RecursionError) as exc:
@@ -320,6 +329,23 @@ def _without_port(host: str) -> str:
     if host.startswith("["):
         return host[1 : host.find("]")]
     return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+ADMIN_BODY = 1024 * 1024  # what a posted scenario or direction may weigh: a scenario is a few kilobytes
+
+
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The body, read as it comes; None past `limit` bytes (said by its length, or counted as it arrives), with
+    no more of it kept."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    taken = bytearray()
+    async for chunk in request.stream():
+        taken += chunk
+        if len(taken) > limit:
+            return None
+    return bytes(taken)
 
 
 def _refused(status: int, message: str, kind: str | None = None, **more: Any) -> Whole:

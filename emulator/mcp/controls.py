@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -106,6 +107,12 @@ def check(schema: Mapping[str, Any], arguments: Mapping[str, Any] | None) -> dic
 
 
 _NAMES = {"string": "a string", "integer": "a whole number", "boolean": "true or false", "object": "an object"}
+# What an argument may hold: a fault or timing spec is a line, a test id a name that goes in a header and a path,
+# and a scenario an object a person would write (the admin API refuses a deeper or larger one as well).
+MOST_CHARACTERS = {"spec": 1_000, "test_id": 200, "name": 200}
+MOST_BYTES = 1_000_000  # a scenario, as JSON or YAML text
+MOST_DEPTH = 32  # levels of objects and arrays in a scenario
+PRINTABLE = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what a header and a URL path carry as they are
 
 
 def _check_value(name: str, rule: Mapping[str, Any], value: Any) -> None:
@@ -125,6 +132,35 @@ def _check_value(name: str, rule: Mapping[str, Any], value: Any) -> None:
         raise ToolError(f"{name}: expected a whole number of at least {rule['minimum']}, got {value}.")
     if "enum" in rule and value not in rule["enum"]:
         raise ToolError(f"{name}: expected one of {', '.join(rule['enum'])}, got {json.dumps(value)}.")
+    most = MOST_CHARACTERS.get(name)
+    if isinstance(value, str) and most is not None and len(value) > most:
+        raise ToolError(f"{name}: expected at most {most:,} characters, got {len(value):,}.")
+    if name == "test_id" and isinstance(value, str) and not PRINTABLE.fullmatch(value):
+        raise ToolError(
+            f"{name}: expected printable ASCII without spaces (it goes in a header), got {json.dumps(value)}."
+        )
+    if isinstance(value, dict | str) and name == "scenario":
+        _bounded(name, value)
+
+
+def _bounded(name: str, value: Any) -> None:
+    """A scenario within `MOST_BYTES` and `MOST_DEPTH`, checked without recursing into what is too deep."""
+    size = len(value.encode()) if isinstance(value, str) else 0
+    pending: list[tuple[Any, int]] = [(value, 1)] if not isinstance(value, str) else []
+    while pending:
+        item, depth = pending.pop()
+        if depth > MOST_DEPTH:
+            raise ToolError(f"{name}: nested more than {MOST_DEPTH} levels deep; a scenario needs far fewer.")
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            size += len(child) if isinstance(child, str) else 8
+            if isinstance(child, dict | list):
+                pending.append((child, depth + 1))
+        size += sum(len(k) for k in item) if isinstance(item, dict) else 0
+        if size > MOST_BYTES:
+            break
+    if size > MOST_BYTES:
+        raise ToolError(f"{name}: larger than {MOST_BYTES:,} bytes; a scenario is a few kilobytes.")
 
 
 # --- the tools ---------------------------------------------------------------------------------------------
