@@ -49,6 +49,7 @@ class Library:
         # by the conversation with tool results' contents left out; None where two conversations share one
         self.sessions: dict[str, tuple[str, Recording, Reply] | None] = {}
         self.readers = readers
+        self.index = near.Index()  # for the nearest recording to a miss: built with the library, as it grows
         for r in recordings:
             self.add(r)
 
@@ -57,7 +58,8 @@ class Library:
         scrubbed = self.scrubber.body(r.request).decode()
         if scrubbed != r.request:  # else its key stands: `match_key` of the same text
             r = dataclasses.replace(r, request=scrubbed, key=match_key(scrubbed))
-        self.recordings.setdefault((r.method, r.path, r.key), r)
+        if self.recordings.setdefault((r.method, r.path, r.key), r) is r:
+            self.index.add(r)
         reader = self.readers.get(r.path)
         if reader and r.status == 200 and r.method == "POST":
             understood = _understood(reader, r)
@@ -87,7 +89,7 @@ class Library:
     def nearest(self, method: str, path: str, body: bytes) -> tuple[Recording, list[str]] | None:
         """The recording a request that matched none was most likely meant to match, and where they differ
         (paths, the first one first): see `nearest.nearest`."""
-        return near.nearest(self.recordings.values(), method, path, near.parsed(match_key(body, self.scrubber)))
+        return self.index.nearest(method, path, near.parsed(match_key(body, self.scrubber)))
 
     def warn_once(self, conversation: str, nearest: str | None) -> None:
         """Log, once per conversation, that a request fell through to the default while recordings are loaded."""
@@ -98,7 +100,7 @@ class Library:
 
     def nearest_words(self, method: str, path: str, body: bytes) -> str | None:
         """`nearest` in words: which recording, the first path that differs with both values, the others."""
-        return near.words(self.recordings.values(), method, path, near.parsed(match_key(body, self.scrubber)))
+        return near.words(self.index, method, path, near.parsed(match_key(body, self.scrubber)))
 
 
 def _understood(reader: Reader, recording: Recording) -> tuple[str, str, Reply] | None:

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from emulator.core.sse import encode, loads
 from emulator.recordings.matching import api_path
 from emulator.recordings.recording import Recording
 
@@ -15,7 +16,12 @@ from emulator.recordings.recording import Recording
 def nearest(recordings: Iterable[Recording], method: str, path: str, wanted: Any) -> tuple[Recording, list[str]] | None:
     """The same method and path first, then the longest run of the same messages or items from the start (the
     same conversation, so far), then the fewest differences; `wanted` is the request's parsed match key."""
-    where = (method.upper(), api_path(path))
+    return _nearest(recordings, (method.upper(), api_path(path)), wanted, {})
+
+
+def _nearest(
+    recordings: Iterable[Recording], where: tuple[str, str], wanted: Any, keys: dict[str, Any]
+) -> tuple[Recording, list[str]] | None:
     best: tuple[tuple[int, int, int], Recording, list[str]] | None = None
     for recording in recordings:
         route = [
@@ -23,7 +29,7 @@ def nearest(recordings: Iterable[Recording], method: str, path: str, wanted: Any
             for name, differ in (("method", recording.method != where[0]), ("path", recording.path != where[1]))
             if differ
         ]
-        held = parsed(recording.key)
+        held = keys[recording.key] if recording.key in keys else parsed(recording.key)
         body_differs = _differences(held, wanted, "body")
         score = (len(route), -_shared_turns(held, wanted), len(body_differs))
         if best is None or score < best[0]:
@@ -31,9 +37,60 @@ def nearest(recordings: Iterable[Recording], method: str, path: str, wanted: Any
     return (best[1], best[2]) if best else None
 
 
-def words(recordings: Iterable[Recording], method: str, path: str, wanted: Any) -> str | None:
+# Of the recordings that share the most turns with a request, those whose differences are counted: the search
+# then costs the same with fifty thousand recordings as with fifty.
+COMPARED = 64
+
+
+class Index:
+    """The recordings by route (method, path), and by each prefix of their conversation (a digest of the first
+    messages or items), so that `nearest` looks at the recordings sharing the most turns with a request, never at
+    all of them; each key parsed once."""
+
+    def __init__(self, recordings: Iterable[Recording] = ()) -> None:
+        self.routes: dict[tuple[str, str], list[Recording]] = {}
+        self.prefixes: dict[tuple[str, str, int], list[Recording]] = {}
+        self.parsed: dict[str, Any] = {}
+        for recording in recordings:
+            self.add(recording)
+
+    def add(self, recording: Recording) -> None:
+        """One recording more, indexed: its route, each prefix of its conversation, its parsed key."""
+        route = (recording.method, recording.path)
+        self.routes.setdefault(route, []).append(recording)
+        held = self.parsed.setdefault(recording.key, parsed(recording.key))
+        for digest in _prefix_digests(held):
+            self.prefixes.setdefault((*route, digest), []).append(recording)
+
+    def nearest(self, method: str, path: str, wanted: Any) -> tuple[Recording, list[str]] | None:
+        """As `nearest`, over at most `COMPARED` recordings: of the request's route, those sharing the longest
+        run of turns with it (else the route's first ones; with none on its route, every route's first ones)."""
+        route = (method.upper(), api_path(path))
+        candidates: list[Recording] = []
+        for digest in reversed(_prefix_digests(wanted)):  # the longest shared run first
+            candidates = self.prefixes.get((*route, digest), [])
+            if candidates:
+                break
+        if not candidates:
+            candidates = self.routes.get(route) or [r for held in self.routes.values() for r in held[:COMPARED]]
+        return _nearest(candidates[:COMPARED], route, wanted, self.parsed)
+
+
+def _prefix_digests(body: Any) -> list[int]:
+    """One digest per prefix of a body's conversation, of its first turn, its first two, …: Python's hash, for
+    the index lives in one process (a match key's keys are sorted already: its dump is canonical)."""
+    digest, found = 0, []
+    for turn in _turns(body):
+        digest = hash((digest, encode(turn)))
+        found.append(digest)
+    return found
+
+
+def words(recordings: Iterable[Recording] | Index, method: str, path: str, wanted: Any) -> str | None:
     """`nearest` in words: which recording, the first path that differs with both values, the others."""
-    found = nearest(recordings, method, path, wanted)
+    found = recordings.nearest(method, path, wanted) if isinstance(recordings, Index) else None
+    if found is None and not isinstance(recordings, Index):
+        found = nearest(recordings, method, path, wanted)
     if found is None:
         return None
     recording, differs = found
@@ -51,7 +108,7 @@ def words(recordings: Iterable[Recording], method: str, path: str, wanted: Any) 
 def parsed(key: str) -> Any:
     """A match key's JSON, or the key itself when the body was not JSON."""
     try:
-        return json.loads(key)
+        return loads(key.encode())
     except ValueError:
         return key
 
