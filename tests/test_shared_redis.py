@@ -969,3 +969,35 @@ def test_the_batches_connection_logs_in_and_picks_the_database_as_the_url_says(
         process.terminate()
         process.wait(timeout=10)
         admin.acl_deluser("batcher")
+
+
+def test_the_chaos_attempts_are_bounded_by_max_clients_as_in_process(redis_server: str) -> None:
+    """After 200,000 conversations the attempts hash held one field each, with no expiry per field, Redis growing
+    with traffic. Counted in two generations of at most `--max-clients` requests each, it holds at most twice that
+    many, however many come; and a request asked again after its generation turned over counts on."""
+    state = shared(redis_server, max_clients=50)
+    profile = profiles.PROFILES["inferam"]
+    prompt = Prompt(dialect="t", model="m", messages=(Message("user", "hi"),))
+
+    async def attempt(conversation: str) -> int:
+        found = await state.stores.before_shape(profile, prompt, ("t", "k", conversation), 1, "openai")
+        return found.attempt
+
+    async def check() -> None:
+        client = link(state).client()
+        assert [await attempt("kept") for _ in range(3)] == [0, 1, 2]
+        sizes = []
+        for n in range(1_000):
+            await attempt(f"conversation {n}")
+            if n % 100 == 99:
+                sizes.append(
+                    await client.hlen(link(state).key("attempts"))
+                    + await client.hlen(link(state).key("attempts:before"))
+                )
+        assert max(sizes) <= 2 * 50 + 1, sizes
+        assert [await attempt("fresh") for _ in range(2)] == [0, 1]
+        for n in range(40):  # fewer than a generation: "fresh" turns over into the one before, and counts on
+            await attempt(f"later {n}")
+        assert await attempt("fresh") == 2
+
+    run(check, state)

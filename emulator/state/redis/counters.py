@@ -38,10 +38,11 @@ class RedisCounts(Counts):
 
     async def reset(self, test_id: str | None) -> None:
         if test_id is None:
-            await self.link.unlink_matching("attempts", "calls:*", "issued:*")
+            await self.link.unlink_matching("attempts", "attempts:before", "calls:*", "issued:*")
             return
         key = self.link.key
-        await self.link.client().delete(key("attempts"), key("calls:", test_id), key("issued:", test_id))
+        gone = (key("attempts"), key("attempts:before"), key("calls:", test_id), key("issued:", test_id))
+        await self.link.client().delete(*gone)
 
 
 class RedisBuckets(Buckets):

@@ -41,7 +41,13 @@ class RedisStores(Stores):
         self.kept = RedisKept(link, settings.kept)
         self.posted = self._posted = RedisPosted(link, files)
         self.directions = self._directions = RedisDirected(link, self._posted)
-        self._looked = (link.key("posted:version"), link.key("directions"), link.key("attempts"))
+        self._looked = (
+            link.key("posted:version"),
+            link.key("directions"),
+            link.key("attempts"),
+            link.key("attempts:before"),
+        )
+        self._generation = settings.max_clients  # requests the attempts' current generation holds
 
     async def before_shape(
         self,
@@ -79,7 +85,7 @@ class RedisStores(Stores):
         return _tuple(Before, (cached, int(attempt), verdict if enforce else None, rates, None))
 
     def _before_head(self) -> tuple[Sequence[str], Sequence[Any]]:
-        return self._looked, (self._posted.version or b"", IDLE)
+        return self._looked, (self._posted.version or b"", IDLE, self._generation)
 
     async def health(self) -> str:
         return await self.link.health()
