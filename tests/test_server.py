@@ -983,3 +983,25 @@ def test_the_json_log_is_one_object_a_line_secrets_redacted_and_the_level_is_kep
         quiet.send_signal(signal.SIGTERM)
         said, _ = quiet.communicate(timeout=60)
     assert "Started server process" not in said and "/health" not in said, said
+
+
+def test_an_http_1_0_client_gets_a_stream_without_chunks_ended_by_the_close(server: Server) -> None:
+    """HTTP/1.0 has no chunked coding: a streamed answer (no length known) is its bytes as they are, and the
+    connection's close ends it. A 1.1 client on the same route gets chunks."""
+    body = b'{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}'
+
+    def ask(version: bytes) -> tuple[bytes, bytes]:
+        with socket.create_connection((server.host, server.port), timeout=10) as sock:
+            head = b"POST /v1/chat/completions %s\r\nhost: x\r\nauthorization: Bearer k\r\n" % version
+            sock.sendall(head + b"connection: close\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        answer_head, _, rest = data.partition(b"\r\n\r\n")
+        return answer_head.lower(), rest
+
+    old_head, old_body = ask(b"HTTP/1.0")
+    assert b"transfer-encoding" not in old_head and b"connection: close" in old_head
+    assert old_body.startswith(b"data: {") and old_body.endswith(b"data: [DONE]\n\n")
+    new_head, new_body = ask(b"HTTP/1.1")
+    assert b"transfer-encoding: chunked" in new_head and new_body.endswith(b"0\r\n\r\n")

@@ -110,6 +110,7 @@ class Exchange:
         self.response_complete = False
         self.chunked: bool | None = None
         self.expected_length = 0
+        self.until_close = False  # an HTTP/1.0 answer of no stated length: its body ends with the connection
 
     # --- what the connection tells it -------------------------------------------------------------------------
 
@@ -234,8 +235,11 @@ class Exchange:
         if not self.keep_alive and not said_close:
             lines.append(b"connection: close\r\n")
         if self.chunked is None and self.scope["method"] != "HEAD" and status not in (204, 304):
-            self.chunked = True
-            lines.append(b"transfer-encoding: chunked\r\n")
+            if self.scope.get("http_version") == "1.0":  # 1.0 has no chunked coding: the body ends with the connection
+                self.chunked, self.until_close = False, True  # (a 1.0 connection is never kept: `close` said above)
+            else:
+                self.chunked = True
+                lines.append(b"transfer-encoding: chunked\r\n")
         lines.append(b"\r\n")
         return b"".join(lines)
 
@@ -245,6 +249,8 @@ class Exchange:
         elif self.chunked:
             framed = b"%x\r\n%s\r\n" % (len(body), body) if body else b""
             self.transport.write(framed if more else framed + b"0\r\n\r\n")
+        elif self.until_close:
+            self.transport.write(body)
         else:
             if len(body) > self.expected_length:
                 raise RuntimeError("Response content longer than Content-Length")
@@ -265,6 +271,8 @@ class Exchange:
             body = b""
         elif self.chunked:
             body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body) if body else b"0\r\n\r\n"
+        elif self.until_close:
+            pass
         elif len(body) != self.expected_length:
             longer = len(body) > self.expected_length
             raise RuntimeError(f"Response content {'longer' if longer else 'shorter'} than Content-Length")
