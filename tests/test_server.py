@@ -1005,3 +1005,21 @@ def test_an_http_1_0_client_gets_a_stream_without_chunks_ended_by_the_close(serv
     assert old_body.startswith(b"data: {") and old_body.endswith(b"data: [DONE]\n\n")
     new_head, new_body = ask(b"HTTP/1.1")
     assert b"transfer-encoding: chunked" in new_head and new_body.endswith(b"0\r\n\r\n")
+
+
+def test_a_head_past_64_kib_is_answered_431_and_closed(server: Server) -> None:
+    """A 32 MB header was taken whole; the real APIs answer a head that large 431."""
+    for head in (
+        b"x-big: " + b"a" * 70_000 + b"\r\n",
+        b"".join(b"x-h%d: %s\r\n" % (i, b"b" * 100) for i in range(700)),
+    ):
+        with socket.create_connection((server.host, server.port), timeout=10) as sock:
+            sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n" + head + b"\r\n")
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        assert data.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+        assert data.endswith(b"Request header fields too large.")
+    with socket.create_connection((server.host, server.port), timeout=10) as sock:  # a large but fair head is fine
+        sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\nx-ok: " + b"c" * 30_000 + b"\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 OK")

@@ -26,6 +26,9 @@ from emulator.server.rules import ARRIVED, TRANSPORT, WHOLE, Rules
 from emulator.server.turns import Outbox, _rest
 
 _log = logging.getLogger("emulator.server")
+# The most bytes a request's URL and headers may hold: the real APIs answer a larger head 431 (so do the proxies in
+# front of them, at 8 to 64 KiB); a client's largest (an agent's cookies and tracing headers) is a few KiB.
+MAX_HEAD = 64 * 1024
 _STUCK = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
@@ -84,6 +87,7 @@ class Connection:
         self.keep_alive_timer: asyncio.TimerHandle | None = None
         self.held = b""  # whole answers held for the outbox, not yet written
         self.refused = False  # bytes llhttp refused came after requests still owed answers: a 400 once they have them
+        self.head_bytes = 0  # of the request line's URL and the headers of the request being read
 
     # --- asyncio's protocol -----------------------------------------------------------------------------------
 
@@ -130,6 +134,9 @@ class Connection:
         except httptools.HttpParserUpgrade:
             _log.warning("Unsupported upgrade request.")  # no WebSocket here: the request is answered as any
         except httptools.HttpParserError:
+            if self.head_bytes > MAX_HEAD:  # the real APIs' answer to a head that large
+                self._refuse(b"Request header fields too large.", b"431 Request Header Fields Too Large")
+                return
             _log.warning("Invalid HTTP request received.")
             broken = self.reading
             if broken is not None and broken is not self.answering:
@@ -148,7 +155,7 @@ class Connection:
     # --- llhttp's callbacks --------------------------------------------------------------------------------------
 
     def on_message_begin(self) -> None:
-        self.url, self.expect_continue, self.headers = b"", False, []
+        self.url, self.expect_continue, self.headers, self.head_bytes = b"", False, [], 0
         self.scope = {
             "type": "http",
             "asgi": {"version": "3.0", "spec_version": "2.3"},
@@ -163,8 +170,14 @@ class Connection:
 
     def on_url(self, url: bytes) -> None:
         self.url += url
+        self.head_bytes += len(url)
+        if self.head_bytes > MAX_HEAD:
+            raise ValueError("request head too large")  # llhttp stops; `data_received` answers 431
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        self.head_bytes += len(name) + len(value) + 4
+        if self.head_bytes > MAX_HEAD:
+            raise ValueError("request head too large")
         name = name.lower()
         value = value.rstrip(b" \t")  # llhttp keeps trailing whitespace, which RFC 9110 section 5.5 excludes
         if name == b"expect" and value.lower() == b"100-continue":
@@ -299,12 +312,12 @@ class Connection:
 
     # --- closing ------------------------------------------------------------------------------------------------
 
-    def _refuse(self, message: bytes) -> None:
-        """A 400 for bytes llhttp cannot parse, and the connection closed."""
+    def _refuse(self, message: bytes, status: bytes = b"400 Bad Request") -> None:
+        """A 400 for bytes llhttp cannot parse (or `status`), and the connection closed."""
         self.release()
         self.transport.write(
-            b"HTTP/1.1 400 Bad Request\r\n%scontent-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n"
-            b"connection: close\r\n\r\n%s" % (self.shared.head, len(message), message)
+            b"HTTP/1.1 %s\r\n%scontent-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n"
+            b"connection: close\r\n\r\n%s" % (status, self.shared.head, len(message), message)
         )
         self.transport.close()
 
