@@ -1171,3 +1171,36 @@ def test_a_miss_over_a_large_library_finds_the_nearest_at_once() -> None:
     took, said = min(miss(large) for _ in range(5))
     assert said is not None and said.startswith("c.yaml#7, which differs in body.messages[1].content")
     assert took < 20 * baseline + 0.01, (took, baseline)
+
+
+def test_a_compressed_upstream_answer_reaches_the_client_and_the_cassette_decoded(tmp_path: Path) -> None:
+    """An upstream that gzips despite `accept-encoding: identity`: the client got the compressed bytes without
+    their `content-encoding`, and the cassette held them as text full of replacement characters."""
+    import gzip
+
+    answer = json.dumps({"id": "x", "object": "chat.completion", "note": "squeezed " * 50}).encode()
+
+    async def gzipping(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        while (await receive()).get("more_body"):
+            pass
+        squeezed = gzip.compress(answer)
+        headers = [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")]
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [*headers, (b"content-length", b"%d" % len(squeezed))],
+            }
+        )
+        await send({"type": "http.response.body", "body": squeezed})
+
+    cassette = tmp_path / "gzip.yaml"
+    for upstream in serve_app(gzipping):
+        for proxy in serve_app(recorder.Recorder(upstream.base_url, cassette, "all"), lifespan=True):
+            got = httpx2.post(f"{proxy.base_url}/v1/chat/completions", json={"model": "m"}, timeout=10)
+    assert got.status_code == 200 and got.json()["note"].startswith("squeezed")
+    assert "content-encoding" not in got.headers
+    (recording,) = recordings.load([cassette]).recordings.values()
+    assert json.loads(recording.body) == json.loads(answer)

@@ -178,7 +178,9 @@ class Recorder:
             out = [(k, v) for k, v in out if k.lower().decode() not in _HOP and k.lower() != b"content-encoding"]
             await send({"type": "http.response.start", "status": response.status_code, "headers": out})
             last = b""  # the previous chunk's last byte: a blank line may straddle two chunks
-            async for chunk in response.aiter_raw():
+            # Decoded: an upstream may compress despite `accept-encoding: identity`; the client gets the bytes without
+            # their `content-encoding` (dropped above), and the cassette readable text.
+            async for chunk in response.aiter_bytes():
                 now = time.monotonic()
                 chunks.append(chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
