@@ -595,3 +595,36 @@ def test_shutdown_refuses_new_connections_and_completes_the_entries_it_cut(tmp_p
     (entry,) = asyncio.run(entries())
     assert entry["status"] == 200 and entry["ended"] == "server" and entry["duration_ms"] >= 3000, entry
     assert entry["response"] is not None
+
+
+def test_a_second_stop_to_the_supervisor_ends_every_worker_at_once(tmp_path: Path) -> None:
+    """The first Ctrl-C stops the workers gracefully, a running answer given `--shutdown-grace` (60 s here); a
+    second one ends them at once, as docs/reliability.md says of one process. It waited out the grace."""
+    command = [*EMULATOR, "serve", "--port", "0", "--workers", "2", "--shutdown-grace", "60"]
+    process, port = launch(command, cwd=tmp_path)
+    paced: socket.socket | None = None
+    try:
+        read_until(process, "workers: ")
+        read_until(process, "INFO:     Started")
+        read_until(process, "INFO:     Started")
+        paced = socket.create_connection(("127.0.0.1", port), timeout=10)  # an answer running for a minute
+        body = b'{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}'
+        paced.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer k\r\n"
+            b"x-emulator-timing: ttft_ms=600000\r\ncontent-length: %d\r\n\r\n" % len(body) + body
+        )
+        assert paced.recv(12) == b"HTTP/1.1 200"
+        process.send_signal(signal.SIGINT)
+        time.sleep(1)
+        assert process.poll() is None  # the grace: the running answer is waited for
+        asked = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+        took = time.monotonic() - asked
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
+        if paced is not None:
+            paced.close()
+    assert took < 10, took  # at once, not after the 60 s grace

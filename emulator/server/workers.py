@@ -21,8 +21,8 @@ def supervise(
 ) -> None:
     """Fork `workers` processes that each run `setup`, then `serve` (on `sock`), and wait for them. SIGINT or SIGTERM
     here is passed on to each as SIGTERM (a terminal's Ctrl-C reaches them too: either way each stops gracefully,
-    once); a worker that ends unasked is started again, as uvicorn's own supervisor does, no sooner than a second
-    after the last.
+    once), a second one ends them at once; a worker that ends unasked is started again, as uvicorn's own
+    supervisor does, no sooner than a second after the last.
 
     Forked, not spawned as uvicorn's supervisor does: the app is built once, here, from objects no pickle
     carries (a spawned worker would have to build it again from an import string and its settings)."""
@@ -31,6 +31,11 @@ def supervise(
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping
+        if stopping:  # a second stop: no grace for anyone, at once (as one process ends at a second Ctrl-C)
+            for pid in children:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            return
         stopping = True
         # The workers close their copies of the socket as they begin to stop; with this one closed too, a new
         # connection is refused at once, rather than queued for a worker that will never accept it.
