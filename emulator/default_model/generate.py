@@ -25,7 +25,7 @@ from faker.providers.lorem.en_US import Provider as Lorem
 from emulator.core import ids
 from emulator.core.conversation import Prompt, Reply, Tool, ToolCall, ToolChoice
 from emulator.core.errors import InvalidRequest
-from emulator.default_model import arguments, loop, mentions, prose, protocols, question, relevance
+from emulator.default_model import arguments, bounds, loop, mentions, prose, protocols, question, relevance
 from emulator.default_model.instances import Hints, SchemaError, instance
 from emulator.default_model.mentions import Mentions
 from emulator.default_model.prose import Dice
@@ -197,7 +197,7 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     `response_format` asks for it, or when the prompt holds a JSON Schema and asks for JSON; else it answers
     the question in the question's shape.
     """
-    prompt = bounded(prompt)
+    prompt = bounds.bounded(prompt)
     final = loop.final(prompt)
     after = final is not None and loop.observation(final)
     last = "tool" if after else final.role if final else "user"
@@ -213,38 +213,6 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     if calls:
         return Reply(reasoning=reasoning, tool_calls=calls)
     return Reply(reasoning=reasoning, text=_text(prompt, writer, asked, last, said, dice))
-
-
-# What the default reads of a prompt, whatever its size: each message's first and last `MESSAGE_READ // 2`
-# characters, and the newest messages' text up to `PROMPT_READ` in all (older ones keep their role and calls). Its
-# work grows with what it reads; bounded so, a 32 MB prompt costs what a hundred kilobytes do.
-# A run of characters with no space longer than `RUN` (a gene sequence, a base64 blob) is no word to answer about:
-# it is read as its first `RUN_KEPT` characters, so that no answer quotes it whole.
-MESSAGE_READ = 32 * 1024
-PROMPT_READ = 128 * 1024
-RUN, RUN_KEPT = 256, 48
-_RUN = re.compile(rf"\S{{{RUN + 1},}}")
-
-
-def bounded(prompt: Prompt) -> Prompt:
-    """`prompt` as the default reads it: within `MESSAGE_READ` a message and `PROMPT_READ` in all, newest first,
-    long runs without a space cut; the prompt itself where nothing needs cutting (almost always: nothing is
-    copied)."""
-    if sum(len(m.text) for m in prompt.messages) <= RUN:
-        return prompt
-    left, kept, cut = PROMPT_READ, [], False
-    for message in reversed(prompt.messages):
-        text = message.text
-        if len(text) > MESSAGE_READ:
-            half = MESSAGE_READ // 2
-            text = f"{text[:half]}\n…\n{text[-half:]}"
-        text = text if len(text) <= left else ""
-        left -= len(text)
-        if len(text) > RUN and max(map(len, text.split())) > RUN:  # split: C-fast, a scan of short words is not
-            text = _RUN.sub(lambda run: run[0][:RUN_KEPT] + "…", text)
-        cut = cut or text is not message.text
-        kept.append(replace(message, text=text) if text is not message.text else message)
-    return replace(prompt, messages=tuple(reversed(kept))) if cut else prompt
 
 
 SHORT = 2000  # characters of a question `_read` keeps; a longer one (a pasted file) is read anew each time

@@ -9,7 +9,8 @@ import pytest
 
 from emulator.core.conversation import Message, Prompt
 from emulator.default_model import grammar
-from emulator.default_model.generate import MESSAGE_READ, PROMPT_READ, RUN_KEPT, Writer, bounded, default_reply
+from emulator.default_model.bounds import MESSAGE_READ, PROMPT_READ, RUN_KEPT, bounded
+from emulator.default_model.generate import Writer, default_reply
 
 RUNS = ["G" * 20_000, "ACGT" * 5_000, "x-" * 10_000, "aB3+/" * 4_000]
 
