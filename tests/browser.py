@@ -8,8 +8,10 @@ import fcntl
 import functools
 import http.server
 import json
+import os
 import shutil
 import socketserver
+import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,11 +62,6 @@ def chromium() -> Iterator[Any]:
 def js_sdks() -> Path:
     """A folder whose `node_modules` holds the pinned JS SDKs, installed unless they are there already."""
     return js_packages(JS_SDKS)
-
-
-def js_package(name: str, version: str) -> Path:
-    """A folder whose `node_modules` holds one pinned npm package (a client run under node)."""
-    return js_packages({name: version})
 
 
 def js_packages(pinned: dict[str, str]) -> Path:
@@ -157,3 +154,15 @@ def site(folder: Path, pages: dict[str, str]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def run_node(script: str, *arguments: str, pinned: dict[str, str] | None = None) -> Any:
+    """`script` (CommonJS, printing one JSON line) run by node with the `pinned` npm packages (the JS SDKs by
+    default) to require, loopback only; what it printed, parsed. Skipped without node."""
+    if shutil.which("node") is None:
+        pytest.skip("no node on PATH: the JS clients run under node")
+    folder = js_packages(pinned or JS_SDKS)
+    env = {"PATH": os.environ.get("PATH", ""), "NODE_PATH": str(folder / "node_modules"), "NO_PROXY": "*"}
+    done = subprocess.run(["node", "-e", script, *arguments], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

@@ -7,9 +7,6 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
-import os
-import shutil
-import subprocess
 from typing import Any
 
 import openai
@@ -161,13 +158,7 @@ const { AzureOpenAI } = require("openai");
 
 
 def test_the_js_sdks_azure_client(server: Server) -> None:
-    if shutil.which("node") is None:
-        pytest.skip("no node on PATH: the JS SDK runs under node")
-    folder = browser.js_sdks()
-    env = {"PATH": os.environ.get("PATH", ""), "NODE_PATH": str(folder / "node_modules"), "NO_PROXY": "*"}
-    done = subprocess.run(["node", "-e", JS, server.base_url], capture_output=True, text=True, env=env, timeout=60)
-    assert done.returncode == 0, done.stderr
-    ran = json.loads(done.stdout)
+    ran = browser.run_node(JS, server.base_url)
     assert ran["chat"] and ran["model"] == "js-dep" and ran["filters"] == 1
     assert ran["sizes"] == [1536, 1536]  # base64, decoded by the SDK
     assert ran["streamed"] == ran["chat"] and ran["responses"]

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import shutil
-import subprocess
 from typing import Any
 
 import openai
@@ -192,14 +189,6 @@ const { OpenAI } = require("openai");
 
 def test_the_js_sdks_completions_and_embeddings(server: Server) -> None:
     """The JS SDK: a completion whole and streamed, and embeddings in its default base64, decoded by it."""
-    if shutil.which("node") is None:
-        pytest.skip("no node on PATH: the JS SDK runs under node")
-    folder = browser.js_sdks()
-    env = {"PATH": os.environ.get("PATH", ""), "NODE_PATH": str(folder / "node_modules"), "NO_PROXY": "*"}
-    done = subprocess.run(
-        ["node", "-e", JS, f"{server.base_url}/openai/v1"], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    ran = json.loads(done.stdout)
+    ran = browser.run_node(JS, f"{server.base_url}/openai/v1")
     assert ran["whole"] and ran["streamed"] == ran["whole"]
     assert ran["sizes"] == [16, 16] and abs(ran["norm"] - 1) < 1e-5

@@ -73,6 +73,8 @@ def sdk(server: Server, prefix: str, strict: bool = True) -> openai.OpenAI:
 def test_the_answer_has_the_references_fields_in_order(server: Server) -> None:
     status, body = call(server.port, "POST", "/openai/v1/embeddings", {"model": SMALL, "input": "a tide pool"}, AUTH)
     assert status == 200
+    # OpenAI's order (its API reference's example). The reference note's §4.2 example puts `model` before `data`: it
+    # is the canned answer of the capture server the note's author wrote, not the API's; the SDKs read either.
     assert list(body) == ["object", "data", "model", "usage"]
     assert body["object"] == "list" and body["model"] == SMALL
     assert list(body["data"][0]) == ["object", "index", "embedding"]

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import shutil
-import subprocess
 import time
 from typing import Any
 
@@ -186,14 +183,7 @@ JS_OLLAMA = "0.6.4"
 
 
 def test_the_js_client(server: Server) -> None:
-    if shutil.which("node") is None:
-        pytest.skip("no node on PATH: the JS client runs under node")
-    folder = browser.js_package("ollama", JS_OLLAMA)
-    env = {"PATH": os.environ.get("PATH", ""), "NODE_PATH": str(folder / "node_modules"), "NO_PROXY": "*"}
-    command = ["node", "-e", JS, server.base_url, json.dumps(WEATHER)]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
-    assert done.returncode == 0, done.stderr
-    ran = json.loads(done.stdout)
+    ran = browser.run_node(JS, server.base_url, json.dumps(WEATHER), pinned={"ollama": JS_OLLAMA})
     assert ran["chat"] and ran["streamed"] == ran["chat"] and ran["generated"]
     function = ran["calls"][0]["function"]
     assert (function["name"], function["arguments"]) == ("get_weather", {"city": "Oslo"})
