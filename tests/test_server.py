@@ -583,6 +583,32 @@ def test_an_app_run_outside_a_task_that_waits_goes_on_in_one_that_can_be_cancell
     assert cancelled == [b"long"] and running == []
 
 
+def test_an_app_run_outside_a_task_that_asks_for_a_turn_gives_the_loop_one() -> None:
+    """`asyncio.sleep(0)` in an app begun outside a task (a long answer letting other connections be served):
+    once it is in a task, each such turn goes to the loop, where it was taken back at once and the loop waited."""
+    between: list[int] = []
+
+    async def turns(body: bytes) -> None:
+        await emulator_server.in_task()
+        loop = asyncio.get_running_loop()
+        for n in range(3):
+            loop.call_soon(between.append, n)  # runs only if the loop gets its turn
+            await asyncio.sleep(0)
+            between.append(-1)
+
+    async def run() -> bytes:
+        app = _Eager(turns)
+        (connection,) = _connections(1, app)
+        assert await _read(connection, _request(b"turns")) == b""
+        for _ in range(10):
+            await asyncio.sleep(0)
+        written: bytes = connection.transport.written
+        return written
+
+    assert asyncio.run(run()) == _answer(b"turns")
+    assert between == [0, -1, 1, -1, 2, -1]
+
+
 def test_a_request_whose_body_comes_later_is_run_as_uvicorn_runs_it() -> None:
     """A body not whole when its head is read: a task at once, reading the body as it comes."""
 
@@ -928,6 +954,49 @@ async def _flood(scope: Any, receive: Any, send: Any) -> None:
     for _ in range(64):
         await send({"type": "http.response.body", "body": b"x" * 1_000_000, "more_body": True})
     await send({"type": "http.response.body", "body": b""})
+
+
+@pytest.mark.parametrize(("stream", "timing"), [(True, b""), (False, b""), (True, b"tokens_per_second=0.5")])
+def test_a_client_that_half_closes_after_its_request_gets_the_whole_answer(
+    server: Server, stream: bool, timing: bytes
+) -> None:
+    """A client that shuts its sending side once its request is out (as `nc -N` and some uploaders do): a streamed
+    answer delivered nothing, a plain one arrived. Both arrive, then the server closes. A paced one arrives at once:
+    nothing tells a client that stopped sending from one that left, so nothing waits on it (one that left is
+    written to, and gone)."""
+    chat = {"model": "m", "stream": stream, "messages": [{"role": "user", "content": "Name three rivers."}]}
+    asked = _request_to("/v1/chat/completions", chat)
+    if timing:
+        asked = asked.replace(b"content-length", b"x-emulator-timing: %s\r\ncontent-length" % timing)
+    with socket.create_connection((server.host, server.port), timeout=10) as sock:
+        sock.sendall(asked + b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+        sock.shutdown(socket.SHUT_WR)
+        closed, data = closed_within(sock, 10)  # paced, its events would take minutes
+    assert closed and data.count(b"HTTP/1.1 200 OK\r\n") == 2, data[-300:]
+    answer, _, health = data.rpartition(b"HTTP/1.1 200 OK\r\n")
+    assert answer.endswith(b"data: [DONE]\n\n\r\n0\r\n\r\n" if stream else b"}") and health.endswith(b'"ok"}')
+
+
+def test_a_stall_for_a_client_that_half_closed_ends_as_for_one_that_left(server: Server) -> None:
+    """A stall holds the socket until the client gives up: one that sends nothing more may be gone, so it is
+    closed after what the stall let out, not held for ever."""
+    chat = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Name three rivers."}]}
+    asked = _request_to("/v1/chat/completions", chat)
+    asked = asked.replace(b"content-length", b"x-emulator-fault: stall; after_events=2\r\ncontent-length")
+    with socket.create_connection((server.host, server.port), timeout=10) as sock:
+        sock.sendall(asked)
+        sock.shutdown(socket.SHUT_WR)
+        closed, data = closed_within(sock, 10)
+    assert closed and data.startswith(b"HTTP/1.1 200 OK\r\n") and b"[DONE]" not in data
+
+
+def test_a_client_that_half_closes_in_the_middle_of_its_request_is_closed_unanswered(server: Server) -> None:
+    whole = _request_to("/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    with socket.create_connection((server.host, server.port), timeout=10) as sock:
+        sock.sendall(whole[:-10])
+        sock.shutdown(socket.SHUT_WR)
+        closed, data = closed_within(sock, 10)
+    assert closed and data == b""
 
 
 def test_a_client_that_stops_reading_is_dropped_after_the_write_timeout(caplog: pytest.LogCaptureFixture) -> None:

@@ -39,7 +39,7 @@ def test_messages_deltas_spliced_as_text_are_what_dumping_them_writes(pieces: li
         messages._event({"type": "content_block_delta", "index": index, "delta": {"type": kind, field: p}})
         for p in pieces
     ]
-    assert messages._deltas(index, kind, field, pieces) == dumped
+    assert list(messages._deltas(index, kind, field, pieces)) == dumped
 
 
 @given(st.text(), st.text(max_size=8), st.sampled_from(["", ',"logprobs":[]']))

@@ -7,6 +7,7 @@ client receives are exactly the tokens it is billed for.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from emulator.core.conversation import Message, Prompt, Tool, ToolCall
@@ -22,6 +23,11 @@ def count(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN  # rounded up, in integers (the compiled core's own)
 
 
+# Characters past which a text's pieces are made as they are read (`pieces`) rather than cut whole and cached: a
+# scenario's megabyte answer is 400,000 of them, a fifth of a second to cut, and memory for as long as it is kept.
+LONG = 64 * 1024
+
+
 @lru_cache(maxsize=4096)
 def split(text: str) -> tuple[str, ...]:
     """Cut `text` into exactly `count(text)` non-empty pieces, at word starts where one is near.
@@ -29,20 +35,29 @@ def split(text: str) -> tuple[str, ...]:
     Each cut lands within two characters of its four-character mark, preferring a space that starts
     a word, so deltas read like a tokenizer's (" world", not "o wo"). Cached: scenario texts repeat.
     """
+    return tuple(_cuts(text))
+
+
+def pieces(text: str) -> Iterable[str]:
+    """`split(text)`, made as they are read when the text is long (`LONG`): what a stream's deltas are."""
+    return _cuts(text) if len(text) > LONG else split(text)
+
+
+def _cuts(text: str) -> Iterator[str]:
     n = count(text)
     if n <= 1:
-        return (text,) if text else ()
-    pieces = []
+        if text:
+            yield text
+        return
     start, last = 0, len(text) - 1
     for k in range(1, n):
         ideal = k * CHARS_PER_TOKEN
         c = text.find(" ", max(ideal - 2, start + 1), min(ideal + 2, last) + 1)
         if c < 0 or text[c - 1] == " ":
             c = ideal
-        pieces.append(text[start:c])
+        yield text[start:c]
         start = c
-    pieces.append(text[start:])
-    return tuple(pieces)
+    yield text[start:]
 
 
 def cut(text: str, tokens: int) -> str:

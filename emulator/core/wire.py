@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 JSON = b"application/json"
@@ -14,6 +15,13 @@ JSON = b"application/json"
 TEST_ID = "x-emulator-test-id"
 Headers = list[tuple[bytes, bytes]]  # raw, as ASGI sends them
 Pairs = Sequence[tuple[bytes, bytes]]  # raw headers, only read
+
+
+def broken_off(events: Iterable[bytes], after: int | None, error: bytes) -> Iterator[bytes]:
+    """A stream's first `after` events (None: none), then `error` and nothing more: a `stream_error` fault, in
+    whatever frame the dialect says an error mid-stream."""
+    yield from islice(events, after or 0)
+    yield error
 
 
 # --- the steps of a script: writes, pauses, hang-ups (the fault plan in `faults` makes them) ---------
@@ -49,14 +57,12 @@ class Pieces:
     """`steps` with each write cut into `size`-byte pieces, each followed by `gap` (a pause) if given: what a
     `slice` or `drip` fault plays. Cut as they are played, not up front: a one-byte drip of a story is 61,000
     pieces, and 200 clients that left such streams early kept the server busy for a second afterwards, freeing
-    the pieces nobody was sent. Iterated as often as asked (the player, then the journal's `written`)."""
+    the pieces nobody was sent. Iterated as often as asked."""
 
-    __slots__ = ("steps", "size", "gap", "_length")
+    __slots__ = ("steps", "size", "gap")
 
     def __init__(self, steps: list[Step], size: int, gap: Pause | None) -> None:
         self.steps, self.size, self.gap = steps, size, gap
-        each = 2 if gap is not None else 1
-        self._length = sum(-(-len(s) // size) * each if isinstance(s, bytes) else 1 for s in steps)
 
     def __iter__(self) -> Iterator[Step]:
         size, gap = self.size, self.gap
@@ -69,28 +75,8 @@ class Pieces:
                 if gap is not None:
                     yield gap
 
-    def __len__(self) -> int:
-        return self._length
 
-    @property
-    def last(self) -> Step | None:
-        """The last step, without cutting the others."""
-        for step in reversed(self.steps):
-            if not isinstance(step, bytes):
-                return step
-            if step:
-                return self.gap if self.gap is not None else step[(len(step) - 1) // self.size * self.size :]
-        return None
-
-
-Steps = Sequence[Step] | Pieces  # a script's steps
-
-
-def last(steps: Steps) -> Step | None:
-    """A script's last step."""
-    if isinstance(steps, Pieces):
-        return steps.last
-    return steps[-1] if steps else None
+Steps = Sequence[Step] | Pieces | Iterator[Step]  # a script's steps; an iterator's are made as they are played
 
 
 async def body(receive: Callable[[], Awaitable[Mapping[str, Any]]], limit: int, declared: str = "") -> bytes | None:

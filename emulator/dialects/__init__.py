@@ -7,7 +7,7 @@ the dialect's and the profile's shape.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from emulator.core.conversation import Prompt, Reply, Turn
@@ -25,6 +25,6 @@ class Dialect(Protocol):
         self, body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = ""
     ) -> Prompt: ...
     def render(self, prompt: Prompt, turn: Turn) -> dict[str, Any]: ...
-    def render_stream(self, prompt: Prompt, turn: Turn) -> list[bytes]: ...
+    def render_stream(self, prompt: Prompt, turn: Turn) -> Iterable[bytes]: ...  # made as it is read
     def render_error(self, error: EmulatorError) -> dict[str, Any]: ...
     def read_response(self, body: bytes, stream: bool) -> Reply: ...

@@ -17,9 +17,9 @@ from array import array
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from emulator.core.wire import Hangup, Pause, Pieces, Raw, Script, Steps, last
-from emulator.journal import Delivered, written
-from emulator.server import TRANSPORT
+from emulator.core.wire import Hangup, Pause, Pieces, Raw, Script
+from emulator.journal import BODY_CAP, Delivered
+from emulator.server import ENDED, TRANSPORT
 from emulator.state import State
 
 Scope = Mapping[str, Any]
@@ -59,15 +59,24 @@ async def deliver(
 
 
 class Sent:
-    """How far a script got, and when: `writes` made, and `times` (on `time.perf_counter`) from the write
-    each time `marks`, the first and the first after each pause. Writes between pauses go out back to back:
-    a time each would cost a stream more than its journal entry (bench/handler.py)."""
+    """How far a script got, and when: `writes` made, the first of them `kept` (up to the journal's cap on a
+    body, `BODY_CAP`: what it shows of the answer) and their `size`, and `times` (on `time.perf_counter`) from
+    the write each time `marks`, the first and the first after each pause. Writes between pauses go out back to
+    back: a time each would cost a stream more than its journal entry (bench/handler.py)."""
 
     def __init__(self, arrived: float) -> None:
         self.arrived = arrived
         self.writes = 0
+        self.size = 0
+        self.kept: list[bytes] = []
         self.marks: array[int] = array("Q")
         self.times: array[float] = array("d")
+
+    def wrote(self, data: bytes) -> None:
+        self.writes += 1
+        self.size += len(data)
+        if self.size <= BODY_CAP:
+            self.kept.append(data)
 
     def mark(self, writes: int) -> None:
         """The writes from the `writes`th on begin now (a later pause with none between moves the mark)."""
@@ -83,10 +92,14 @@ class Sent:
         status = script.status if script.started else None
         ttft = self.times[0] - arrived if writes else None
         took = time.perf_counter() - arrived
-        steps = written(script.steps, writes)
-        size = sum(map(len, steps))
         times, marks, headers = tuple(self.times), tuple(self.marks), tuple(script.headers)  # see `Delivered`
-        return Delivered(status, headers, steps, writes, size, ttft, took, times, arrived, marks)
+        return Delivered(status, headers, tuple(self.kept), writes, self.size, ttft, took, times, arrived, marks)
+
+
+# Bytes a script writes before it lets the loop take a turn: its steps are made as it plays them, and a long
+# answer to a client that reads as fast as it is written would otherwise be made whole, every other connection
+# waiting (a 30 MB stream held the loop for a fifth of a second).
+TURN_EVERY = 256 * 1024
 
 
 async def play(
@@ -104,63 +117,73 @@ async def play(
 
     Pauses are scheduled against the time the request was in (`sent.arrived`), so that neither a queue of
     requests ahead of it nor a slow loop adds up into a later first token or a slower stream, and they end
-    early when the client goes away: a paced stream stops with its client."""
+    early when the client goes away: a paced stream stops with its client. A step is made only once the one
+    before it is written (a script's steps may be made as they are played), and a write waits while the client
+    reads nothing (`send` drains)."""
     sent = sent or Sent(time.perf_counter())
-    transport = scope.get("extensions", {}).get(TRANSPORT)
-    clock = Clock(receive, sent.arrived, transport)
+    extensions = scope.get("extensions", {})
+    transport = extensions.get(TRANSPORT)
+    clock = Clock(receive, sent.arrived, transport, extensions.get(ENDED))
     # A send to a client that left returns at once, without yielding: a stream cut into pieces (`slice`,
     # `drip`) looks for its client at every piece, or one that fell behind plays all its pieces to nobody.
     pieces = transport is not None and isinstance(script.steps, Pieces)
-    writes = 0
     try:
         if script.latency and await clock.pause(script.latency):
             return None
         if script.started:
             await send({"type": "http.response.start", "status": script.status, "headers": script.headers})
         sent.mark(0)
-        last = _last_write(script.steps) if ending is not None else -1
-        for index, step in enumerate(script.steps):
-            if index == last and ending is not None:
-                sent.writes = writes + 1  # what it is about to write: the entry says it went
-                await ending()
-                ending = None
+        steps = iter(script.steps)
+        step = next(steps, None)
+        turned = 0
+        while step is not None:
+            following = next(steps, None)
             if isinstance(step, Raw):
+                sent.writes += 1
+                if following is None and ending is not None:  # the entry says it went
+                    await ending()
+                    ending = None
                 _transport(scope).write(step.data)
-                writes += 1
             elif isinstance(step, bytes):
                 if pieces and transport.is_closing():
                     return None
-                await send({"type": "http.response.body", "body": step, "more_body": True})
-                writes += 1
+                if following is None and ending is not None:
+                    sent.wrote(step)  # what it is about to write: the entry says it went
+                    await ending()
+                    ending = None
+                    await send({"type": "http.response.body", "body": step, "more_body": True})
+                else:
+                    await send({"type": "http.response.body", "body": step, "more_body": True})
+                    sent.wrote(step)
+                if sent.size - turned >= TURN_EVERY:
+                    turned = sent.size
+                    await asyncio.sleep(0)
             elif isinstance(step, Pause):
                 if await clock.pause(step.seconds):
                     return None
-                sent.mark(writes)
+                sent.mark(sent.writes)
             else:
                 return await _hang_up(scope, clock, step)
+            step = following
         if ending is not None:
-            sent.writes = writes
             await ending()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except OSError:  # the client went away first
         pass
     finally:
-        sent.writes = writes
         clock.stop()
     return None
-
-
-def _last_write(steps: Steps) -> int:
-    """The index of a script's last step when it is a write (bytes or a raw write), else -1: a script that ends
-    in a pause or a hang-up is accounted for once played, as it ended."""
-    return len(steps) - 1 if isinstance(last(steps), bytes | Raw) else -1
 
 
 class Clock:
     """A script's time: where its pauses are due (from `since`, when its request was in, else from now), and
     whether the client has gone (the ASGI `http.disconnect`, watched from the first pause on; a send to a
     client that left does nothing). A pause already overdue does not wait, so the loop has had no turn to say the
-    client went: its socket, when given, says so at once."""
+    client went: its socket, when given, says so at once.
+
+    A client that half-closed (`ended`, the server's flag: it sends nothing more) may have left or may be
+    reading: its pauses wait no more, so that what it is owed goes out now, and a write to one that left ends
+    the stream; a stall waits for it no more than for a client that left."""
 
     LONG = 0.5  # seconds: a pause at least this long ends the moment the client goes; a shorter one at its end
     # A loop's timer may fire up to its clock's resolution early (uvloop's: a millisecond), and its clock is read
@@ -168,34 +191,36 @@ class Clock:
     # it (a 50 ms latency measured 49.9 ms). Pauses are due from the start, so the margin never adds up.
     MARGIN = 0.0015
 
-    def __init__(self, receive: Any, since: float | None = None, transport: Any = None) -> None:
+    def __init__(self, receive: Any, since: float | None = None, transport: Any = None, ended: Any = None) -> None:
         self.receive = receive
         self.transport = transport
+        self.ended = ended
         self.loop = asyncio.get_running_loop()
         # From `since` (`time.perf_counter`: when the request was in), on the loop's own clock.
         self.due = self.loop.time() - (time.perf_counter() - since if since is not None else 0.0)
-        self.gone: asyncio.Future[None] | None = None
+        self.gone: asyncio.Future[bool] | None = None
 
     async def pause(self, seconds: float) -> bool:
         """Wait until `seconds` after the last pause was due; whether the client went away meanwhile."""
         self.due += seconds
         gone = self.watch()
-        delay = self.due - self.loop.time()
+        delay = 0.0 if gone.done() else self.due - self.loop.time()
         if delay >= self.LONG:
             await asyncio.wait((gone,), timeout=delay + self.MARGIN)
         elif delay > 0:
             await asyncio.sleep(delay + self.MARGIN)
         elif self.transport is not None and self.transport.is_closing():
             return True
-        return gone.done()
+        return gone.done() and gone.result()
 
-    def watch(self) -> asyncio.Future[None]:
+    def watch(self) -> asyncio.Future[bool]:
+        """Done when the client leaves (True) or half-closes (False)."""
         if self.gone is None:
-            self.gone = asyncio.ensure_future(_until_disconnect(self.receive))
+            self.gone = asyncio.ensure_future(_until_gone(self.receive, self.ended))
         return self.gone
 
     async def until_gone(self, timeout: float | None = None) -> bool:
-        """Wait for the client to go (at most `timeout` seconds); whether it went."""
+        """Wait for the client to go or half-close (at most `timeout` seconds); whether it did."""
         gone = self.watch()
         await asyncio.wait((gone,), timeout=timeout)
         return gone.done()
@@ -214,7 +239,7 @@ def _transport(scope: Scope) -> Any:
 
 async def hang_up(scope: Scope, receive: Any) -> None:
     """Close the client's connection now, mid-body or before any status line: as a peer that went away."""
-    clock = Clock(receive)
+    clock = Clock(receive, ended=scope.get("extensions", {}).get(ENDED))
     try:
         await _hang_up(scope, clock, Hangup())
     finally:
@@ -242,6 +267,10 @@ async def _hang_up(scope: Scope, clock: Clock, step: Hangup) -> str:
     return "server"
 
 
-async def _until_disconnect(receive: Any) -> None:
+async def _until_gone(receive: Any, ended: Any) -> bool:
+    """Whether the client left (True, the ASGI `http.disconnect`) or half-closed (False, its server's flag set,
+    and its `receive` woken with an empty message)."""
     while (await receive())["type"] != "http.disconnect":
-        pass
+        if ended is not None and ended.is_set():
+            return False
+    return True

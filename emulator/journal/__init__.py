@@ -23,7 +23,6 @@ from emulator.journal.delivery import BODY_CAP as BODY_CAP
 from emulator.journal.delivery import Delivered as Delivered
 from emulator.journal.delivery import at_once as at_once
 from emulator.journal.delivery import chunks, compact, events, lines, ms
-from emulator.journal.delivery import written as written
 
 CAPACITY = 10_000
 MAX_BYTES = 256 * 1024 * 1024  # bodies the journal holds, requests' and answers' together

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, islice
+from itertools import accumulate
 from typing import Any, NamedTuple
 
 from emulator.core.sse import loads
@@ -104,15 +104,6 @@ def at_once(status: int, headers: Sequence[tuple[bytes, bytes]], body: bytes, to
 
 
 _tuple = tuple.__new__
-
-
-def written(steps: Iterable[object], count: int | None = None) -> tuple[bytes, ...]:
-    """The first `count` writes among a script's `steps` (None: all), as a tuple (see `Delivered`). Read only as
-    far as they go: a drip-faulted stream's script is a write and a pause per byte of the answer (61,000 steps
-    for a story), and a client that left after a few hundred of them was read through to the end, one
-    stream after another, so that many leaving kept the server busy long after."""
-    found = (step for step in steps if isinstance(step, bytes))
-    return tuple(found if count is None else islice(found, count))
 
 
 def events(chunks: Chunks) -> Iterator[dict[str, Any]]:

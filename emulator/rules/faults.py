@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -224,7 +224,7 @@ def before_response(fault: Fault | None) -> bool:
 
 
 def plan(
-    events: list[bytes],
+    events: Iterable[bytes],
     fault: Fault | None,
     pace: Timing | None,
     keepalive: bytes = b": keep-alive\n\n",
@@ -236,40 +236,46 @@ def plan(
     transport fault asked for. The in-band `stream_error` is the dialect's, already in `events`; so are its
     keep-alive and its malformed chunk (framed as its clients parse, or they would skip it). Where the first event
     `opens` the stream (Chat's role chunk, `message_start`), it goes at once and the first token waits; else (a
-    legacy completion's, Ollama's) the first event is the first token."""
-    steps: list[Step] = []
-    if pace and (pace.ttft_ms or pace.tokens_per_second):
-        rng = random.Random(seed)
-        gap = 1 / pace.tokens_per_second if pace.tokens_per_second else 0.0
-        first = 1 if opens else 0
-        for i, event in enumerate(events):
-            wait = pace.ttft_ms / 1000 if i == first else gap if i > first else 0.0
-            if wait and pace.jitter_ms:
-                wait = max(0.0, wait + rng.uniform(-pace.jitter_ms, pace.jitter_ms) / 1000)
-            steps += _pause(wait, keepalive)
-            steps.append(event)
+    legacy completion's, Ollama's) the first event is the first token.
+
+    With no fault, the steps are made as they are played, from events made as they are read: an answer is never
+    held whole, however long it is and however slowly its client reads (the player writes no further while the
+    client does not read). A fault's steps are counted out first: where it strikes depends on their number."""
+    steps: Iterable[Step]
+    if pace is not None and (pace.ttft_ms or pace.tokens_per_second):
+        steps = _paced(events, pace, keepalive, seed, opens)
     elif fault is None:  # nothing shapes the stream: written in bulk, not one socket write per token
         return bulk(events)
     else:
-        steps = list(events)
-    return _break(steps, fault, malformed) if fault else steps
+        steps = events
+    return _break(list(steps), fault, malformed) if fault else iter(steps)
 
 
-def bulk(events: list[bytes], size: int = BULK) -> list[Step]:
-    """`events` joined into writes of about `size` bytes (an event is never split): an unpaced long
-    stream spent much of its time in the socket's send, one per token."""
-    if len(events) < 2:
-        return list(events)
-    writes: list[Step] = []
-    first = taken = 0
+def _paced(events: Iterable[bytes], pace: Timing, keepalive: bytes, seed: int, opens: bool) -> Iterator[Step]:
+    rng = random.Random(seed)
+    gap = 1 / pace.tokens_per_second if pace.tokens_per_second else 0.0
+    first = 1 if opens else 0
     for i, event in enumerate(events):
+        wait = pace.ttft_ms / 1000 if i == first else gap if i > first else 0.0
+        if wait and pace.jitter_ms:
+            wait = max(0.0, wait + rng.uniform(-pace.jitter_ms, pace.jitter_ms) / 1000)
+        yield from _pause(wait, keepalive)
+        yield event
+
+
+def bulk(events: Iterable[bytes], size: int = BULK) -> Iterator[Step]:
+    """`events` joined into writes of about `size` bytes (an event is never split), as they are read: an unpaced
+    long stream spent much of its time in the socket's send, one per token."""
+    held: list[bytes] = []
+    taken = 0
+    for event in events:
+        held.append(event)
         taken += len(event)
         if taken >= size:
-            writes.append(b"".join(events[first : i + 1]))
-            first, taken = i + 1, 0
-    if first < len(events):
-        writes.append(b"".join(events[first:]))
-    return writes
+            yield b"".join(held)
+            held, taken = [], 0
+    if held:
+        yield held[0] if len(held) == 1 else b"".join(held)
 
 
 def _pause(seconds: float, keepalive: bytes) -> list[Step]:

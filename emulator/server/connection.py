@@ -22,8 +22,8 @@ import httptools
 
 from emulator.server import logs
 from emulator.server.exchange import Exchange, Flow
-from emulator.server.rules import ARRIVED, TRANSPORT, WHOLE, Rules
-from emulator.server.turns import Outbox, _rest
+from emulator.server.rules import ARRIVED, ENDED, TRANSPORT, WHOLE, Rules
+from emulator.server.turns import Flag, Outbox, _rest
 
 _log = logging.getLogger("emulator.server")
 # The most bytes a request's URL and headers may hold: the real APIs answer a larger head 431 (so do the proxies in
@@ -88,6 +88,7 @@ class Connection:
         self.held = b""  # whole answers held for the outbox, not yet written
         self.refused = False  # bytes llhttp refused came after requests still owed answers: a 400 once they have them
         self.head_bytes = 0  # of the request line's URL and the headers of the request being read
+        self.ended = False  # the client half-closed: it sends nothing more
 
     # --- asyncio's protocol -----------------------------------------------------------------------------------
 
@@ -114,8 +115,21 @@ class Connection:
         if exc is None:
             self.transport.close()
 
-    def eof_received(self) -> None:
-        return None  # half-closed: the answers still go out, then the transport closes
+    def eof_received(self) -> bool:
+        """The client sends nothing more (half-closed, as `nc -N` and some uploaders end): the answers owed for
+        its whole requests still go out, streams included, without waiting on the client (`ENDED`), then the
+        connection closes; a request it never finished is owed nothing."""
+        self.ended = True
+        reading = self.reading
+        if reading is not None:
+            if reading is self.answering:
+                return False  # closed: its app learns the client left
+            self.waiting.remove(reading)
+        for exchange in (self.answering, *self.waiting):
+            if exchange is not None:
+                exchange.scope["extensions"][ENDED].set()
+                exchange.event.set()  # what waits on `receive` for the client to leave looks at the flag
+        return self.answering is not None  # True: the transport stays open for the answers
 
     def pause_writing(self) -> None:
         self.flow.pause_writing()
@@ -196,7 +210,7 @@ class Connection:
         scope["path"] = urllib.parse.unquote(path) if "%" in path else path
         scope["raw_path"] = url.path
         scope["query_string"] = url.query or b""
-        scope["extensions"] = {TRANSPORT: self.transport, WHOLE: {}}
+        scope["extensions"] = {TRANSPORT: self.transport, WHOLE: {}, ENDED: Flag()}
         keep_alive = version != "1.0" and parser.should_keep_alive()
         exchange = Exchange(
             scope,
@@ -287,6 +301,9 @@ class Connection:
             return
         if self.refused:
             self._refuse(b"Invalid HTTP request received.")
+            return
+        if self.ended:  # the client said it sends no more: nothing more to answer
+            self._idle()
             return
         self.since = time.monotonic()  # the next request's deadline runs from here
         self.keep_alive_timer = self.loop.call_later(self.rules.keep_alive, self._idle)

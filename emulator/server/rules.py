@@ -6,6 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 TRANSPORT = "emulator.transport"  # in the scope's extensions: the connection's transport, for faults below HTTP
+# In the scope's extensions: a `turns.Flag` set when the client half-closes, sending nothing more. Its answer still
+# goes out, but nothing tells a client that only stopped sending from one that left: what waits on the client (a
+# pause, a stall) waits no longer, and a write to one that left ends the connection.
+ENDED = "emulator.ended"
 ARRIVED = "emulator.arrived"  # in the scope's extensions: when the whole request was in (`time.perf_counter`)
 # In the scope's extensions where the server takes it: a message of this type is a whole answer, its status, headers
 # (a content-length among them) and body, which goes out in one write where a start and a body message take two.

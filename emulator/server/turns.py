@@ -47,10 +47,16 @@ class _Resumed:
 
     def __await__(self) -> Generator[Any, None, None]:
         coroutine, waiting = self.coroutine, self.waiting
+        # The turn it asked for to be in a task (None) is this very step, the task's first. A later None (a bare
+        # `yield`, `asyncio.sleep(0)`) goes up to the task, which gives the loop its turn, as a future it waits on.
+        handoff = waiting is None
+        sent: Any = None
         while True:
             try:
-                # A turn asked for (None) is this very step of the task; a future is waited on by the task.
-                sent: Any = None if waiting is None else (yield waiting)
+                if handoff:
+                    handoff, sent = False, None
+                else:
+                    sent = yield waiting
             except BaseException as exc:  # the task cancelled, or the future failed: thrown in where it waited
                 try:
                     waiting = coroutine.throw(exc)

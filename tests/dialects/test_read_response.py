@@ -73,6 +73,6 @@ def test_a_stream_that_broke_off_is_not_an_answer(name: str) -> None:
     dialect = DIALECTS[name]
     prompt = dialect.parse_request(BODIES[name] | {"stream": True}, {}, "fp")
     turn = finish(prompt, Reply(text="Hello there, friend."), created=1)
-    events = dialect.render_stream(prompt, turn)
+    events = list(dialect.render_stream(prompt, turn))
     with pytest.raises((ValueError, KeyError, IndexError)):
         dialect.read_response(b"".join(events[:3]), True)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
 from emulator.core import ids, tokens
 from emulator.core.conversation import FinishReason, Prompt, ToolCall, Turn
 from emulator.core.errors import EmulatorError, UpstreamError
 from emulator.core.sse import dumps, frame, quote
+from emulator.core.wire import broken_off
 from emulator.rules import profiles
 
 STOP_REASONS: dict[FinishReason, str] = {
@@ -210,66 +212,58 @@ def _event(data: dict[str, Any]) -> bytes:
     return frame(dumps(data), data["type"])
 
 
-def _deltas(index: int, kind: str, field: str, pieces: Iterable[str]) -> list[bytes]:
+def _deltas(index: int, kind: str, field: str, pieces: Iterable[str]) -> Iterator[bytes]:
     """A block's deltas, one a token: the hot loop of every stream. Spliced as text rather than dumped, the
     same bytes `_event` writes for `{"type": "content_block_delta", "index": index, "delta": {"type": kind,
     field: piece}}`."""
     head = f'event: content_block_delta\ndata: {{"type":"content_block_delta","index":{index},"delta":'
     head += f'{{"type":"{kind}","{field}":'
-    return [f"{head}{quote(piece)}}}}}\n\n".encode() for piece in pieces]
+    return (f"{head}{quote(piece)}}}}}\n\n".encode() for piece in pieces)
 
 
-def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
-    """Every SSE event of the streamed answer, in order; a fault ends it with `event: error` instead."""
+def render_stream(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
+    """Every SSE event of the streamed answer, in order, made as they are read; a fault ends it with `event: error`
+    instead, and nothing after it."""
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":
+        return broken_off(_events(prompt, turn), fault.after_events, render_stream_error(UpstreamError.of(fault)))
+    return _events(prompt, turn)
+
+
+def _events(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
     profile = profiles.PROFILES[prompt.profile]
     usage = _usage(turn, profile)
     # message_start reports one output token so far, as Anthropic's does; message_delta then
     # carries the cumulative totals, which the SDK's accumulator writes over the start values.
     start = _message_head(turn) | {"content": [], "stop_reason": None, "stop_sequence": None}
     start["usage"] = usage | {"output_tokens": 1}
-    events = [_event({"type": "message_start", "message": start})]
-    index = 0
-
-    def block(opening: dict[str, Any], kind: str, field: str, pieces: Iterable[str], last: Any = None) -> None:
-        nonlocal index
-        events.append(_event({"type": "content_block_start", "index": index, "content_block": opening}))
-        if index == 0:
-            events.append(PING)  # Anthropic sends one ping, right after the first block opens
-        events.extend(_deltas(index, kind, field, pieces))
-        if last:
-            events.append(_event({"type": "content_block_delta", "index": index, "delta": last}))
-        events.append(_event({"type": "content_block_stop", "index": index}))
-        index += 1
-
+    yield _event({"type": "message_start", "message": start})
+    blocks: list[tuple[dict[str, Any], str, str, Iterable[str], Any]] = []  # opening, delta kind, field, pieces, last
     if turn.reasoning:
         signature = {"type": "signature_delta", "signature": _signature(profile, turn)}
         thinking = {"type": "thinking", "thinking": "", "signature": ""}
-        block(thinking, "thinking_delta", "thinking", tokens.split(turn.reasoning), signature)
+        blocks.append((thinking, "thinking_delta", "thinking", tokens.pieces(turn.reasoning), signature))
     if turn.text:
-        block({"type": "text", "text": ""}, "text_delta", "text", tokens.split(turn.text))
+        blocks.append(({"type": "text", "text": ""}, "text_delta", "text", tokens.pieces(turn.text), None))
     for call in turn.tool_calls:
         # Claude Code takes a tool's input only from input_json_delta (agent-clients.md), so the
         # opening block's `input` is always empty and the JSON follows in pieces, an empty one first.
         text = _tool_input(call.arguments)[1]
         tool_use = {"type": "tool_use", "id": _tool_id(call), "name": call.name, "input": {}}
-        block(tool_use, "input_json_delta", "partial_json", ["", *tokens.split(text)])
-    if index == 0:
-        events.append(PING)
-    events.append(
-        _event(
-            {
-                "type": "message_delta",
-                "delta": _stop(profile, turn),
-                "usage": {k: v for k, v in usage.items() if k not in START_ONLY},
-            }
-        )
-    )
-    events.append(_event({"type": "message_stop"}))
-    fault = turn.fault
-    if fault and fault.kind == "stream_error":  # the stream breaks off with an error event, and nothing after it
-        error = UpstreamError.of(fault)
-        return events[: fault.after_events or 0] + [render_stream_error(error)]
-    return events
+        blocks.append((tool_use, "input_json_delta", "partial_json", chain(("",), tokens.pieces(text)), None))
+    for index, (opening, kind, field, pieces, last) in enumerate(blocks):
+        yield _event({"type": "content_block_start", "index": index, "content_block": opening})
+        if index == 0:
+            yield PING  # Anthropic sends one ping, right after the first block opens
+        yield from _deltas(index, kind, field, pieces)
+        if last:
+            yield _event({"type": "content_block_delta", "index": index, "delta": last})
+        yield _event({"type": "content_block_stop", "index": index})
+    if not blocks:
+        yield PING
+    delta = {"type": "message_delta", "delta": _stop(profile, turn)}
+    yield _event(delta | {"usage": {k: v for k, v in usage.items() if k not in START_ONLY}})
+    yield _event({"type": "message_stop"})
 
 
 PING = frame(dumps({"type": "ping"}), "ping")

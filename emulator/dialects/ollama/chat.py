@@ -5,9 +5,10 @@ and the counts and durations."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
+from emulator.core import tokens
 from emulator.core.conversation import Message, Prompt, Reply, Tool, ToolCall, Turn
 from emulator.core.errors import EmulatorError
 from emulator.core.fields import Fields
@@ -94,29 +95,33 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     } | common.metrics(turn)
 
 
-def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
-    """NDJSON: a line per piece of thinking and of content, one with the tool calls, the final `done` line."""
-    lines = []
+def render_stream(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
+    """NDJSON: a line per piece of thinking and of content, one with the tool calls, the final `done` line; made
+    as they are read."""
+    return common.finish(turn, _lines(turn))
+
+
+def _lines(turn: Turn) -> Iterator[bytes]:
     at = 0.0
     step = 1000 / common.pace(turn).tokens_per_second
 
     def said(message: dict[str, Any]) -> bytes:
         return common.line({"model": turn.model, "created_at": common.created_at(turn, at), "message": message} | DOING)
 
-    for piece in common.pieces(turn.reasoning):
-        lines.append(said({"role": "assistant", "content": "", "thinking": piece}))
+    for piece in tokens.pieces(turn.reasoning):
+        yield said({"role": "assistant", "content": "", "thinking": piece})
         at += step
-    for piece in common.pieces(turn.text):
-        lines.append(said({"role": "assistant", "content": piece}))
+    for piece in tokens.pieces(turn.text):
+        yield said({"role": "assistant", "content": piece})
         at += step
     if turn.tool_calls:
-        lines.append(said({"role": "assistant", "content": "", "tool_calls": _calls(turn)}))
+        yield said({"role": "assistant", "content": "", "tool_calls": _calls(turn)})
     last = {
         "model": turn.model,
         "created_at": common.created_at(turn, at),
         "message": {"role": "assistant", "content": ""},
     }
-    return common.finish(turn, lines, last | {"done_reason": common.done_reason(turn), "done": True})
+    yield common.done(turn, last | {"done_reason": common.done_reason(turn), "done": True})
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:

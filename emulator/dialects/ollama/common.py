@@ -4,14 +4,15 @@ the durations in nanoseconds, the request's `options`, `think` and `format`, and
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from emulator.core import identity, ids, tokens
+from emulator.core import identity, ids
 from emulator.core.conversation import Message, Prompt, ResponseFormat, Timing, Tool, ToolChoice, Turn
 from emulator.core.errors import EmulatorError, InvalidRequest, UpstreamError
 from emulator.core.fields import Fields, bearer
 from emulator.core.sse import encode
+from emulator.core.wire import broken_off
 
 NDJSON = {"content-type": "application/x-ndjson"}
 OPENS = False  # the first line carries the first token
@@ -29,14 +30,18 @@ def line(obj: dict[str, Any]) -> bytes:
     return encode(obj) + b"\n"
 
 
-def finish(turn: Turn, lines: list[bytes], last: dict[str, Any]) -> list[bytes]:
-    """A stream's `lines`, then its `done` line (`last`, with the counts and durations); a `stream_error` fault
-    breaks it off with Ollama's error line instead, the status staying 200."""
-    ended = [*lines, line(last | metrics(turn))]
+def finish(turn: Turn, lines: Iterator[bytes]) -> Iterator[bytes]:
+    """A stream's `lines`, its `done` line last (see `done`); a `stream_error` fault breaks it off with Ollama's
+    error line instead, the status staying 200."""
     fault = turn.fault
     if fault and fault.kind == "stream_error":
-        return ended[: fault.after_events or 0] + [error_line(UpstreamError.of(fault))]
-    return ended
+        return broken_off(lines, fault.after_events, error_line(UpstreamError.of(fault)))
+    return lines
+
+
+def done(turn: Turn, last: dict[str, Any]) -> bytes:
+    """A stream's last line: `last`, with the counts and durations."""
+    return line(last | metrics(turn))
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:
@@ -80,10 +85,6 @@ def metrics(turn: Turn) -> dict[str, int]:
 
 def done_reason(turn: Turn) -> str:
     return "length" if turn.finish_reason == "length" else "stop"
-
-
-def pieces(text: str) -> tuple[str, ...]:
-    return tokens.split(text)
 
 
 def options(f: Fields) -> dict[str, Any]:

@@ -3,9 +3,10 @@ answered as `response` text (and `thinking`), whole or as NDJSON lines ending wi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
+from emulator.core import tokens
 from emulator.core.conversation import Message, Prompt, Reply, Turn
 from emulator.core.errors import EmulatorError
 from emulator.core.fields import Fields
@@ -39,20 +40,21 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     return answer | {"done": True, "done_reason": common.done_reason(turn)} | common.metrics(turn)
 
 
-def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
-    """NDJSON: a line per piece of thinking, then of the response, the final `done` line."""
-    lines = []
+def render_stream(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
+    """NDJSON: a line per piece of thinking, then of the response, the final `done` line; made as they are read."""
+    return common.finish(turn, _lines(turn))
+
+
+def _lines(turn: Turn) -> Iterator[bytes]:
     at = 0.0
     step = 1000 / common.pace(turn).tokens_per_second
     for key, text in (("thinking", turn.reasoning), ("response", turn.text)):
-        for piece in common.pieces(text):
+        for piece in tokens.pieces(text):
             said = {"response": piece} if key == "response" else {"response": "", "thinking": piece}
-            lines.append(
-                common.line({"model": turn.model, "created_at": common.created_at(turn, at)} | said | {"done": False})
-            )
+            yield common.line({"model": turn.model, "created_at": common.created_at(turn, at)} | said | {"done": False})
             at += step
     last = {"model": turn.model, "created_at": common.created_at(turn, at), "response": "", "done": True}
-    return common.finish(turn, lines, last | {"done_reason": common.done_reason(turn)})
+    yield common.done(turn, last | {"done_reason": common.done_reason(turn)})
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 from emulator.core import ids, logprobs, tokens
 from emulator.core.conversation import Prompt, ToolCall, Turn, Usage
 from emulator.core.errors import EmulatorError, UpstreamError, model_output_message, openai_body
 from emulator.core.sse import comment, dumps, frame, quote
+from emulator.core.wire import broken_off
 from emulator.dialects import filters
 from emulator.rules import profiles
 
@@ -168,10 +171,17 @@ def _choice(profile: profiles.Profile, index: int, turn: Turn, entries: list[dic
     return {"index": index, "message": message, "logprobs": logged, "finish_reason": _finish_reason(profile, turn)}
 
 
-def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
-    """Every SSE event of the streamed answer, `[DONE]` included, in order."""
+def render_stream(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
+    """Every SSE event of the streamed answer, `[DONE]` included, in order, made as they are read."""
     if turn.fault and turn.fault.kind == "model_output":  # nothing was generated well enough to stream
-        return [frame(dumps(_model_output_error(turn)))]
+        return iter((frame(dumps(_model_output_error(turn))),))
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":  # the stream breaks off: no finish chunk, no usage, no [DONE]
+        return broken_off(_events(prompt, turn), fault.after_events, render_stream_error(UpstreamError.of(fault)))
+    return chain(_events(prompt, turn), (DONE,))
+
+
+def _events(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
     profile = profiles.PROFILES[prompt.profile]
     choices = _choices(profile, prompt, turn)
     include_usage = prompt.include_usage or profile.stream_usage
@@ -180,67 +190,57 @@ def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
     head_fields = dumps(_head(profile, turn, "chat.completion.chunk"))[:-1]
     tail = ',"logprobs":null,"finish_reason":%s}]' + (',"usage":null}' if null_usage else "}")
     open_tail = tail % "null"
-    events = [frame(dumps(filters.first_chunk()))] if profile.content_filters else []  # Azure's opening chunk
+    if profile.content_filters:  # Azure's opening chunk
+        yield frame(dumps(filters.first_chunk()))
     for index, choice in enumerate(choices):  # `n`: each choice streamed whole, one after another
         head = head_fields + f',"choices":[{{"index":{index},"delta":'
-        events += _choice_events(profile, choice, head, tail, open_tail, _logprobs(prompt, index, choice))
+        yield from _choice_events(profile, choice, head, tail, open_tail, _logprobs(prompt, index, choice))
     if include_usage:
         usage = {"choices": [], "usage": _usage_for(profile, choices)}
-        events.append(frame(dumps(_head(profile, turn, "chat.completion.chunk") | usage)))
-    fault = turn.fault
-    if fault and fault.kind == "stream_error":  # the stream breaks off: no finish chunk, no usage, no [DONE]
-        error = UpstreamError.of(fault)
-        return events[: fault.after_events or 0] + [render_stream_error(error)]
-    events.append(DONE)
-    return events
+        yield frame(dumps(_head(profile, turn, "chat.completion.chunk") | usage))
 
 
 def _choice_events(
     profile: profiles.Profile, turn: Turn, head: str, tail: str, open_tail: str, entries: list[dict[str, Any]] | None
-) -> list[bytes]:
+) -> Iterator[bytes]:
     """The chunks of one choice: role, reasoning, content, tool calls, and the one with `finish_reason`; each
     content chunk with its token's logprobs when `entries` has them."""
 
     def chunk(delta: dict[str, Any]) -> bytes:
         return frame(head + dumps(delta) + open_tail)
 
-    def text_chunks(key: str, text: str, channel: str) -> list[bytes]:
+    def text_chunks(key: str, text: str, channel: str) -> Iterator[bytes]:
         # The hot loop of every stream: one delta per token, spliced as text rather than dumped.
         named = f',"channel":"{channel}"' if profile.channels and turn.reasoning else ""
         start, end = f'{head}{{"{key}":', f"{named}}}{open_tail}\n\n"
-        return [f"data: {start}{quote(piece)}{end}".encode() for piece in tokens.split(text)]
+        return (f"data: {start}{quote(piece)}{end}".encode() for piece in tokens.pieces(text))
 
     first: dict[str, Any] = {"role": "assistant", "content": _no_content(turn)}
     if turn.reasoning:
         first[profile.reasoning_field] = ""
     elif profile.refusal:
         first["refusal"] = None
-    events = [chunk(first)]
-    events += text_chunks(profile.reasoning_field, turn.reasoning, "analysis")
+    yield chunk(first)
+    yield from text_chunks(profile.reasoning_field, turn.reasoning, "analysis")
     if entries:  # the content's tokens are its deltas: one entry each
         start, rest = f'{head}{{"content":', open_tail.removeprefix(',"logprobs":null')
-        logged = ({"content": [e], "refusal": None} for e in entries)
-        events += [
-            f'data: {start}{quote(e["token"])}}},"logprobs":{dumps(lp)}{rest}\n\n'.encode()
-            for e, lp in zip(entries, logged, strict=True)
-        ]
+        for e in entries:
+            logged = {"content": [e], "refusal": None}
+            yield f'data: {start}{quote(e["token"])}}},"logprobs":{dumps(logged)}{rest}\n\n'.encode()
     else:
-        events += text_chunks("content", turn.text, "final")
+        yield from text_chunks("content", turn.text, "final")
     for index, call in enumerate(turn.tool_calls):
         if profile.whole_tool_calls:  # id, type and function on every entry: the call in one chunk
-            events.append(chunk({"tool_calls": [{"index": index} | _call(call)]}))
+            yield chunk({"tool_calls": [{"index": index} | _call(call)]})
             continue
         opening = {"index": index} | _call(call)
         opening["function"] = {"name": call.name, "arguments": ""}
-        events.append(chunk({"tool_calls": [opening]}))
-        events += [
-            chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-            for piece in tokens.split(call.arguments)
-        ]
+        yield chunk({"tool_calls": [opening]})
+        for piece in tokens.pieces(call.arguments):
+            yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     # Infercom's last content chunk says `content: ""` beside the finish reason (seed 003's example).
     last = '{"content":""}' if profile.finish_content else "{}"
-    events.append(frame(head + last + tail % dumps(_finish_reason(profile, turn))))
-    return events
+    yield frame(head + last + tail % dumps(_finish_reason(profile, turn)))
 
 
 def _model_output_error(turn: Turn) -> dict[str, Any]:

@@ -11,8 +11,9 @@ offset of each token.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from itertools import chain
 from typing import Any
 
 from emulator.core import identity, ids, logprobs, tokens
@@ -20,6 +21,7 @@ from emulator.core.conversation import Message, Prompt, Reply, Turn
 from emulator.core.errors import EmulatorError, InvalidRequest, UpstreamError, openai_body
 from emulator.core.fields import Fields, bearer, stream_options_alone, wrong_type, wrong_value
 from emulator.core.sse import EVENT_STREAM, comment, dumps, frame, loads
+from emulator.core.wire import broken_off
 from emulator.dialects import filters
 from emulator.rules import profiles
 
@@ -218,32 +220,33 @@ def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     return body
 
 
-def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
+def render_stream(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
     """Data-only SSE: each choice's tokens as chunks (the echoed prompt first), its finish reason in a chunk with
-    empty text, a usage chunk with no choices when asked for, then `[DONE]`."""
+    empty text, a usage chunk with no choices when asked for, then `[DONE]`; made as they are read."""
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":  # the stream breaks off with an error, as Chat's does
+        return broken_off(_events(prompt, turn), fault.after_events, frame(dumps(openai_body(UpstreamError.of(fault)))))
+    return chain(_events(prompt, turn), (DONE,))
+
+
+def _events(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
     head = _head(turn)
     top = prompt.echo.get("logprobs")
-    events = []
     for index, (asked, text, finish) in enumerate(_texts(prompt, turn)):
         root = ids.digest(turn.id, "choice", index)
         offset = 0
-        for piece in ([asked] if asked else []) + list(tokens.split(text)):
+        for piece in chain((asked,) if asked else (), tokens.pieces(text)):
             probabilities = _logprobs(piece, ids.digest(root, offset), top, offset) if top is not None else None
             choice = {"text": piece, "index": index, "logprobs": probabilities, "finish_reason": None}
-            events.append(frame(dumps({**head, "choices": [choice], "model": turn.model})))
+            yield frame(dumps({**head, "choices": [choice], "model": turn.model}))
             offset += len(piece)
         empty: dict[str, list[Any]] | None = (
             None if top is None else {"tokens": [], "token_logprobs": [], "top_logprobs": [], "text_offset": []}
         )
         last = {"text": "", "index": index, "logprobs": empty, "finish_reason": finish}
-        events.append(frame(dumps({**head, "choices": [last], "model": turn.model})))
+        yield frame(dumps({**head, "choices": [last], "model": turn.model}))
     if prompt.include_usage:
-        events.append(frame(dumps({**head, "choices": [], "model": turn.model, "usage": _usage(prompt, turn)})))
-    fault = turn.fault
-    if fault and fault.kind == "stream_error":  # the stream breaks off with an error, as Chat's does
-        return events[: fault.after_events or 0] + [frame(dumps(openai_body(UpstreamError.of(fault))))]
-    events.append(DONE)
-    return events
+        yield frame(dumps({**head, "choices": [], "model": turn.model, "usage": _usage(prompt, turn)}))
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:

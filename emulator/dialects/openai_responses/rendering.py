@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from emulator.core import ids, logprobs, sealed, tokens
@@ -158,79 +160,91 @@ def finished(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     return _response(prompt, turn, status, _items(prompt, turn)) | {"incomplete_details": details}
 
 
-def render_stream(prompt: Prompt, turn: Turn) -> list[bytes]:
-    """Every SSE event of the streamed answer, in order, numbered from 0."""
-    payloads: list[dict[str, Any] | tuple[str, str]] = []  # an event's fields, or a delta spliced (`_deltas`)
-    done: list[tuple[int, dict[str, Any]]] = []  # (position of its output_item.done, item), for response.failed
+def render_stream(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
+    """Every SSE event of the streamed answer, in order, numbered from 0, made as they are read."""
+    return (
+        f'{p[0]}{p[1]},"sequence_number":{n}}}\n\n'.encode()
+        if isinstance(p, tuple)
+        else frame(dumps(p | {"sequence_number": n}), p["type"])
+        for n, p in enumerate(_payloads(prompt, turn))
+    )
 
-    def emit(kind: str, **fields: Any) -> None:
-        payloads.append({"type": kind, **fields})
+
+Payload = dict[str, Any] | tuple[str, str]  # an event's fields, or a delta spliced (`_deltas`)
+
+
+def _payloads(prompt: Prompt, turn: Turn) -> Iterator[Payload]:
+    """The events' fields, the last one `response.completed` (or its kin), or, with a `stream_error` fault,
+    `response.failed` (or the flat `error` event) after as many as the fault lets out."""
+    done: list[dict[str, Any]] = []  # the items whose output_item.done has gone out
+    answer = _answer(prompt, turn, done)
+    fault = turn.fault
+    if fault and fault.kind == "stream_error":
+        yield from islice(answer, fault.after_events or 0)
+        error = UpstreamError.of(fault)
+        if fault.event == "error":  # the flat `error` event of the SDK's type; nothing follows it
+            yield {"type": "error", "code": error.code, "message": error.message, "param": None}
+        else:
+            failed = _response(prompt, turn, "failed", done, usage=False)
+            error_fields = {"error": {"code": error.code, "message": error.message}}
+            yield {"type": "response.failed", "response": failed | error_fields}
+        return
+    yield from answer
+    status, details = _status(turn)
+    final = _response(prompt, turn, status, done) | {"incomplete_details": details}
+    yield {"type": f"response.{status}", "response": final}
+
+
+def _answer(prompt: Prompt, turn: Turn, done: list[dict[str, Any]]) -> Iterator[Payload]:
+    """The events before the last, each item added to `done` as its output_item.done goes out."""
+
+    def event(kind: str, **fields: Any) -> dict[str, Any]:
+        return {"type": kind, **fields}
 
     started = _response(prompt, turn, "in_progress", [], usage=False)
     if prompt.echo.get("background"):  # queued first, as the public API starts a background response
         queued = _response(prompt, turn, "queued", [], usage=False)
-        emit("response.created", response=queued)
-        emit("response.queued", response=queued)
+        yield event("response.created", response=queued)
+        yield event("response.queued", response=queued)
     else:
-        emit("response.created", response=started)
-    emit("response.in_progress", response=started)
+        yield event("response.created", response=started)
+    yield event("response.in_progress", response=started)
     for index, item in enumerate(_items(prompt, turn)):
         at = {"item_id": item["id"], "output_index": index}
-        emit("response.output_item.added", output_index=index, item=_opened(item))
+        yield event("response.output_item.added", output_index=index, item=_opened(item))
         if item["type"] == "reasoning":
-            _stream_reasoning(emit, payloads, at, item)
+            yield from _stream_reasoning(at, item)
         elif item["type"] == "message":
             text, entries = item["content"][0]["text"], item["content"][0]["logprobs"]
             part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
-            emit("response.content_part.added", **at, content_index=0, part=part)
+            yield event("response.content_part.added", **at, content_index=0, part=part)
             if entries:  # each delta is one token: its logprobs ride with it
                 kind, where = "response.output_text.delta", at | {"content_index": 0}
-                payloads += [
-                    {"type": kind, **where, "delta": e["token"], "logprobs": [logprobs.brief(e)]} for e in entries
-                ]
+                for e in entries:
+                    yield {"type": kind, **where, "delta": e["token"], "logprobs": [logprobs.brief(e)]}
             else:
-                payloads += _deltas("response.output_text.delta", at | {"content_index": 0}, text, ',"logprobs":[]')
+                yield from _deltas("response.output_text.delta", at | {"content_index": 0}, text, ',"logprobs":[]')
             brief = [logprobs.brief(e) for e in entries]
-            emit("response.output_text.done", **at, content_index=0, text=text, logprobs=brief)
-            emit("response.content_part.done", **at, content_index=0, part=part | {"text": text, "logprobs": entries})
+            yield event("response.output_text.done", **at, content_index=0, text=text, logprobs=brief)
+            whole = part | {"text": text, "logprobs": entries}
+            yield event("response.content_part.done", **at, content_index=0, part=whole)
         elif item["type"] == "function_call":
-            payloads += _deltas("response.function_call_arguments.delta", at, item["arguments"])
+            yield from _deltas("response.function_call_arguments.delta", at, item["arguments"])
             # `name` as OpenAI's spec has it on the event (the SDK keeps it as an extra field)
-            emit("response.function_call_arguments.done", **at, name=item["name"], arguments=item["arguments"])
+            yield event("response.function_call_arguments.done", **at, name=item["name"], arguments=item["arguments"])
         else:
-            payloads += _deltas("response.custom_tool_call_input.delta", at, item["input"])
-            emit("response.custom_tool_call_input.done", **at, input=item["input"])
-        emit("response.output_item.done", output_index=index, item=item)
-        done.append((len(payloads), item))
-
-    fault = turn.fault
-    if fault and fault.kind == "stream_error":
-        cut = fault.after_events or 0
-        payloads = payloads[:cut]
-        error = UpstreamError.of(fault)
-        if fault.event == "error":  # the flat `error` event of the SDK's type; nothing follows it
-            emit("error", code=error.code, message=error.message, param=None)
-        else:
-            failed = _response(prompt, turn, "failed", [item for end, item in done if end <= cut], usage=False)
-            emit("response.failed", response=failed | {"error": {"code": error.code, "message": error.message}})
-    else:
-        status, details = _status(turn)
-        final = _response(prompt, turn, status, [item for _, item in done]) | {"incomplete_details": details}
-        emit(f"response.{status}", response=final)
-    return [
-        f'{p[0]}{p[1]},"sequence_number":{n}}}\n\n'.encode()
-        if isinstance(p, tuple)
-        else frame(dumps(p | {"sequence_number": n}), p["type"])
-        for n, p in enumerate(payloads)
-    ]
+            yield from _deltas("response.custom_tool_call_input.delta", at, item["input"])
+            yield event("response.custom_tool_call_input.done", **at, input=item["input"])
+        done.append(item)  # before its event goes: a stream cut right after it counts it done
+        yield event("response.output_item.done", output_index=index, item=item)
 
 
-def _deltas(kind: str, at: dict[str, Any], text: str, tail: str = "") -> list[tuple[str, str]]:
+def _deltas(kind: str, at: dict[str, Any], text: str, tail: str = "") -> Iterator[tuple[str, str]]:
     """The events of `text` in deltas, one a token: the hot loop of every stream. Each is spliced as text rather
     than dumped, the same bytes `dumps` writes for `{"type": kind, **at, "delta": piece}` with `tail`'s fields
     after; `render_stream` closes each with its sequence number."""
     head = f'event: {kind}\ndata: {dumps({"type": kind, **at})[:-1]},"delta":'
-    return [(head, quote(piece) + tail) for piece in tokens.split(text)]
+    return ((head, quote(piece) + tail) for piece in tokens.pieces(text))
 
 
 def _opened(item: dict[str, Any]) -> dict[str, Any]:
@@ -260,17 +274,17 @@ REASONING_EVENTS = (
 )
 
 
-def _stream_reasoning(emit: Any, payloads: list[Any], at: dict[str, Any], item: dict[str, Any]) -> None:
+def _stream_reasoning(at: dict[str, Any], item: dict[str, Any]) -> Iterator[Payload]:
     """Reasoning streams twice: as its summary (what the seed documents) and as raw reasoning text; each
     only where the item has it."""
     for parts, events in ((item["summary"], SUMMARY_EVENTS), (item.get("content", ()), REASONING_EVENTS)):
         added, delta, done, closed, index = events
         for part in parts:
             text, opened = part["text"], part | {"text": ""}
-            emit(f"response.{added}", **at, **{index: 0}, part=opened)
-            payloads += _deltas(f"response.{delta}", at | {index: 0}, text)
-            emit(f"response.{done}", **at, **{index: 0}, text=text)
-            emit(f"response.{closed}", **at, **{index: 0}, part=opened | {"text": text})
+            yield {"type": f"response.{added}", **at, index: 0, "part": opened}
+            yield from _deltas(f"response.{delta}", at | {index: 0}, text)
+            yield {"type": f"response.{done}", **at, index: 0, "text": text}
+            yield {"type": f"response.{closed}", **at, index: 0, "part": opened | {"text": text}}
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:
