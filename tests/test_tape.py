@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +135,29 @@ def test_two_recorders_hammering_one_cassette_lose_nothing(tmp_path: Path) -> No
     # it (its own copy of the original was gone), never written over what the other recorded.
     assert [q for q, answer in held if answer == "original"] == []
     assert len(held) == 2 * (60 + 20)
-    assert locking.sidecar(cassette).exists()  # the lock file stays where it was, never renamed
+    assert not locking.sidecar(cassette).exists()  # removed by its last holder: nothing left beside the cassette
+
+
+def test_the_lock_excludes_every_other_holder_and_leaves_no_file(tmp_path: Path) -> None:
+    """Its holder removes the lock file before letting go; one that locked the removed file tries again (per-test
+    recording in pytest left a `.lock` beside every cassette)."""
+    cassette, count = tmp_path / "counted.yaml", tmp_path / "count"
+    count.write_text("0")
+
+    def add(times: int) -> None:
+        for _ in range(times):
+            with locking.locked(cassette):
+                now = int(count.read_text())
+                time.sleep(0)  # let another thread try its luck in the middle
+                count.write_text(str(now + 1))
+
+    threads = [threading.Thread(target=add, args=(150,)) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert count.read_text() == "900"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["count"]
 
 
 def test_an_append_after_a_recorder_killed_mid_write_keeps_the_file_readable(tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
-"""An advisory lock between the processes that write one cassette, held on a sidecar file (`CASSETTE.lock`)
-that is never renamed nor removed: the cassette itself is replaced by a rename at each rewrite, so a lock on
-it would be lost to whoever opened the file before the rename.
+"""An advisory lock between the processes that write one cassette, held on a sidecar file (`CASSETTE.lock`):
+the cassette itself is replaced by a rename at each rewrite, so a lock on it would be lost to whoever opened the
+file before the rename. The sidecar lasts as long as the lock is held: its holder removes it before letting go,
+and a process that locked a sidecar already removed (it opened it before the removal) tries again, so that two
+never hold it at once and no `.lock` file is left beside the cassettes.
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 
@@ -24,20 +26,42 @@ def locked(cassette: Path, reading: bool = False) -> Iterator[None]:
     `reading`: only reading, so where no lock file can be made (a read-only folder), read without one."""
     try:
         cassette.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(sidecar(cassette), os.O_RDWR | os.O_CREAT, 0o600)
+        fd = _take(sidecar(cassette))
     except OSError:
         if not reading:
             raise
         yield
         return
     try:
-        _lock(fd)
-        try:
-            yield
-        finally:
-            _unlock(fd)
+        yield
     finally:
+        with suppress(OSError):
+            os.unlink(sidecar(cassette))  # while held: a process waiting on it finds it gone, and tries again
+        _unlock(fd)
         os.close(fd)
+
+
+def _take(path: Path) -> int:
+    """A descriptor of `path`, locked, and still the file at `path` once locked (waiting for it)."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            _lock(fd)
+            if _same(fd, path):
+                return fd
+            _unlock(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # removed by the holder it waited for: another is being made
+
+
+def _same(fd: int, path: Path) -> bool:
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 if sys.platform == "win32":  # pragma: no cover - the CI runs on Linux
