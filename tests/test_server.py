@@ -1054,6 +1054,45 @@ def test_the_json_log_is_one_object_a_line_secrets_redacted_and_the_level_is_kep
     assert "Started server process" not in said and "/health" not in said, said
 
 
+def _limited(tmp_path: Path, soft: int, hard: int) -> tuple[subprocess.Popen[str], int]:
+    serve = f"{sys.executable} -m emulator serve --port 0 --max-connections 1000"
+    return launch(["bash", "-c", f"ulimit -Sn {soft}; ulimit -Hn {hard}; exec {serve}"], cwd=tmp_path)
+
+
+def test_a_descriptor_limit_is_raised_to_what_max_connections_needs(tmp_path: Path) -> None:
+    """Go's runtime raises a server's soft limit on open files to its hard one; so does the emulator, as far as
+    `--max-connections` needs. Below, past some 960 connections the system refused new ones, unsaid."""
+    process, _ = _limited(tmp_path, 100, 5000)
+    try:
+        said = read_until(process, "scenarios:")
+        limits = Path(f"/proc/{process.pid}/limits").read_text()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+    assert not [line for line in said if line.startswith("warning")], said
+    soft = next(line.split()[3] for line in limits.splitlines() if line.startswith("Max open files"))
+    assert int(soft) == 1000 + emulator_server.SPARE_DESCRIPTORS
+
+
+def test_a_descriptor_limit_too_low_for_max_connections_is_said_at_start_and_when_it_is_hit(tmp_path: Path) -> None:
+    process, port = _limited(tmp_path, 100, 200)
+    held: list[socket.socket] = []
+    try:
+        warned = read_until(process, "warning")[-1]
+        read_until(process, "INFO:     Started")
+        for _ in range(200 - emulator_server.SPARE_DESCRIPTORS + 20):
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+        hit = read_until(process, "WARNING")[-1]
+    finally:
+        for sock in held:
+            sock.close()
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+    assert "may open 200 files (ulimit -n), too few for --max-connections 1000" in warned
+    assert "(ulimit -n 1064)" in warned
+    assert f"{200 - emulator_server.SPARE_DESCRIPTORS} connections open" in hit and "limit on open files (200" in hit
+
+
 def test_an_http_1_0_client_gets_a_stream_without_chunks_ended_by_the_close(server: Server) -> None:
     """HTTP/1.0 has no chunked coding: a streamed answer (no length known) is its bytes as they are, and the
     connection's close ends it. A 1.1 client on the same route gets chunks."""

@@ -149,6 +149,31 @@ def admin_token_argument(parser: argparse.ArgumentParser, help: str) -> None:
     )
 
 
+def descriptors(connections: int) -> list[str]:
+    """Raise this process's soft limit on open descriptors to what `connections` need, up to its hard limit (as Go's
+    runtime does for every server); the banner's warning, when even the hard limit is below."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return []
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = connections + server.SPARE_DESCRIPTORS
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return []
+    raised = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+    except (ValueError, OSError):
+        raised = soft
+    if raised >= needed:
+        return []
+    return [
+        f"warning: this process may open {raised} files (ulimit -n), too few for --max-connections {connections}:"
+        f" past about {max(raised - server.SPARE_DESCRIPTORS, 0)} connections new ones fail; raise the limit"
+        f" (ulimit -n {needed}) or lower --max-connections"
+    ]
+
+
 def listen(host: str, port: int) -> socket.socket | None:
     """The server's socket, bound; None, with the reason printed, when it cannot be (before any banner)."""
     try:

@@ -35,6 +35,7 @@ from typing import Any
 
 from emulator.server.rules import ARRIVED as ARRIVED
 from emulator.server.rules import ENDED as ENDED
+from emulator.server.rules import SPARE_DESCRIPTORS as SPARE_DESCRIPTORS
 from emulator.server.rules import TRANSPORT as TRANSPORT
 from emulator.server.rules import WHOLE as WHOLE
 from emulator.server.rules import Rules as Rules

@@ -12,6 +12,7 @@ import contextvars
 import logging
 import os
 import socket
+import sys
 import time
 import urllib.parse
 from collections import deque
@@ -22,7 +23,7 @@ import httptools
 
 from emulator.server import logs
 from emulator.server.exchange import Exchange, Flow
-from emulator.server.rules import ARRIVED, ENDED, TRANSPORT, WHOLE, Rules
+from emulator.server.rules import ARRIVED, ENDED, SPARE_DESCRIPTORS, TRANSPORT, WHOLE, Rules
 from emulator.server.turns import Flag, Outbox, _rest
 
 _log = logging.getLogger("emulator.server")
@@ -54,6 +55,7 @@ class Shared:
         self.head = b""  # the lines every answer begins with (a `date`), kept by the server each second
         self.outbox = Outbox(loop)
         self.answered = 0
+        self.room = _room()  # connections the process's descriptor limit lets it hold
 
 
 class Connection:
@@ -103,6 +105,8 @@ class Connection:
             transport.close()  # over the cap: closed before a byte is read
             logs.refused(len(shared.connections) - 1, self.rules.max_connections)
             return
+        if len(shared.connections) >= shared.room:  # the next ones the system refuses, with no word to anyone
+            logs.full(len(shared.connections), shared.room + SPARE_DESCRIPTORS)
         self.since = time.monotonic()  # not the loop's time, which a busy loop's iteration leaves behind
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -380,6 +384,16 @@ class Connection:
         self.transport.close()
         logs.overdue(self.rules.request_timeout)
         return True
+
+
+def _room() -> int:
+    """Connections this process can hold at once: its limit on open descriptors, less what it needs besides."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return sys.maxsize
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return sys.maxsize if soft == resource.RLIM_INFINITY else max(soft - SPARE_DESCRIPTORS, 1)
 
 
 def _address(found: Any) -> tuple[str, int] | None:

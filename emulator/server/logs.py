@@ -85,7 +85,7 @@ class _Sparse:
         return count
 
 
-_REFUSED, _OVERDUE, _STUCK = _Sparse(), _Sparse(), _Sparse()
+_REFUSED, _OVERDUE, _STUCK, _FULL = _Sparse(), _Sparse(), _Sparse(), _Sparse()
 
 
 def refused(open_now: int, cap: int) -> None:
@@ -94,6 +94,18 @@ def refused(open_now: int, cap: int) -> None:
     if count := _REFUSED.due():
         logging.getLogger("emulator.server").warning(
             "closed %d new connection%s: %d open, at --max-connections %d", count, _s(count), open_now, cap
+        )
+
+
+def full(open_now: int, limit: int) -> None:
+    """Say that the connections fill what the descriptor limit allows: past it, the system refuses new ones with a
+    reset, unseen by the server. As `refused` does."""
+    if _FULL.due():
+        logging.getLogger("emulator.server").warning(
+            "%d connections open, the most this process's limit on open files (%d, ulimit -n) leaves room for:"
+            " new ones fail until some close; raise the limit",
+            open_now,
+            limit,
         )
 
 

@@ -16,6 +16,11 @@ ARRIVED = "emulator.arrived"  # in the scope's extensions: when the whole reques
 WHOLE = "emulator.whole"
 
 
+# Descriptors a server needs beside its connections: its files, the listening socket, the watcher's, Redis's, the
+# recorder's connections upstream.
+SPARE_DESCRIPTORS = 64
+
+
 @dataclass(frozen=True)
 class Rules:
     request_timeout: float = 10.0  # seconds to receive a whole request
