@@ -92,7 +92,7 @@ def test_another_profile_drifts_and_the_differences_are_listed(
         "- choices[].message.reasoning_content",
         "+ header x-ratelimit-limit-requests-day",
         "- header x-request-id",
-        "- event delta.reasoning_content",
+        "- event delta.reasoning_content: choices[].delta.reasoning_content (string)",
     ):
         assert f"  {line}\n" in out, line
     code, out = _drift(capsys, "--json", "--limit", "1", "--upstream", f"{first.base_url}/infercom", str(cassette))

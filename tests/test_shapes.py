@@ -90,9 +90,25 @@ def test_added_missing_and_reordered_events() -> None:
     added = shape_of(200, SSE, _stream(base[0], ("ping", {"type": "ping"}), *base[1:]))
     assert _lines(recorded, added) == ["+ event ping"]
     missing = shape_of(200, SSE, _stream(*base[:3]))
-    assert _lines(recorded, missing) == ["- event e"]
+    assert _lines(recorded, missing) == ["- event e"]  # nothing but its type, which every event has
     reordered = shape_of(200, SSE, _stream(base[0], base[3], base[1]))
     assert _lines(recorded, reordered) == ["~ events: s, d+, e -> s, e, d"]
+
+
+def test_an_event_type_one_side_never_sends_is_named_with_what_it_carries() -> None:
+    """`emulator drift` said `- event NAME` alone: a maintainer had to find the recording to see what to add."""
+    base = [
+        ("response.created", {"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1"}}),
+        ("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": 1, "delta": "Hi"}),
+        ("response.completed", {"type": "response.completed", "sequence_number": 2, "response": {"id": "resp_1"}}),
+    ]
+    summary = {"type": "response.reasoning_summary_part.added", "sequence_number": 1, "item_id": "rs_1"}
+    summary |= {"summary_index": 0, "part": {"type": "summary_text", "text": ""}}
+    recorded = shape_of(200, SSE, _stream(base[0], ("response.reasoning_summary_part.added", summary), *base[1:]))
+    assert _lines(recorded, shape_of(200, SSE, _stream(*base))) == [
+        "- event response.reasoning_summary_part.added: item_id (string), part.text (string), part.type (string),"
+        " summary_index (integer)"
+    ]
 
 
 def test_each_event_types_fields_are_the_union_of_its_events() -> None:
@@ -118,9 +134,9 @@ def test_chat_chunks_are_typed_by_what_they_carry() -> None:
     assert shape.events == ("delta.role", "delta.content+", "finish_reason", "usage", "[DONE]")
     calls = _stream(chunk({"role": "assistant"}), chunk({"tool_calls": [{"index": 0}]}), chunk({}, "tool_calls"))
     assert _lines(shape, shape_of(200, SSE, calls + b"data: [DONE]\n\n")) == [
-        "- event delta.content",
-        "+ event delta.tool_calls",
-        "- event usage",
+        "- event delta.content: choices[].delta.content (string)",  # what it carries beside the envelope
+        "+ event delta.tool_calls: choices[].delta.tool_calls[].index (integer)",
+        "- event usage: usage.prompt_tokens (integer)",
         "- delta.role: choices[].delta.content",  # the recorded first chunk carried `content: ""` too
     ]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import re2
@@ -56,9 +56,9 @@ class Difference:
     def __str__(self) -> str:
         name = f"{self.what} {self.path}" if self.what in ("header", "event") else self.path
         if self.kind == "+":
-            return f"+ {name}" + (f" ({self.live})" if self.what == "field" else "")
+            return f"+ {name}" + (f" ({self.live})" if self.what == "field" else f": {self.live}" if self.live else "")
         if self.kind == "-":
-            return f"- {name}"
+            return f"- {name}" + (f": {self.recorded}" if self.what == "event" and self.recorded else "")
         return f"~ {name}: {self.recorded} -> {self.live}"
 
     def as_dict(self) -> dict[str, str]:
@@ -179,10 +179,34 @@ def compare(recorded: Shape, live: Shape) -> list[Difference]:
         out.append(Difference("~", "status", "status", str(recorded.status), str(live.status)))
     out += [Difference("+", "header", h) for h in sorted(live.headers - recorded.headers)]
     out += [Difference("-", "header", h) for h in sorted(recorded.headers - live.headers)]
-    out += compare_events(recorded.events, live.events)
+    out += [_carrying(d, recorded.fields, live.fields) for d in compare_events(recorded.events, live.events)]
     only = {e.rstrip("+") for e in recorded.events} ^ {e.rstrip("+") for e in live.events}
     out += compare_fields(recorded.fields, live.fields, skip=only)
     return out
+
+
+def _carrying(difference: Difference, recorded: Fields, live: Fields) -> Difference:
+    """An event type only one side sends, with what its events carry there beside the envelope (what half the
+    side's other event types carry too: `type`, `id`, `sequence_number`…), as `path (type)` leaves: what a client
+    would have to read from it."""
+    if difference.what != "event" or difference.kind == "~":
+        return difference
+    fields = recorded if difference.kind == "-" else live
+    kinds: dict[str, dict[str, str]] = {}
+    for key, kind in fields.items():
+        event, _, path = key.partition(": ")
+        kinds.setdefault(event, {})[path] = kind
+    mine = kinds.get(difference.path, {})
+    others = [paths for event, paths in kinds.items() if event != difference.path]
+    shared = {path for path in mine if 2 * sum(path in paths for paths in others) >= len(others) > 0}
+    leaves = [
+        f"{path} ({kind})"
+        for path, kind in sorted(mine.items())
+        if path != "." and path not in shared and not any(p.startswith((f"{path}.", f"{path}[]")) for p in mine)
+    ]
+    if difference.kind == "-":
+        return replace(difference, recorded=", ".join(leaves))
+    return replace(difference, live=", ".join(leaves))
 
 
 def compare_fields(recorded: Fields, live: Fields, skip: Iterable[str] = ()) -> list[Difference]:
