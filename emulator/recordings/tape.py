@@ -118,7 +118,7 @@ class Tape:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # prompts and answers: the owner's
         try:
-            _append_whole(fd, text.encode("utf-8"))
+            _append_whole(fd, text)
         finally:
             os.close(fd)
         self._remember(self._count + 1)
@@ -185,15 +185,17 @@ class Tape:
         self._known, self._count = _stamp(self.path), count
 
 
-def _append_whole(fd: int, data: bytes) -> None:
-    """Append `data` and sync it, all or nothing: a write that fails partway (the disk full) is taken back, the
+def _append_whole(fd: int, text: str) -> None:
+    """Append `text` and sync it, all or nothing: a write that fails partway (the disk full) is taken back, the
     file cut to where it ended before, so that it stays a valid cassette with every earlier interaction, and
-    recording carries on once there is room again. Cutting a file needs no room."""
+    recording carries on once there is room again. Cutting a file needs no room. Encoded a piece at a time: a
+    large answer's text is not copied whole once more."""
     start = os.fstat(fd).st_size
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        for at in range(0, len(text), _PIECE):
+            view = memoryview(text[at : at + _PIECE].encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
         os.fsync(fd)
     except OSError:
         try:
@@ -202,6 +204,9 @@ def _append_whole(fd: int, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+_PIECE = 1 << 20  # characters encoded and written at a time
 
 
 def _stamp(path: Path) -> Stamp | None:
