@@ -193,9 +193,10 @@ def test_an_upstream_for_no_profile_is_refused(capsys: pytest.CaptureFixture[str
 
 
 def test_an_upstream_that_cannot_be_reached_is_no_drift(
-    first: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    first: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A scheduled job must tell an outage from a change: one line saying so, exit 2, no traceback."""
+    """A scheduled job must tell an outage from a change: one line saying so, exit 2, no traceback, and not the
+    recorder's own line on the same failure above it."""
     cassette = tmp_path / "outage.yaml"
     _record(first.base_url, cassette, every_dialect=False)
     with socket.socket() as probe:  # a port nothing listens on
@@ -207,3 +208,4 @@ def test_an_upstream_that_cannot_be_reached_is_no_drift(
     (line,) = [line for line in said.err.splitlines() if line.startswith("emulator drift:")]
     assert "did not answer" in line and "drift is unknown" in line
     assert "Traceback" not in said.err + said.out
+    assert not [r for r in caplog.records if r.name == "emulator.http.recorder"], caplog.text

@@ -85,6 +85,7 @@ class Recorder:
         self.lock = threading.Lock()
         self.client: httpx.AsyncClient | None = None
         self.unreachable: httpx.HTTPError | None = None  # the last upstream failure before any answer
+        self.says_unreachable = True  # logs it: off where the caller says it itself (`emulator drift`)
 
     async def __call__(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -166,7 +167,8 @@ class Recorder:
         try:
             response = await self.client.send(upstream, stream=True)
         except httpx.HTTPError as exc:  # no answer at all: the client's connection ends without one too
-            _log.warning("recorder: %s %s: the upstream failed before answering: %r", method, path, exc)
+            if self.says_unreachable:
+                _log.warning("recorder: %s %s: the upstream failed before answering: %r", method, path, exc)
             self.unreachable = exc
             await player.hang_up(scope, receive)
             return
