@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from emulator.core import identity
 from emulator.dialects import anthropic_messages, openai_chat, openai_responses
@@ -200,3 +202,13 @@ def test_a_system_prompt_in_two_parts_is_one_system_prompt_in_every_dialect() ->
     assert key(openai_chat, chat) == key(openai_responses, responses) == key(anthropic_messages, messages)
     instructions = {"model": "m", "instructions": "\n".join(parts), "input": [USER_TURN]}
     assert key(openai_responses, instructions) == key(openai_responses, responses)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab \t\n\x1c\u2003\u00a0é"), max_size=60), size=st.integers(1, 9))
+def test_a_long_text_is_read_as_words_a_slice_at_a_time_and_keyed_the_same(text: str, size: int) -> None:
+    """A 20 MB message was split in one call of 140 ms, the loop answering nothing meanwhile: a long one goes a
+    slice at a time, cut at a space, and its words (so the conversation's key) are those of one split."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(identity, "SLICE", size)
+        assert identity._words(text) == " ".join(text.split())

@@ -25,7 +25,7 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
     the stored conversation it names)."""
     request: Request | None = None
     try:
-        request = await read(endpoint, scope, receive, state.settings)
+        request = await read(endpoint, scope, receive, state.settings, state.aside)
         library = state.library
         hit = library.find(request.method, request.path, request.raw) if library else None
         if hit:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from emulator.core import ids, wire
 from emulator.core.errors import InvalidRequest, PayloadTooLarge
@@ -63,7 +63,9 @@ class Request:
         self.fingerprint = fingerprint
 
 
-async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, settings: Settings) -> Request:
+async def read(
+    endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, settings: Settings, aside: Aside | None = None
+) -> Request:
     """The request as sent, refused before its body is read when the profile does not serve the endpoint
     or no key came with it; its body read straight off the ASGI channel, refused past the size limit."""
     dialect, profile = endpoint.dialect, endpoint.profile
@@ -79,7 +81,25 @@ async def read(endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive, s
         raise InvalidRequest("The client disconnected before sending the whole body.") from None
     if body is None:
         raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
-    return Request(scope["method"], path, headers, body, ids.digest(settings.seed, path, body))
+    fingerprint = await unloaded(aside, len(body), ids.digest, settings.seed, path, body)
+    return Request(scope["method"], path, headers, body, fingerprint)
+
+
+# Bytes of a request's body past which the work in proportion to it (its digest, its parse, its conversation's key)
+# runs in a worker thread: a 29 MB body held the loop half a second, and nothing else was answered meanwhile.
+LARGE = 1 << 20
+Made = TypeVar("Made")
+Aside = Callable[..., Awaitable[Any]]  # `asyncio.to_thread`, as the HTTP layer gives it
+
+
+async def unloaded(aside: Aside | None, size: int, work: Callable[..., Made], *args: Any) -> Made:
+    """`work(*args)`, given `aside` (a worker thread: the state's, which the HTTP layer sets) when it is for a body
+    of `size` past `LARGE` bytes. The thread holds the interpreter as the loop does, but hands it over every few
+    milliseconds (`sys.getswitchinterval`), so that the loop answers the other requests between."""
+    if size <= LARGE or aside is None:
+        return work(*args)
+    made: Made = await aside(work, *args)
+    return made
 
 
 def json_body(raw: bytes) -> Any:

@@ -19,7 +19,7 @@ from emulator import recordings
 from emulator.answering import pairing, recall
 from emulator.answering.compose import calls_key, compose
 from emulator.answering.model_checks import checked
-from emulator.answering.reading import Endpoint, Receive, Request, json_body, read
+from emulator.answering.reading import Endpoint, Receive, Request, json_body, read, unloaded
 from emulator.answering.stages import RETRY_COUNT, decide, note, parse, pick, refuse, render, shape
 from emulator.core import ids
 from emulator.core.conversation import Prompt, Turn
@@ -38,7 +38,7 @@ async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rec
     trip for both. Where the test has directions (or a shared store's posted scenarios changed), nothing was taken,
     and the stages run again from 2 with the headers they add, looking no more."""
     try:
-        request = await read(endpoint, scope, receive, state.settings)  # 1
+        request = await read(endpoint, scope, receive, state.settings, state.aside)  # 1
     except Exception as error:
         return await refuse(state, endpoint, scope, None, None, error)
     going = _Going(request, state.directions.active)
@@ -107,7 +107,7 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     if profile.stored_responses or profile.threads:  # a public API that keeps answers: a fresh id each time
         await _settle(state, going)
         request = await _sequenced(state, request)
-    body = json_body(request.raw)
+    body = await unloaded(state.aside, len(request.raw), json_body, request.raw)
     if profile.deployments:  # Azure: the deployment in the path is the model
         body = profiles.deployed(request.path, body)
     held, lenient = endpoint.catalog, False  # a public profile's checks, and whether it is lenient
@@ -119,14 +119,17 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     if recall.asks(endpoint.dialect, profile, body):
         recalled = await recall.recall(state, endpoint.dialect, profile, request.headers, request.fingerprint, body)
         body = recalled.body
-    prompt, asked = parse(endpoint, request, body)  # 2
+    prompt, asked = await unloaded(state.aside, len(request.raw), parse, endpoint, request, body)  # 2
     going.prompt = prompt
     if held is not None:  # calls answered by their results, as the public APIs insist
         pairing.check(endpoint.name, body)
     matching = _matching(endpoint, request, prompt, state.library)
     book = state.book_for(prompt.headers.get(TEST_ID, ""))
     replayed = recalled.source if recalled else None  # a retry, given the answer kept for it
-    source = replayed or pick(book, state.library, request, matching, settings.strict)  # 3
+    source = replayed  # 3: in a worker thread for a large request, as its parse (a scenario's regex reads it all)
+    if source is None:
+        found = (book, state.library, request, matching, settings.strict)
+        source = await unloaded(state.aside, len(request.raw), pick, *found)
     if source.recording:  # played as recorded, with nothing of ours added
         await _settle(state, going)
         played = source.recording

@@ -8,6 +8,7 @@ model lists, the admin routes and error rendering live in modules of their own.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -54,6 +55,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         from emulator.state import redis
 
         state = redis.shared_state(settings)
+    state.aside = asyncio.to_thread  # a large request's parse and pick, in a worker thread (`answering.reading`)
     routes = []
     for prefix, profile in [("", state.profile), *((f"/{p.name}", p) for p in profiles.PROFILES.values())]:
         routes += [

@@ -4,6 +4,7 @@ was expected (`scenario`), so that a file's mistakes are all reported at once, n
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -191,8 +192,31 @@ def _last_user(value: Any, at: str) -> Searcher:
     if len(spec) != 1:
         raise ScenarioError(f"{at}: expected exactly one of contains, regex")
     if "contains" in spec:
-        return re.compile(re.escape(_string(spec["contains"], f"{at}.contains")), re.IGNORECASE)
+        return _Contains(_string(spec["contains"], f"{at}.contains"))
     return _regex(spec["regex"], f"{at}.regex")
+
+
+class _Contains:
+    """`contains`: the words anywhere in the text, in any case. A substring of the text lowered, where a
+    case-blind regex took 374 ms to look through a 20 MB message (every such scenario, the loop held)."""
+
+    __slots__ = ("needle",)
+
+    def __init__(self, needle: str) -> None:
+        self.needle = needle.lower()
+
+    def search(self, text: str) -> object | None:
+        return True if self.needle in lowered(text) else None
+
+
+def lowered(text: str) -> str:
+    """`text` in lower case; a long one lowered once for all the scenarios that look in it."""
+    return text.lower() if len(text) < 4096 else _lowered_long(text)
+
+
+@functools.lru_cache(maxsize=2)
+def _lowered_long(text: str) -> str:
+    return text.lower()
 
 
 def _text(value: Any, at: str) -> Text:

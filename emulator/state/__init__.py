@@ -15,8 +15,9 @@ and what the stores hand back; one module a store, its interface and its in-proc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from emulator import recordings, scenarios
 from emulator.default_model.generate import Writer
@@ -55,6 +56,9 @@ class State:
         self.kept = self.stores.kept
         self.directions = self.stores.directions
         self.posted = self.stores.posted
+        # Where work in proportion to a large request runs (its parse, its scenario pick): a worker thread, which
+        # the HTTP layer gives (`asyncio.to_thread`); None, in the loop's own turn.
+        self.aside: Callable[..., Awaitable[Any]] | None = None
 
     def files(self) -> scenarios.Book:
         """The book of the scenario files in service (`reload` replaces it)."""
