@@ -260,11 +260,11 @@ def read_response(body: bytes, stream: bool) -> Reply:
         choices = answer.get("choices") or [{}]
         return Reply(text=choices[0].get("text") or "")
     text = []
-    for line in body.decode("utf-8", "replace").splitlines():
-        data = line[6:] if line.startswith("data: ") else ""
-        if not data or data == "[DONE]":
+    for line in body.splitlines():  # as bytes: a text's own U+0085 or U+2028 is no line break in SSE
+        data = line[6:] if line.startswith(b"data: ") else b""
+        if not data or data == b"[DONE]":
             continue
-        chunk = loads(data.encode())
+        chunk = loads(data)
         for choice in chunk.get("choices") or ():
             if choice.get("index", 0) == 0:
                 text.append(choice.get("text") or "")
