@@ -23,6 +23,7 @@ from emulator.core.fields import bearer
 CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
 EMBEDDINGS, COMPLETIONS = "openai_embeddings", "openai_completions"
 OLLAMA_CHAT, OLLAMA_GENERATE, OLLAMA_EMBED = "ollama_chat", "ollama_generate", "ollama_embed"
+GEMINI = "gemini"  # Gemini's generateContent (`dialects/gemini`)
 VECTORS = (EMBEDDINGS, OLLAMA_EMBED)  # the dialects that answer with vectors, not words
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
 
