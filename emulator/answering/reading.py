@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from emulator.core import ids, wire
 from emulator.core.errors import InvalidRequest, PayloadTooLarge
@@ -81,25 +81,23 @@ async def read(
         raise InvalidRequest("The client disconnected before sending the whole body.") from None
     if body is None:
         raise PayloadTooLarge(f"The request body is larger than the limit of {limit} bytes.")
-    fingerprint = await unloaded(aside, len(body), ids.digest, settings.seed, path, body)
+    away, seed = aside_for(aside, len(body)), settings.seed
+    fingerprint = ids.digest(seed, path, body) if away is None else await away(ids.digest, seed, path, body)
     return Request(scope["method"], path, headers, body, fingerprint)
 
 
 # Bytes of a request's body past which the work in proportion to it (its digest, its parse, its conversation's key)
 # runs in a worker thread: a 29 MB body held the loop half a second, and nothing else was answered meanwhile.
 LARGE = 1 << 20
-Made = TypeVar("Made")
 Aside = Callable[..., Awaitable[Any]]  # `asyncio.to_thread`, as the HTTP layer gives it
 
 
-async def unloaded(aside: Aside | None, size: int, work: Callable[..., Made], *args: Any) -> Made:
-    """`work(*args)`, given `aside` (a worker thread: the state's, which the HTTP layer sets) when it is for a body
-    of `size` past `LARGE` bytes. The thread holds the interpreter as the loop does, but hands it over every few
-    milliseconds (`sys.getswitchinterval`), so that the loop answers the other requests between."""
-    if size <= LARGE or aside is None:
-        return work(*args)
-    made: Made = await aside(work, *args)
-    return made
+def aside_for(aside: Aside | None, size: int) -> Aside | None:
+    """Where the work in proportion to a body of `size` bytes runs: `aside` (a worker thread: the state's, which
+    the HTTP layer sets) past `LARGE`, else None, in the loop's turn (no coroutine more for a small request). The
+    thread holds the interpreter as the loop does, but hands it over every few milliseconds
+    (`sys.getswitchinterval`), so that the loop answers the other requests between."""
+    return aside if size > LARGE else None
 
 
 def json_body(raw: bytes) -> Any:

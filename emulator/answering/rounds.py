@@ -19,7 +19,7 @@ from emulator import recordings
 from emulator.answering import pairing, recall
 from emulator.answering.compose import calls_key, compose
 from emulator.answering.model_checks import checked
-from emulator.answering.reading import Endpoint, Receive, Request, json_body, read, unloaded
+from emulator.answering.reading import Endpoint, Receive, Request, aside_for, json_body, read
 from emulator.answering.stages import RETRY_COUNT, decide, note, parse, pick, refuse, render, shape
 from emulator.core import ids
 from emulator.core.conversation import Prompt, Turn
@@ -107,7 +107,8 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     if profile.stored_responses or profile.threads:  # a public API that keeps answers: a fresh id each time
         await _settle(state, going)
         request = await _sequenced(state, request)
-    body = await unloaded(state.aside, len(request.raw), json_body, request.raw)
+    away = aside_for(state.aside, len(request.raw))  # a large request's work: in a worker thread
+    body = json_body(request.raw) if away is None else await away(json_body, request.raw)
     if profile.deployments:  # Azure: the deployment in the path is the model
         body = profiles.deployed(request.path, body)
     held, lenient = endpoint.catalog, False  # a public profile's checks, and whether it is lenient
@@ -119,7 +120,7 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     if recall.asks(endpoint.dialect, profile, body):
         recalled = await recall.recall(state, endpoint.dialect, profile, request.headers, request.fingerprint, body)
         body = recalled.body
-    prompt, asked = await unloaded(state.aside, len(request.raw), parse, endpoint, request, body)  # 2
+    prompt, asked = parse(endpoint, request, body) if away is None else await away(parse, endpoint, request, body)  # 2
     going.prompt = prompt
     if held is not None:  # calls answered by their results, as the public APIs insist
         pairing.check(endpoint.name, body)
@@ -129,7 +130,7 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     source = replayed  # 3: in a worker thread for a large request, as its parse (a scenario's regex reads it all)
     if source is None:
         found = (book, state.library, request, matching, settings.strict)
-        source = await unloaded(state.aside, len(request.raw), pick, *found)
+        source = pick(*found) if away is None else await away(pick, *found)
     if source.recording:  # played as recorded, with nothing of ours added
         await _settle(state, going)
         played = source.recording
