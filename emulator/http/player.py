@@ -123,7 +123,7 @@ async def play(
     sent = sent or Sent(time.perf_counter())
     extensions = scope.get("extensions", {})
     transport = extensions.get(TRANSPORT)
-    clock = Clock(receive, sent.arrived, transport, extensions.get(ENDED))
+    clock = Clock(receive, sent.arrived, transport, extensions)
     # A send to a client that left returns at once, without yielding: a stream cut into pieces (`slice`,
     # `drip`) looks for its client at every piece, or one that fell behind plays all its pieces to nobody.
     pieces = transport is not None and isinstance(script.steps, Pieces)
@@ -147,14 +147,11 @@ async def play(
             elif isinstance(step, bytes):
                 if pieces and transport.is_closing():
                     return None
+                sent.wrote(step)  # counted as it goes out: the last, before the entry says it went
                 if following is None and ending is not None:
-                    sent.wrote(step)  # what it is about to write: the entry says it went
                     await ending()
                     ending = None
-                    await send({"type": "http.response.body", "body": step, "more_body": True})
-                else:
-                    await send({"type": "http.response.body", "body": step, "more_body": True})
-                    sent.wrote(step)
+                await send({"type": "http.response.body", "body": step, "more_body": True})
                 if sent.size - turned >= TURN_EVERY:
                     turned = sent.size
                     await asyncio.sleep(0)
@@ -181,7 +178,7 @@ class Clock:
     client that left does nothing). A pause already overdue does not wait, so the loop has had no turn to say the
     client went: its socket, when given, says so at once.
 
-    A client that half-closed (`ended`, the server's flag: it sends nothing more) may have left or may be
+    A client that half-closed (`ENDED` in the scope's extensions: it sends nothing more) may have left or may be
     reading: its pauses wait no more, so that what it is owed goes out now, and a write to one that left ends
     the stream; a stall waits for it no more than for a client that left."""
 
@@ -191,10 +188,10 @@ class Clock:
     # it (a 50 ms latency measured 49.9 ms). Pauses are due from the start, so the margin never adds up.
     MARGIN = 0.0015
 
-    def __init__(self, receive: Any, since: float | None = None, transport: Any = None, ended: Any = None) -> None:
+    def __init__(self, receive: Any, since: float | None = None, transport: Any = None, extensions: Any = None) -> None:
         self.receive = receive
         self.transport = transport
-        self.ended = ended
+        self.extensions = extensions if extensions is not None else {}  # `ENDED` in it: the client half-closed
         self.loop = asyncio.get_running_loop()
         # From `since` (`time.perf_counter`: when the request was in), on the loop's own clock.
         self.due = self.loop.time() - (time.perf_counter() - since if since is not None else 0.0)
@@ -216,7 +213,7 @@ class Clock:
     def watch(self) -> asyncio.Future[bool]:
         """Done when the client leaves (True) or half-closes (False)."""
         if self.gone is None:
-            self.gone = asyncio.ensure_future(_until_gone(self.receive, self.ended))
+            self.gone = asyncio.ensure_future(_until_gone(self.receive, self.extensions))
         return self.gone
 
     async def until_gone(self, timeout: float | None = None) -> bool:
@@ -239,7 +236,7 @@ def _transport(scope: Scope) -> Any:
 
 async def hang_up(scope: Scope, receive: Any) -> None:
     """Close the client's connection now, mid-body or before any status line: as a peer that went away."""
-    clock = Clock(receive, ended=scope.get("extensions", {}).get(ENDED))
+    clock = Clock(receive, extensions=scope.get("extensions"))
     try:
         await _hang_up(scope, clock, Hangup())
     finally:
@@ -267,10 +264,10 @@ async def _hang_up(scope: Scope, clock: Clock, step: Hangup) -> str:
     return "server"
 
 
-async def _until_gone(receive: Any, ended: Any) -> bool:
-    """Whether the client left (True, the ASGI `http.disconnect`) or half-closed (False, its server's flag set,
-    and its `receive` woken with an empty message)."""
+async def _until_gone(receive: Any, extensions: Any) -> bool:
+    """Whether the client left (True, the ASGI `http.disconnect`) or half-closed (False: `ENDED` in its scope's
+    extensions, and its `receive` woken with an empty message)."""
     while (await receive())["type"] != "http.disconnect":
-        if ended is not None and ended.is_set():
+        if ENDED in extensions:
             return False
     return True

@@ -24,7 +24,7 @@ import httptools
 from emulator.server import logs
 from emulator.server.exchange import Exchange, Flow
 from emulator.server.rules import ARRIVED, ENDED, SPARE_DESCRIPTORS, TRANSPORT, WHOLE, Rules
-from emulator.server.turns import Flag, Outbox, _rest
+from emulator.server.turns import Outbox, _rest
 
 _log = logging.getLogger("emulator.server")
 # The most bytes a request's URL and headers may hold: the real APIs answer a larger head 431 (so do the proxies in
@@ -131,7 +131,7 @@ class Connection:
             self.waiting.remove(reading)
         for exchange in (self.answering, *self.waiting):
             if exchange is not None:
-                exchange.scope["extensions"][ENDED].set()
+                exchange.scope["extensions"][ENDED] = True
                 exchange.event.set()  # what waits on `receive` for the client to leave looks at the flag
         return self.answering is not None  # True: the transport stays open for the answers
 
@@ -214,7 +214,7 @@ class Connection:
         scope["path"] = urllib.parse.unquote(path) if "%" in path else path
         scope["raw_path"] = url.path
         scope["query_string"] = url.query or b""
-        scope["extensions"] = {TRANSPORT: self.transport, WHOLE: {}, ENDED: Flag()}
+        scope["extensions"] = {TRANSPORT: self.transport, WHOLE: {}}
         keep_alive = version != "1.0" and parser.should_keep_alive()
         exchange = Exchange(
             scope,

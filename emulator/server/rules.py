@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 TRANSPORT = "emulator.transport"  # in the scope's extensions: the connection's transport, for faults below HTTP
-# In the scope's extensions: a `turns.Flag` set when the client half-closes, sending nothing more. Its answer still
+# In the scope's extensions, True, once the client half-closes, sending nothing more. Its answer still
 # goes out, but nothing tells a client that only stopped sending from one that left: what waits on the client (a
 # pause, a stall) waits no longer, and a write to one that left ends the connection.
 ENDED = "emulator.ended"
