@@ -9,9 +9,11 @@
 - The `emulator` fixture is one test's view of a server: its own call counters, faults, scenarios, journal
   and rate limits, by a test id carried in the base URLs' path (`/_t/{test_id}/v1`), so that an app that
   lets a base URL be set but no header is scoped too. While the test runs, `OPENAI_BASE_URL`,
-  `ANTHROPIC_BASE_URL`, `AZURE_OPENAI_ENDPOINT` (`AzureOpenAI()`), `OLLAMA_HOST` (`ollama.Client()`) and, when
-  unset, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AZURE_OPENAI_API_KEY` and `OPENAI_API_VERSION` point at it; the
-  handle's `azure_endpoint` and `ollama_host` are the same URLs.
+  `ANTHROPIC_BASE_URL`, `AZURE_OPENAI_ENDPOINT` (`AzureOpenAI()`), `OLLAMA_HOST` (`ollama.Client()`),
+  `GOOGLE_GEMINI_BASE_URL` and `GOOGLE_VERTEX_BASE_URL` (`genai.Client()`), `ANTHROPIC_VERTEX_BASE_URL`
+  (`AnthropicVertex()`) and, when unset, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AZURE_OPENAI_API_KEY`,
+  `OPENAI_API_VERSION` and `GEMINI_API_KEY` (unless `GOOGLE_API_KEY` is set) point at it; the handle's
+  `azure_endpoint`, `ollama_host`, `gemini_base_url` and `anthropic_vertex_base_url` are the same URLs.
 - `@pytest.mark.emulator(scenario=…, fault=…, timing=…, profile=…, lenient=True)` sets them for one test.
 - One server per session, in process on a free loopback port, loading no scenario files unless given
   `--emulator-scenarios PATH`; or an existing one, `--emulator-url URL` (with `--emulator-admin-token`, or
@@ -98,6 +100,8 @@ class Emulator:
         self.openai_base_url = f"{self.anthropic_base_url}/v1"
         self.azure_endpoint = root  # `AzureOpenAI(azure_endpoint=…)` adds `/openai/deployments/…`
         self.ollama_host = root  # `ollama.Client(host=…)` adds `/api/…`
+        self.gemini_base_url = root  # google-genai adds `/v1/models/…` (Vertex: `/v1beta1/projects/…`)
+        self.anthropic_vertex_base_url = f"{root}/v1"  # `AnthropicVertex` adds `/projects/…`
         self._directions: dict[str, Any] = {}
 
     def fault(self, spec: str, times: int | None = None) -> None:
@@ -207,6 +211,11 @@ def emulator(request: pytest.FixtureRequest, _emulator_url: str, monkeypatch: py
         monkeypatch.setenv("ANTHROPIC_BASE_URL", handle.anthropic_base_url)
         monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", handle.azure_endpoint)
         monkeypatch.setenv("OLLAMA_HOST", handle.ollama_host)
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", handle.gemini_base_url)
+        monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", handle.gemini_base_url)
+        monkeypatch.setenv("ANTHROPIC_VERTEX_BASE_URL", handle.anthropic_vertex_base_url)
+        if not (os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY")):  # both set: the SDK warns
+            monkeypatch.setenv("GEMINI_API_KEY", KEY)
         for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY"):
             if not os.environ.get(variable):
                 monkeypatch.setenv(variable, KEY)

@@ -391,7 +391,8 @@ def test_the_profiles_agree_with_the_docs() -> None:
         named = {"Chat Completions": profiles.CHAT, "Responses": profiles.RESPONSES, "Messages": profiles.MESSAGES}
         named |= {"Embeddings": profiles.EMBEDDINGS, "legacy Completions": profiles.COMPLETIONS}
         named |= {"`/api/chat`": profiles.OLLAMA_CHAT, "`/api/generate`": profiles.OLLAMA_GENERATE}
-        named |= {"`/api/embed`": profiles.OLLAMA_EMBED}
+        named |= {"`/api/embed`": profiles.OLLAMA_EMBED, "`:generateContent`": profiles.GEMINI}
+        named |= {"`:embedContent`": profiles.GEMINI_EMBED}
         assert {d for words, d in named.items() if words in row[1]} == set(profile.dialects), name
         line = next(line for line in table.splitlines() if line.startswith(f"| `{name}` |"))
         assert all(guides.ENDPOINTS[d] in line for d in profile.dialects)

@@ -21,6 +21,7 @@ USER_TESTS = """
 import openai
 import anthropic
 import ollama
+from google import genai
 import pytest
 
 
@@ -79,6 +80,19 @@ def test_azure_and_ollama_clients_built_from_the_environment_are_routed(emulator
         local.chat(model="llama3.2", messages=[{"role": "user", "content": "env"}])
     assert [r["endpoint"] for r in emulator.requests()] == ["chat_completions", "embeddings", "ollama_chat"]
     assert emulator.azure_endpoint == emulator.ollama_host and "/_t/" in emulator.ollama_host
+
+
+def test_google_and_vertex_clients_built_from_the_environment_are_routed(emulator):
+    emulator.fault("status=503", times=1)
+    with genai.Client() as gemini:
+        with pytest.raises(genai.errors.ServerError):
+            gemini.models.generate_content(model="gemini-2.5-flash", contents="env")
+        assert gemini.models.generate_content(model="gemini-2.5-flash", contents="env").text
+    with anthropic.AnthropicVertex(region="us-east5", project_id="p", access_token="t", max_retries=0) as vertex:
+        vertex.messages.create(model="claude-sonnet-5", max_tokens=20, messages=[{"role": "user", "content": "env"}])
+    assert [(r["endpoint"], r["status"]) for r in emulator.requests()] == [
+        ("generate_content", 503), ("generate_content", 200), ("messages", 200)
+    ]
 """
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from emulator.answering import compose
-from emulator.answering.reading import ENDPOINT_NAMES
+from emulator.answering.reading import ENDPOINT_NAMES, placing
 from emulator.core import ids
 from emulator.core.conversation import Fault, Prompt, Reply, Turn
 from emulator.core.errors import EmulatorError, InvalidRequest, UpstreamError
@@ -29,12 +29,14 @@ from emulator.core.wire import Whole
 from emulator.dialects import (
     Dialect,
     anthropic_messages,
+    gemini,
     openai_chat,
     openai_completions,
     openai_embeddings,
     openai_responses,
 )
 from emulator.dialects.error_bodies import error_answer, retry_headers
+from emulator.dialects.gemini import embed as gemini_embed
 from emulator.dialects.ollama import chat as ollama_chat
 from emulator.dialects.ollama import embed as ollama_embed
 from emulator.dialects.ollama import generate as ollama_generate
@@ -46,7 +48,7 @@ from emulator.rules import catalog, limits, profiles, validation
 
 PROFILE_KEY = "emulator_profile"  # in a recorded response: the profile it was recorded under
 # The public upstreams, by host: what a recording made against one of them was made under.
-HOSTS = {"api.openai.com": "openai", "api.anthropic.com": "anthropic"}
+HOSTS = {"api.openai.com": "openai", "api.anthropic.com": "anthropic", "generativelanguage.googleapis.com": "gemini"}
 DIALECTS: dict[str, Dialect] = {
     "/v1/chat/completions": openai_chat,
     "/v1/responses": openai_responses,
@@ -59,6 +61,15 @@ DIALECTS: dict[str, Dialect] = {
     "/api/embed": ollama_embed,
     "/api/embeddings": ollama_embed,
 }
+# Google's methods that answer (Vertex's Claude: `rawPredict`), by name; `countTokens` counts, as count_tokens does.
+METHODS: dict[str, Dialect] = {
+    "generateContent": gemini,
+    "streamGenerateContent": gemini,
+    "embedContent": gemini_embed,
+    "batchEmbedContents": gemini_embed,
+    "rawPredict": anthropic_messages,
+    "streamRawPredict": anthropic_messages,
+}
 DEPLOYED = {"chat/completions": openai_chat, "embeddings": openai_embeddings, "completions": openai_completions}
 JSON = "application/json"
 STREAMS = ("text/event-stream", "application/x-ndjson")
@@ -70,6 +81,9 @@ def dialect_of(path: str) -> Dialect | None:
     path = path.partition("?")[0]
     if profiles.DEPLOYMENTS in path:
         return DEPLOYED.get(path.split(profiles.DEPLOYMENTS, 1)[1].partition("/")[2])
+    if "/models/" in path and ":" in path.rpartition("/")[2]:  # Google's `…/models/{model}:{method}`
+        model, _, method = path.rpartition("/")[2].partition(":")
+        return None if model == "count-tokens" else METHODS.get(method)
     return DIALECTS.get(path)
 
 
@@ -83,12 +97,17 @@ def noted_profile(client_path: str, upstream: str) -> str | None:
 
 
 def _family(host: str, path: str) -> str | None:
-    """The profile a host or a path says: Azure's (`RESOURCE.openai.azure.com`, a deployment path), Ollama's
-    (`/api/…`), a profile prefix (`/anthropic/v1/…`)."""
+    """The profile a host or a path says: Azure's (`RESOURCE.openai.azure.com`, a deployment path), Vertex's (its
+    hosts, a publisher's path), Ollama's (`/api/…`), Gemini's (a method on a model), a profile prefix
+    (`/anthropic/v1/…`)."""
     if host.endswith(".openai.azure.com") or profiles.DEPLOYMENTS in path:
         return "azure"
+    if host.endswith("aiplatform.googleapis.com") or "/publishers/" in path:  # regional hosts: `{region}-aiplatform…`
+        return "vertex"
     if api_path(path).startswith("/api/"):
         return "ollama"
+    if ":" in path.rpartition("/")[2]:  # `…/models/{model}:generateContent`
+        return "gemini"
     return _prefix(path)
 
 
@@ -205,8 +224,9 @@ def _accepted(dialect: Dialect, interaction: Interaction, profile_name: str, fin
     except ValueError:
         raise InvalidRequest("The request body is not valid JSON.") from None
     deployments = profiles.PROFILES[profile_name].deployments
-    if deployments:  # Azure: the deployment in the path is the model
-        body = profiles.deployed(interaction.path.partition("?")[0], body)
+    place = placing(dialect, profiles.PROFILES[profile_name])
+    if place is not None:  # what the path says: Azure's deployment, Gemini's model
+        body = place(interaction.path.partition("?")[0], body)
     if held is not None:
         validation.body(held, endpoint, body, interaction.request_headers, lenient=False)
     prompt = dialect.parse_request(body, interaction.request_headers, fingerprint, profile_name)

@@ -1,7 +1,7 @@
-"""`/v1/messages/count_tokens`, `/v1/responses/input_tokens` and `/v1/responses/compact`: a request read
-(`reading.py`), checked as its public API checks it, and counted (or compacted); a recording of this very request
-answers as recorded. Stage 5 of the answering path (`stages.note`) journals it, and a failure is the dialect's
-error, as for an answer (`stages.refuse`)."""
+"""`/v1/messages/count_tokens`, `/v1/responses/input_tokens`, `/v1/responses/compact` and Gemini's `:countTokens`:
+a request read (`reading.py`), checked as its public API checks it, and counted (or compacted); a recording of
+this very request answers as recorded. Stage 5 of the answering path (`stages.note`) journals it, and a failure is
+the dialect's error, as for an answer (`stages.refuse`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from emulator.answering.reading import Endpoint, Receive, Request, json_body, re
 from emulator.answering.stages import note, refuse
 from emulator.core.sse import encode
 from emulator.core.wire import TEST_ID, Script, Whole, whole
-from emulator.dialects import anthropic_messages, openai_responses
+from emulator.dialects import anthropic_messages, gemini, openai_responses
 from emulator.rules import profiles, validation
 from emulator.state import State
 
@@ -32,6 +32,8 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
             recorded = note(endpoint, request, None, None, hit.status, source=f"recording {hit.source}")
             return recordings.script(hit, state.settings.replay_speed, await state.journal.open(recorded))
         body = json_body(request.raw)
+        if endpoint.placing is not None:  # Gemini's model, in the path
+            body = endpoint.placing(request.path, body)
         if endpoint.catalog is not None:  # unknown fields, required ones, the model
             lenient = state.settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
             validation.body(endpoint.catalog, endpoint.name, body, request.headers, lenient)
@@ -53,6 +55,8 @@ async def _counted(state: State, endpoint: Endpoint, request: Request, body: Any
     """The count of `body`, as parsed (and checked) by `count`."""
     if endpoint.dialect.NAME == profiles.MESSAGES:
         return anthropic_messages.count_tokens(body, request.headers, endpoint.profile.name)
+    if endpoint.dialect.NAME == profiles.GEMINI:
+        return gemini.count_tokens(body, request.headers, endpoint.profile.name)
     profile = endpoint.profile
     if recall.asks(endpoint.dialect, profile, body):  # `previous_response_id`, `item_reference`: what they stand for
         given = body.get("input")

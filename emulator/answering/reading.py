@@ -25,6 +25,8 @@ ENDPOINT_NAMES = {
     profiles.OLLAMA_CHAT: "ollama_chat",
     profiles.OLLAMA_GENERATE: "ollama_generate",
     profiles.OLLAMA_EMBED: "ollama_embed",
+    profiles.GEMINI: "generate_content",
+    profiles.GEMINI_EMBED: "embed_content",
 }
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 
@@ -37,11 +39,28 @@ class Endpoint:
     profile: Profile
     name: str = ""  # in the journal and the metrics: chat_completions, responses, messages, count_tokens
     catalog: catalog.Catalog | None = field(init=False, default=None)  # the public profiles': what they check
+    placing: Placing | None = field(init=False, default=None)  # what the path adds to the body (`placing`)
 
     def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", ENDPOINT_NAMES[self.dialect.NAME])
         object.__setattr__(self, "catalog", catalog.catalog(self.profile.name))
+        object.__setattr__(self, "placing", placing(self.dialect, self.profile))
+
+
+Placing = Callable[[str, Any], Any]
+
+
+def placing(dialect: Dialect, profile: Profile) -> Placing | None:
+    """What puts into a body what its path says, as the API reads it, where the path says something: Azure's
+    deployment (`/openai/deployments/{name}/…`) as the model; Gemini's model and method
+    (`…/models/{model}:streamGenerateContent`), and Vertex's for Claude. None where the body says it all."""
+    if profile.deployments:
+        return profiles.deployed
+    placed: Placing | None = getattr(dialect, "placed", None)
+    if placed is None and profile.publishers:  # Vertex: Claude's model in the path
+        return profiles.published
+    return placed
 
 
 @dataclass(slots=True, unsafe_hash=True)  # native, as conversation.py's hot values are: see its docstring
@@ -73,7 +92,7 @@ async def read(
     profiles.serves(profile, dialect.NAME, path)
     # By name, the last of a repeated header winning; ASGI header names are lower-case already.
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-    profiles.authenticate(profile, dialect.NAME, headers)
+    profiles.authenticate(profile, dialect.NAME, headers, scope.get("query_string", b""))
     limit = settings.max_body_bytes
     try:
         body = await wire.body(receive, limit, headers.get("content-length", ""))

@@ -109,8 +109,8 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
         request = await _sequenced(state, request)
     away = aside_for(state.aside, len(request.raw))  # a large request's work: in a worker thread
     body = json_body(request.raw) if away is None else await away(json_body, request.raw)
-    if profile.deployments:  # Azure: the deployment in the path is the model
-        body = profiles.deployed(request.path, body)
+    if endpoint.placing is not None:  # what the path says: Azure's deployment, Gemini's model
+        body = endpoint.placing(request.path, body)
     held, lenient = endpoint.catalog, False  # a public profile's checks, and whether it is lenient
     let_by: tuple[str, ...] = ()  # what leniency let by
     if held is not None:

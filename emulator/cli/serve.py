@@ -26,13 +26,18 @@ ENDPOINTS = (
     "POST /v1/embeddings",
     "GET  /v1/models",
     "POST /api/chat",  # Ollama's, and the rest of its API under /api/
+    "POST /v1beta/models/MODEL:generateContent",  # Gemini's, and its other methods; /v1/… too
     "GET  /health",
     "POST /_emulator/reset",
     "GET  /_emulator/requests",
     "GET  /_emulator/report",
 )
 # The other profiles' own paths, for the banner: each serves under /NAME/ too (docs/profiles.md)
-ELSEWHERE = "Azure OpenAI: {base}/openai/deployments/NAME/...?api-version=V (--profile azure, or under {base}/azure)"
+ELSEWHERE = (
+    "Azure OpenAI: {base}/openai/deployments/NAME/...?api-version=V (--profile azure, or under {base}/azure)",
+    "Vertex AI: {base}/v1beta1/projects/P/locations/L/publishers/google/models/MODEL:generateContent "
+    "(Claude: .../publishers/anthropic/models/MODEL:rawPredict)",
+)
 
 
 def arguments(serve: argparse.ArgumentParser) -> None:
@@ -246,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
     frozen = ", frozen clock" if args.freeze_time is not None else ""
     lines = [f"emulator on {base}  (profile {args.profile}, seed {args.seed}{frozen})"]
     lines += [f"  {e.split()[0]:<5}{base}{e.split()[1]}" for e in ENDPOINTS]
-    lines.append(f"  {ELSEWHERE.format(base=base)}")
+    lines += [f"  {where.format(base=base)}" for where in ELSEWHERE]
     lines += flags.descriptors(args.max_connections)
     lines += [f"every request: {faults.describe(v)}" for v in (fault, pace) if v]
     lines += [f"rate limits per key: {quota}"] if quota.enforce and quota else []

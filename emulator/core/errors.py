@@ -4,6 +4,7 @@ EmulatorError
  ├─ InvalidRequest      400  the body or a field is wrong (names the field in `param`)
  │   └─ PerRequestLimit      more tokens in one request than the endpoint takes
  ├─ Unauthorized        401  no credentials at all
+ ├─ Forbidden           403  no credentials, where the upstream says so with a 403 (Google)
  ├─ NotFound            404  no such path, model or scenario
  ├─ MethodNotAllowed    405
  ├─ PayloadTooLarge     413
@@ -56,6 +57,11 @@ class PerRequestLimit(InvalidRequest):
 class Unauthorized(EmulatorError):
     status = 401
     kind = "invalid_request_error"
+
+
+class Forbidden(EmulatorError):
+    status = 403
+    kind = "permission_error"
 
 
 class NotFound(EmulatorError):
@@ -131,7 +137,10 @@ class UpstreamError(EmulatorError):
         message = fault.message
         if message is None and fault.status == 429 and fault.retry_after is not None:
             message = f"Rate limit reached for requests. Please try again in {fault.retry_after:g}s."
-        return cls(fault.status, message, code=fault.code)
+        made = cls(fault.status, message, code=fault.code)
+        made.worded = fault.message is not None
+        made.retry_after = fault.retry_after
+        return made
 
     def __init__(self, status: int, message: str | None = None, *, code: str | None = None) -> None:
         kind, default_code = OPENAI_TYPES.get(
@@ -141,3 +150,5 @@ class UpstreamError(EmulatorError):
         super().__init__(text, code=code or default_code or ("server_error" if status >= 500 else None))
         self.status = status
         self.kind = kind
+        self.worded = message is not None  # its words are the scenario's, not a default a dialect may word its own
+        self.retry_after: float | None = None  # seconds, where the fault says when to try again

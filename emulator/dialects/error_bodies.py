@@ -12,7 +12,7 @@ from emulator.core.conversation import Fault
 from emulator.core.errors import EmulatorError
 from emulator.core.sse import encode
 from emulator.core.wire import Whole, whole
-from emulator.dialects import Dialect, anthropic_messages, openai_chat
+from emulator.dialects import Dialect, anthropic_messages, gemini, openai_chat
 from emulator.dialects.ollama import chat as ollama_chat
 from emulator.rules import profiles
 
@@ -59,10 +59,28 @@ def retry_headers(fault: Fault) -> dict[str, str]:
     return headers
 
 
-def dialect_for(path: str, headers: Mapping[str, str]) -> Dialect:
-    """The dialect to answer a path no endpoint owns in: Anthropic's for a Messages path or a client that sends
-    its headers, else OpenAI's."""
+# Where a path is Google's: its API versions (`/v1/` is OpenAI's and Anthropic's too), Vertex's publishers, a method.
+GOOGLE_PATHS = ("/v1beta/", "/v1alpha/", "/v1beta1/", "/publishers/", "/gemini/")
+
+
+def google(path: str, headers: Mapping[str, str], query: bytes = b"") -> bool:
+    """Whether a request is a Google client's: on one of Google's paths, or with its key (`x-goog-api-key`, or
+    `?key=`: `GET /v1/models` is OpenAI's, Anthropic's and Google's list alike)."""
+    return (
+        any(mark in path for mark in GOOGLE_PATHS)
+        or ":" in path.rpartition("/")[2]  # `models/{model}:generateContent`
+        or "x-goog-api-key" in headers
+        or query.startswith(b"key=")
+        or b"&key=" in query
+    )
+
+
+def dialect_for(path: str, headers: Mapping[str, str], query: bytes = b"") -> Dialect:
+    """The dialect to answer a path no endpoint owns in: Google's for its paths and keys (`google`), Anthropic's
+    for a Messages path or a client that sends its headers, else OpenAI's."""
     if path.startswith(("/api/", "/ollama/")):  # Ollama's `{"error": "…"}`
         return ollama_chat
+    if google(path, headers, query):
+        return gemini
     anthropic = path.startswith("/v1/messages") or "anthropic-version" in headers or "x-api-key" in headers
     return anthropic_messages if anthropic else openai_chat

@@ -9,6 +9,7 @@ model lists, the admin routes and error rendering live in modules of their own.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -24,12 +25,14 @@ from emulator.core.errors import MethodNotAllowed, NotFound, StateUnavailable
 from emulator.core.wire import TEST_ID, Whole
 from emulator.dialects import (
     anthropic_messages,
+    gemini,
     openai_chat,
     openai_completions,
     openai_embeddings,
     openai_responses,
 )
 from emulator.dialects.error_bodies import dialect_for, error_answer
+from emulator.dialects.gemini import embed as gemini_embed
 from emulator.dialects.ollama import chat as ollama_chat
 from emulator.dialects.ollama import embed as ollama_embed
 from emulator.dialects.ollama import generate as ollama_generate
@@ -100,7 +103,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 ),
                 Route(f"{prefix}/v1/chat/completions/{{completion_id}}/messages", _stored_chat(state, profile, True)),
             ]
-    routes += _azure(state) + _ollama(state)
+    routes += _azure(state) + _ollama(state) + _google(state)
     routes += admin.routes(state)
     answering = {route.path: route.endpoint.app for route in routes if isinstance(route.endpoint, _Endpoint)}
     handlers = {HTTPException: _http_error, StateUnavailable: _unavailable}
@@ -134,6 +137,72 @@ def _ollama(state: State) -> list[Route]:
             Route(f"{base}/", ollama.running, methods=["GET", "HEAD"]),
         ]
     return routes
+
+
+GEMINI_VERSIONS = ("v1", "v1beta", "v1alpha")  # the SDKs' default (v1), the docs' and older SDKs', the previews'
+VERTEX_VERSIONS = ("v1", "v1beta1")  # LiteLLM's and the anthropic SDK's, google-genai's
+
+
+def _google(state: State) -> list[Route]:
+    """Google's paths (reference providers-google.md §1.2, §1.3, §7): the Gemini API's at the root (where a
+    client's `base_url` points) and under `/gemini`; Vertex AI's (its projects' paths, and express mode's without
+    one; Claude's `rawPredict`) at the root and under `/vertex`. Each is `…/models/{model}:{method}`."""
+    routes = []
+    for name, versions, publishers in (("gemini", GEMINI_VERSIONS, ("",)), ("vertex", VERTEX_VERSIONS, VERTEX)):
+        profile = profiles.PROFILES[name]
+        generate, embed = Endpoint(gemini, profile), Endpoint(gemini_embed, profile)
+        counting_endpoint = Endpoint(gemini, profile, "count_tokens")
+        for base in ("", f"/{name}"):
+            for version in versions:
+                for where in publishers:
+                    at = f"{base}/{version}{where}/models"
+                    routes += [
+                        _answering(f"{at}/{{model}}:generateContent", state, generate),
+                        _answering(f"{at}/{{model}}:streamGenerateContent", state, generate),
+                        _answering(f"{at}/{{model}}:countTokens", state, counting_endpoint, counting.count),
+                        _answering(f"{at}/{{model}}:embedContent", state, embed),
+                        _answering(f"{at}/{{model}}:batchEmbedContents", state, embed),
+                    ]
+                if name == "gemini":
+                    routes += [
+                        Route(f"{base}/{version}/models", models.listing(state, profile), methods=["GET"]),
+                        Route(
+                            f"{base}/{version}/models/{{model_id}}", models.retrieve(state, profile), methods=["GET"]
+                        ),
+                    ]
+                    continue
+                listed = f"{base}/{version}/publishers/google/models"
+                claude = f"{base}/{version}{PROJECT}/publishers/anthropic/models"
+                messages = Endpoint(anthropic_messages, profile)
+                routes += [
+                    Route(listed, models.listing(state, profile), methods=["GET"]),
+                    Route(f"{listed}/{{model_id}}", models.retrieve(state, profile), methods=["GET"]),
+                    _answering(
+                        f"{claude}/count-tokens:rawPredict",
+                        state,
+                        Endpoint(anthropic_messages, profile, "count_tokens"),
+                        counting.count,
+                    ),
+                    _answering(f"{claude}/{{model}}:rawPredict", state, messages),
+                    _answering(f"{claude}/{{model}}:streamRawPredict", state, messages),
+                ]
+    return routes
+
+
+PROJECT = "/projects/{project}/locations/{location}"
+VERTEX = (f"{PROJECT}/publishers/google", "/publishers/google")  # with a project, and in express mode
+_MODEL = re.compile(r"/models/[^/]+:(\w+)$")
+_PROJECT = re.compile(r"/projects/[^/]+/locations/[^/]+/")
+
+
+def templated(path: str) -> str:
+    """A Google path as its route is written (`/v1beta/models/{model}:generateContent`), where the app finds its
+    endpoint by the exact path; any other path as it is."""
+    if ":" not in path:
+        return path
+    if "/projects/" in path:
+        path = _PROJECT.sub(PROJECT + "/", path)
+    return path if path.endswith("/count-tokens:rawPredict") else _MODEL.sub(r"/models/{model}:\1", path)
 
 
 def _versioned(handler: Callable[[Request], Awaitable[Any]]) -> ASGIApp:
@@ -207,7 +276,7 @@ async def _http_error(request: Request, exc: Exception) -> Whole:
     """A path or a method no route serves: a 404 or 405 in the shape of the API the client speaks."""
     assert isinstance(exc, HTTPException)
     method, path = request.method, request.url.path
-    dialect = dialect_for(path, request.headers)
+    dialect = dialect_for(path, request.headers, request.scope.get("query_string", b""))
     profile = profiles.PROFILES.get(path.split("/")[1])  # `/infercom/v1/…`: that profile's error shapes
     if exc.status_code == 405:
         return error_answer(dialect, MethodNotAllowed(f"Method {method} is not allowed for {path}."), profile=profile)
@@ -219,7 +288,8 @@ async def _unavailable(request: Request, exc: Exception) -> Whole:
     traceback (the outage is logged once, by the store)."""
     assert isinstance(exc, StateUnavailable)
     path = request.url.path
-    return error_answer(dialect_for(path, request.headers), exc, profile=profiles.PROFILES.get(path.split("/")[1]))
+    dialect = dialect_for(path, request.headers, request.scope.get("query_string", b""))
+    return error_answer(dialect, exc, profile=profiles.PROFILES.get(path.split("/")[1]))
 
 
 class _App(Starlette):
@@ -250,7 +320,9 @@ class _App(Starlette):
                     return
                 if self.cors.allows(origin):
                     send = self.cors.sending(origin, send)
-        endpoint = self.answering.get(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
+        endpoint = None
+        if scope["type"] == "http" and scope["method"] == "POST":
+            endpoint = self.answering.get(scope["path"]) or self.answering.get(templated(scope["path"]))
         if endpoint is None or scope.get("root_path"):  # mounted under a prefix: Starlette knows the route
             await in_task()  # Starlette's ways (anyio, threads for plain functions) need one
             await super().__call__(scope, receive, send)

@@ -1,5 +1,7 @@
 """`GET /v1/models`, `GET /v1/models/{id}` and `DELETE /v1/models/{id}`: the profile's models, in the shape of the
-API the client speaks (OpenAI's list and model object, or Anthropic's page and `ModelInfo`).
+API the client speaks (OpenAI's list and model object, Anthropic's page and `ModelInfo`, or Google's `models` and
+`Model`). The three share `/v1/models`: a Google client is told by its key (`x-goog-api-key`, `?key=`) and answered
+with the `gemini` profile's models; an Anthropic one by its headers (`error_bodies.dialect_for`).
 
 The public profiles list their catalogs (`catalog/*.yaml`: every alias and snapshot, with its date, and for
 Anthropic its display name and limits), then the models `--model` and the scenarios name; the seeds' profiles,
@@ -16,7 +18,7 @@ from starlette.requests import Request
 
 from emulator import recordings
 from emulator.core import ids
-from emulator.core.errors import EmulatorError, UpstreamError
+from emulator.core.errors import EmulatorError, NotFound, UpstreamError
 from emulator.core.sse import encode
 from emulator.core.wire import Script, Whole, whole
 from emulator.dialects.error_bodies import dialect_for, error_answer
@@ -28,22 +30,23 @@ from emulator.state import State
 
 CREATED = 1760659200  # 2025-10-17, the date in the seeds' documented model's name: every model not in a catalog
 LINES = ("haiku", "sonnet", "opus", "fable", "mythos")  # Anthropic's model lines (`ModelLine`)
-Page = Callable[[dict[str, Model], bool, str | None], dict[str, Any]]
+Page = Callable[[dict[str, Model], str, str | None], dict[str, Any]]  # the models, the dialect's name, the id
 
 
 def listing(state: State, profile: Profile) -> Callable[[Request], Awaitable[Whole | Script]]:
     """The route handler for one profile's model list."""
-    return _route(state, profile, lambda models, anthropic, _: page(models, anthropic))
+    return _route(state, profile, lambda models, style, _: page(models, style))
 
 
 def retrieve(state: State, profile: Profile) -> Callable[[Request], Awaitable[Whole | Script]]:
     """The route handler for one of the profile's models, by id; the provider's 404 for any other."""
 
-    def one(models: dict[str, Model], anthropic: bool, wanted: str | None) -> dict[str, Any]:
-        model = models.get(wanted or "")
+    def one(models: dict[str, Model], style: str, wanted: str | None) -> dict[str, Any]:
+        wanted = (wanted or "").removeprefix("models/")
+        model = models.get(wanted)
         if model is None:
-            raise validation.unknown_model("messages" if anthropic else "models", wanted or "")
-        return info(model, anthropic)
+            raise _unknown(style, wanted)
+        return info(model, style)
 
     return _route(state, profile, one)
 
@@ -52,14 +55,22 @@ def deleting(state: State, profile: Profile) -> Callable[[Request], Awaitable[Wh
     """`DELETE /v1/models/{id}`, which deletes a fine-tuned model: there are none here, so an unknown id is OpenAI's
     404, and a model of the profile's own is refused, as the API refuses deleting a model you do not own."""
 
-    def one(models: dict[str, Model], anthropic: bool, wanted: str | None) -> dict[str, Any]:
+    def one(models: dict[str, Model], style: str, wanted: str | None) -> dict[str, Any]:
         if (wanted or "") not in models:
-            raise validation.unknown_model("messages" if anthropic else "models", wanted or "")
+            raise _unknown(style, wanted or "")
         raise UpstreamError(  # our words: no public source quotes this refusal
             403, f"You cannot delete the model '{wanted}': only fine-tuned models your organization owns can be."
         )
 
     return _route(state, profile, one)
+
+
+def _unknown(style: str, wanted: str) -> EmulatorError:
+    if style == profiles.GEMINI:  # our words: the generateContent 404's, for a model that no method serves
+        return NotFound(
+            f"models/{wanted} is not found for API version v1beta. Call ListModels to see the list of available models."
+        )
+    return validation.unknown_model("messages" if style == profiles.MESSAGES else "models", wanted)
 
 
 def known(state: State, profile: Profile) -> dict[str, Model]:
@@ -75,6 +86,9 @@ def known(state: State, profile: Profile) -> dict[str, Model]:
 
 def _route(state: State, profile: Profile, answer: Page) -> Callable[[Request], Awaitable[Whole | Script]]:
     models = known(state, profile)
+    gemini = profiles.PROFILES["gemini"]
+    # A Google client's list is the Gemini API's, wherever it asks.
+    google = (profile, models) if profiles.GEMINI in profile.dialects else (gemini, known(state, gemini))
 
     async def handle(request: Request) -> Whole | Script:
         arrived = time.perf_counter()
@@ -86,19 +100,20 @@ def _route(state: State, profile: Profile, answer: Page) -> Callable[[Request], 
         return answered
 
     async def _answer(request: Request) -> Whole | Script:
-        path = request.scope["path"]
-        dialect = dialect_for(path, request.headers)
-        anthropic = dialect.NAME == profiles.MESSAGES
+        path, query = request.scope["path"], request.scope.get("query_string", b"")
+        dialect = dialect_for(path, request.headers, query)
+        style = dialect.NAME
+        serving, listed = google if style == profiles.GEMINI else (profile, models)
         try:
-            profiles.authenticate(profile, dialect.NAME, request.headers)
+            profiles.authenticate(serving, style, request.headers, query)
             hit = state.library.find(request.method, path, b"") if state.library else None
             if hit:
                 return recordings.script(hit, state.settings.replay_speed)
-            body = answer(models, anthropic, request.path_params.get("model_id"))
+            body = answer(listed, style, request.path_params.get("model_id"))
         except EmulatorError as error:
-            return error_answer(dialect, error, profile=profile)
+            return error_answer(dialect, error, profile=serving)
         root = ids.digest(state.settings.seed, str(request.url))
-        headers = profiles.request_id(profile, dialect.NAME, root) if anthropic else {}
+        headers = profiles.request_id(profile, style, root) if style == profiles.MESSAGES else {}
         if profile.request_id not in ("x-request-id", ""):  # a profile that names every response (Infercom)
             headers[profile.request_id] = ids.uuid(root)
         return whole(encode(body), headers)
@@ -106,9 +121,11 @@ def _route(state: State, profile: Profile, answer: Page) -> Callable[[Request], 
     return handle
 
 
-def page(models: dict[str, Model], anthropic: bool) -> dict[str, object]:
-    listed = [info(m, anthropic) for m in models.values()]
-    if anthropic:  # the Anthropic SDK and Claude Code's model discovery (wire-formats.md §3.5)
+def page(models: dict[str, Model], style: str) -> dict[str, object]:
+    listed = [info(m, style) for m in models.values()]
+    if style == profiles.GEMINI:  # no `nextPageToken`: the last page (the SDKs' pagers stop)
+        return {"models": listed}
+    if style == profiles.MESSAGES:  # the Anthropic SDK and Claude Code's model discovery (wire-formats.md §3.5)
         listed.sort(key=lambda m: m["created_at"], reverse=True)  # the most recent first, as Anthropic lists them
         # `has_more: false`, or the SDK's auto-pagination keeps asking with `?after_id=`.
         first, last = (listed[0]["id"], listed[-1]["id"]) if listed else (None, None)
@@ -116,10 +133,12 @@ def page(models: dict[str, Model], anthropic: bool) -> dict[str, object]:
     return {"object": "list", "data": listed}
 
 
-def info(model: Model, anthropic: bool) -> dict[str, Any]:
-    """One model as the API describes it: OpenAI's model object, or Anthropic's `ModelInfo`."""
+def info(model: Model, style: str) -> dict[str, Any]:
+    """One model as the API describes it: OpenAI's model object, Anthropic's `ModelInfo`, or Google's `Model`."""
+    if style == profiles.GEMINI:
+        return _google(model)
     created = model.created or CREATED
-    if not anthropic:
+    if style != profiles.MESSAGES:
         owner = "system" if model.created else "emulator"  # the API's owner of its own models
         return {"id": model.id, "object": "model", "created": created, "owned_by": owner}
     line = next((name for name in LINES if f"-{name}-" in f"-{model.id}-"), None)
@@ -133,3 +152,28 @@ def info(model: Model, anthropic: bool) -> dict[str, Any]:
         "max_input_tokens": model.context or None,
         "max_tokens": model.output or None,
     }
+
+
+# What Google's `Model` says of a generating model and of an embedding one (the fields google-genai reads,
+# reference providers-google.md §3.2; the figures are Gemini 2.5 Flash's and gemini-embedding-001's model cards).
+GENERATES = {
+    "inputTokenLimit": 1_048_576,
+    "outputTokenLimit": 65_536,
+    "supportedGenerationMethods": ["generateContent", "countTokens", "createCachedContent", "batchGenerateContent"],
+    "temperature": 1,
+    "topP": 0.95,
+    "topK": 64,
+    "maxTemperature": 2,
+    "thinking": True,
+}
+EMBEDS = {
+    "inputTokenLimit": 2048,
+    "outputTokenLimit": 1,
+    "supportedGenerationMethods": ["embedContent", "countTextTokens", "countTokens", "asyncBatchEmbedContent"],
+}
+
+
+def _google(model: Model) -> dict[str, Any]:
+    name = model.name or " ".join(word.capitalize() for word in model.id.split("-"))
+    facts = EMBEDS if "embedding" in model.id else GENERATES
+    return {"name": f"models/{model.id}", "version": "001", "displayName": name, "description": name} | facts

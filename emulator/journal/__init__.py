@@ -28,7 +28,7 @@ CAPACITY = 10_000
 MAX_BYTES = 256 * 1024 * 1024  # bodies the journal holds, requests' and answers' together
 LONG = 1024  # characters of any text a client sent that an entry keeps: the journal is bounded in bytes too
 TEXT = 4096  # characters of a body that is not JSON (or was cut) shown as `body_text`
-SECRET = ("authorization", "x-api-key", "api-key", "proxy-authorization", "cookie", "x-admin-token")
+SECRET = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization", "cookie", "x-admin-token")
 
 
 Tokens = tuple[int, int, int, int]  # an answer's usage as the journal keeps it, in the order of `TOKENS`

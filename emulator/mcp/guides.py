@@ -181,6 +181,9 @@ ENDPOINTS = {
     profiles.OLLAMA_CHAT: "Ollama chat (POST /api/chat)",
     profiles.OLLAMA_GENERATE: "Ollama generate (POST /api/generate)",
     profiles.OLLAMA_EMBED: "Ollama embed (POST /api/embed, /api/embeddings)",
+    profiles.GEMINI: "Gemini generateContent (POST /v1beta/models/{model}:generateContent, :streamGenerateContent, "
+    ":countTokens)",
+    profiles.GEMINI_EMBED: "Gemini embeddings (POST /v1beta/models/{model}:embedContent, :batchEmbedContents)",
 }
 
 

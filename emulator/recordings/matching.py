@@ -30,7 +30,8 @@ def match_key(body: bytes | str | None, scrubber: Scrubber | None = None) -> str
     return json.dumps(parsed, sort_keys=True, separators=(",", ":"))
 
 
-API_MARKS = ("/v1/", "/openai/", "/api/")  # where an API's path starts: OpenAI's and Anthropic's, Azure's, Ollama's
+# Where an API's path starts: OpenAI's and Anthropic's (and Gemini's v1), Azure's, Ollama's, Gemini's and Vertex's.
+API_MARKS = ("/v1/", "/openai/", "/api/", "/v1beta/", "/v1alpha/", "/v1beta1/")
 
 
 def api_path(uri: str) -> str:

@@ -14,17 +14,19 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import parse_qs
 
 from emulator.core import ids, tokens
 from emulator.core.conversation import Prompt, Timing, Turn
-from emulator.core.errors import InvalidRequest, NotFound, Unauthorized
+from emulator.core.errors import Forbidden, InvalidRequest, NotFound, Unauthorized
 from emulator.core.fields import bearer
 
 CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
 EMBEDDINGS, COMPLETIONS = "openai_embeddings", "openai_completions"
 OLLAMA_CHAT, OLLAMA_GENERATE, OLLAMA_EMBED = "ollama_chat", "ollama_generate", "ollama_embed"
-GEMINI = "gemini"  # Gemini's generateContent (`dialects/gemini`)
-VECTORS = (EMBEDDINGS, OLLAMA_EMBED)  # the dialects that answer with vectors, not words
+GEMINI, GEMINI_EMBED = "gemini", "gemini_embed"  # Gemini's generateContent and embedContent (`dialects/gemini`)
+GOOGLE = (GEMINI, GEMINI_EMBED)  # Google's dialects: a key in `x-goog-api-key` or `?key=`, errors as google.rpc's
+VECTORS = (EMBEDDINGS, OLLAMA_EMBED, GEMINI_EMBED)  # the dialects that answer with vectors, not words
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
 
 
@@ -73,6 +75,8 @@ class Profile:
     deployments: bool = False
     content_filters: bool = False
     keyless: bool = False  # Ollama: no key is asked for
+    publishers: bool = False  # Vertex AI: the model in the path, `…/publishers/anthropic/models/{model}:rawPredict`
+    id_mark: str = ""  # in Messages' ids after the prefix: Vertex's `msg_vrtx_01…`, `toolu_vrtx_01…`
     # --- Chat Completions shapes (Infercom, seed 003) ---
     reasoning_field: str = "reasoning_content"  # Infercom: `message.reasoning` / `delta.reasoning`
     # OpenAI: the model reasons but shows none of it (Chat: no reasoning field; Responses: a reasoning item
@@ -223,6 +227,30 @@ PROFILES["ollama"] = Profile(
     request_id="",
     rate_headers="none",
 )
+PROFILES["gemini"] = Profile(
+    "gemini",
+    (GEMINI, GEMINI_EMBED),
+    ("gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.5-flash-lite", "gemini-3-pro-preview", "gemini-embedding-001"),
+    doc="the Gemini API (google-genai): generateContent, streamGenerateContent, countTokens, embeddings, at "
+    "/v1beta/models/{model}:{method} and /v1/…",
+    thinks_unasked=True,  # 2.5 and later think by default, their thoughts shown only when asked for
+    signatures=True,
+    request_id="",  # no response header names the request
+    rate_headers="none",  # a 429 says when to retry in its body (`RetryInfo`)
+)
+PROFILES["vertex"] = replace(
+    PROFILES["anthropic"],
+    name="vertex",
+    dialects=(GEMINI, GEMINI_EMBED, MESSAGES),
+    models=(*PROFILES["gemini"].models, *PROFILES["anthropic"].models),
+    doc="Vertex AI: Gemini at …/publishers/google/models/{model}:{method}, Claude's Messages at "
+    "…/publishers/anthropic/models/{model}:rawPredict",
+    threads=False,
+    publishers=True,
+    id_mark="vrtx_",
+    request_id="",
+    rate_headers="none",
+)
 DEFAULT = "inferam"
 DEPLOYMENTS = "/deployments/"
 
@@ -236,6 +264,16 @@ def deployed(path: str, body: Any) -> Any:
     return {**body, "model": name}
 
 
+def published(path: str, body: Any) -> Any:
+    """A Vertex request's body with the model its path names (`…/models/{model}:rawPredict`), as Vertex reads it:
+    the anthropic SDK takes `model` out of the body and puts it there. Claude's count keeps it in the body
+    (`…/models/count-tokens:rawPredict`)."""
+    if type(body) is not dict:
+        return body
+    name = path.rpartition("/models/")[2].partition(":")[0]
+    return body if not name or name == "count-tokens" else {**body, "model": name}
+
+
 def serves(profile: Profile, dialect: str, path: str) -> None:
     """Raise the profile's 404 when it does not serve this endpoint."""
     if dialect not in profile.dialects:
@@ -247,16 +285,26 @@ def serves(profile: Profile, dialect: str, path: str) -> None:
 # unlike a wrong one (`invalid_api_key`, wire-formats.md §4.1), has no code.
 NO_KEY = {
     MESSAGES: "x-api-key header is required",  # Anthropic's
+    # Google's, with status PERMISSION_DENIED (reference providers-google.md §5.2)
+    GEMINI: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key "
+    "or other form of API consumer identity to call this API.",
     CHAT: "You didn't provide an API key. You need to provide your API key in an Authorization header using "
     "Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",  # OpenAI's
 }
 
 
-def authenticate(profile: Profile, dialect: str, headers: Mapping[str, str]) -> None:
-    """Raise the 401 that every upstream answers a request with no key at all; any key will do (Ollama asks for
-    none)."""
-    if profile.keyless or bearer(headers) or headers.get("x-api-key", "").strip() or headers.get("api-key", "").strip():
+KEY_HEADERS = ("x-api-key", "api-key", "x-goog-api-key")  # Anthropic's, Azure's, Google's; OpenAI's is a bearer
+
+
+def authenticate(profile: Profile, dialect: str, headers: Mapping[str, str], query: bytes = b"") -> None:
+    """Raise the 401 that every upstream answers a request with no key at all (Google's: a 403); any key will do
+    (Ollama asks for none). Google's key may come in the query string (`?key=`), as curl examples send it."""
+    if profile.keyless or bearer(headers) or any(headers.get(name, "").strip() for name in KEY_HEADERS):
         return
+    if dialect in GOOGLE:
+        if b"key=" in query and any(parse_qs(query.decode("latin-1")).get("key", ())):
+            return
+        raise Forbidden(NO_KEY[GEMINI])
     raise Unauthorized(profile.error_messages.get(401) or NO_KEY.get(dialect, NO_KEY[CHAT]))
 
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 
 from emulator.answering.compose import finish
 from emulator.core.conversation import Fault, Reply, ToolCall
-from emulator.core.errors import EmulatorError, InvalidRequest, UpstreamError
+from emulator.core.errors import InvalidRequest, UpstreamError
 from emulator.dialects import gemini
 from tests.dialects.test_read_response import replies
 
@@ -205,12 +205,15 @@ def test_a_stream_error_breaks_off_with_googles_error_first_in_its_chunk() -> No
         gemini.read_response(b"".join(gemini.render_stream(prompt, broken)), True)
 
 
-def test_a_rate_limit_carries_its_retry_delay_as_google_rpc_retry_info() -> None:
-    error: EmulatorError = UpstreamError(429, "You exceeded your current quota.")
-    error.details = {"retry_after": 7}
-    body = gemini.render_error(error)["error"]
-    assert body["status"] == "RESOURCE_EXHAUSTED"
-    assert body["details"] == [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "7s"}]
+@pytest.mark.parametrize("delay", [7, 0.25, 90])
+def test_a_rate_limit_carries_its_retry_delay_as_google_rpc_retry_info(delay: float) -> None:
+    body = gemini.render_error(UpstreamError.of(Fault("status", status=429, retry_after=delay)))["error"]
+    assert body["status"] == "RESOURCE_EXHAUSTED" and body["code"] == 429
+    assert body["details"] == [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{delay:g}s"}]
+    assert body["message"].startswith("You exceeded your current quota") and f"retry in {delay:g}s" in body["message"]
+    worded = gemini.render_error(UpstreamError.of(Fault("status", status=429, retry_after=delay, message="Slow down.")))
+    assert worded["error"]["message"] == "Slow down." and worded["error"]["details"] == body["details"]
+    assert "details" not in gemini.render_error(UpstreamError.of(Fault("status", status=429)))["error"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -63,9 +63,10 @@ def _usage(turn: Turn, profile: profiles.Profile | None = None) -> dict[str, Any
     return counts
 
 
-def _tool_id(call: ToolCall) -> str:
-    """`toolu_01…`, derived from the canonical id so it is the same in every rendering of the turn."""
-    return call.id if call.id.startswith("toolu_") else ids.make("toolu_01", call.id, length=22)
+def _tool_id(call: ToolCall, profile: profiles.Profile) -> str:
+    """`toolu_01…` (Vertex's `toolu_vrtx_01…`), derived from the canonical id so it is the same in every rendering
+    of the turn."""
+    return call.id if call.id.startswith("toolu_") else ids.make(f"toolu_{profile.id_mark}01", call.id, length=22)
 
 
 def _tool_input(arguments: str) -> tuple[dict[str, Any], str]:
@@ -183,15 +184,14 @@ def _blocks(profile: profiles.Profile, turn: Turn) -> list[dict[str, Any]]:
     if turn.text:
         blocks.append({"type": "text", "text": turn.text})
     for call in turn.tool_calls:
-        blocks.append(
-            {"type": "tool_use", "id": _tool_id(call), "name": call.name, "input": _tool_input(call.arguments)[0]}
-        )
+        made = _tool_input(call.arguments)[0]
+        blocks.append({"type": "tool_use", "id": _tool_id(call, profile), "name": call.name, "input": made})
     return blocks
 
 
-def _message_head(turn: Turn) -> dict[str, Any]:
+def _message_head(turn: Turn, profile: profiles.Profile) -> dict[str, Any]:
     return {
-        "id": ids.make("msg_01", turn.id, length=22),
+        "id": ids.make(f"msg_{profile.id_mark}01", turn.id, length=22),
         "type": "message",
         "role": "assistant",
         "model": turn.model,
@@ -201,7 +201,7 @@ def _message_head(turn: Turn) -> dict[str, Any]:
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     """The `message` object for a non-streamed request."""
     profile = profiles.PROFILES[prompt.profile]
-    return _message_head(turn) | {
+    return _message_head(turn, profile) | {
         "content": _blocks(profile, turn),
         **_stop(profile, turn),
         "usage": _usage(turn, profile),
@@ -235,7 +235,7 @@ def _events(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
     usage = _usage(turn, profile)
     # message_start reports one output token so far, as Anthropic's does; message_delta then
     # carries the cumulative totals, which the SDK's accumulator writes over the start values.
-    start = _message_head(turn) | {"content": [], "stop_reason": None, "stop_sequence": None}
+    start = _message_head(turn, profile) | {"content": [], "stop_reason": None, "stop_sequence": None}
     start["usage"] = usage | {"output_tokens": 1}
     yield _event({"type": "message_start", "message": start})
     blocks: list[tuple[dict[str, Any], str, str, Iterable[str], Any]] = []  # opening, delta kind, field, pieces, last
@@ -249,7 +249,7 @@ def _events(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
         # Claude Code takes a tool's input only from input_json_delta (agent-clients.md), so the
         # opening block's `input` is always empty and the JSON follows in pieces, an empty one first.
         text = _tool_input(call.arguments)[1]
-        tool_use = {"type": "tool_use", "id": _tool_id(call), "name": call.name, "input": {}}
+        tool_use = {"type": "tool_use", "id": _tool_id(call, profile), "name": call.name, "input": {}}
         blocks.append((tool_use, "input_json_delta", "partial_json", chain(("",), tokens.pieces(text)), None))
     for index, (opening, kind, field, pieces, last) in enumerate(blocks):
         yield _event({"type": "content_block_start", "index": index, "content_block": opening})

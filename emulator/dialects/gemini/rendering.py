@@ -32,6 +32,14 @@ STATUSES = {
     504: "DEADLINE_EXCEEDED",
 }
 RPC = "type.googleapis.com/google.rpc."
+# What Google's errors say where a scenario gives no words (§5.2; the 500's and 503's as widely reported).
+WORDS = {
+    429: "You exceeded your current quota, please check your plan and billing details.",
+    500: "An internal error has occurred. Please retry or report in "
+    "https://developers.generativeai.google/guide/troubleshooting",
+    503: "The model is overloaded. Please try again later.",
+    504: "Deadline expired before operation could complete.",
+}
 # A frame cut short, as its clients parse it: broken JSON. (Keep-alives: none; Google sends no comment.)
 MALFORMED = b'data: {"candidates": [{"content": {"parts": [{"te\r\n\r\n'
 KEEPALIVE = b""
@@ -164,16 +172,20 @@ def _chunks(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
 def render_error(error: EmulatorError) -> dict[str, Any]:
     """Google's error body: the HTTP status as `code`, the google.rpc code's name as `status`, and `details`
     where the service gives some (a 400's field violation, a 429's retry delay)."""
+    message, delay = error.message, None
+    if isinstance(error, UpstreamError):
+        delay = error.retry_after
+        if not error.worded and error.status in WORDS:  # a default: Google's words, not OpenAI's
+            message = WORDS[error.status] + (f" Please retry in {delay:g}s." if delay is not None else "")
     body: dict[str, Any] = {
         "code": error.status,
-        "message": error.message,
+        "message": message,
         "status": STATUSES.get(error.status, "INTERNAL" if error.status >= 500 else "FAILED_PRECONDITION"),
     }
     details: list[dict[str, Any]] = []
     if error.status == 400 and error.param:
         violation = {"field": error.param, "description": error.message}
         details.append({"@type": RPC + "BadRequest", "fieldViolations": [violation]})
-    delay = error.details.get("retry_after") if error.details else None
     if error.status == 429 and delay is not None:
         details.append({"@type": RPC + "RetryInfo", "retryDelay": f"{float(delay):g}s"})
     if details:

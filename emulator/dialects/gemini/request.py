@@ -2,20 +2,21 @@
 
 The service parses proto3 JSON, which takes a field by its lowerCamel name or its proto (snake_case) name, and the
 SDKs mix them in one body (`inlineData.mime_type`, `thinkingConfig.thinking_budget`): every field is read by
-either (`_get`). The model and the stream are in the path (`models/{model}:streamGenerateContent`), which the
+either (`proto.get`). The model and the stream are in the path (`models/{model}:streamGenerateContent`), which the
 route puts into the body as `model` and `stream` before it is read (`placed`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
-from emulator.core import identity
+from emulator.core import identity, tokens
 from emulator.core.conversation import AUTO, TEXT, Message, Prompt, ResponseFormat, Tool, ToolCall, ToolChoice
 from emulator.core.errors import InvalidRequest
+from emulator.core.fields import bearer
 from emulator.core.sse import dumps
+from emulator.dialects.gemini import proto
 from emulator.rules import profiles
 
 NAME = profiles.GEMINI
@@ -33,38 +34,20 @@ def placed(path: str, body: Any) -> Any:
     return {**body, "model": found[1], "stream": found[2] == "streamGenerateContent"}
 
 
-@lru_cache(maxsize=256)
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+def model_of(body: Mapping[str, Any]) -> str:
+    """The model the path named (`placed`), without the `models/` the SDKs' bodies and paths give it."""
+    return str(body.get("model") or "").removeprefix("models/")
 
 
-def _get(data: Mapping[str, Any], name: str) -> Any:
-    """A field by its lowerCamel name, else by its proto name."""
-    value = data.get(name)
-    return data.get(_snake(name)) if value is None else value
-
-
-def _object(data: Mapping[str, Any], name: str, at: str) -> Mapping[str, Any]:
-    value = _get(data, name)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _invalid(f"{at}.{_snake(name)}", f"Invalid value (type), expected an object, got {dumps(value)}")
-    return value
-
-
-def _list(data: Mapping[str, Any], name: str, at: str) -> list[Any]:
-    value = _get(data, name)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _invalid(f"{at}.{_snake(name)}", f"Invalid value (type), expected a list, got {dumps(value)}")
-    return value
-
-
-def _invalid(field: str, said: str) -> InvalidRequest:
-    """Google's 400 for a field, as its proto parser words it; `param` keeps the field's path."""
-    return InvalidRequest(f"Invalid value at '{field}', {said}", param=field, code="INVALID_ARGUMENT")
+def count_tokens(body: Any, headers: Mapping[str, str], profile: str = profiles.DEFAULT) -> dict[str, Any]:
+    """`countTokens`: its `contents` (Vertex adds `systemInstruction` and `tools`), or a whole
+    `generateContentRequest`, counted as the answer's `promptTokenCount` counts them."""
+    if isinstance(body, dict):
+        wrapped = proto.get(body, "generateContentRequest")
+        if isinstance(wrapped, dict):
+            body = {**wrapped, "model": body.get("model")}
+    total = tokens.prompt_tokens(parse_request(body, headers, "", profile))
+    return {"totalTokens": total, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": total}]}
 
 
 def parse_request(
@@ -72,30 +55,30 @@ def parse_request(
 ) -> Prompt:
     if not isinstance(body, dict):
         raise InvalidRequest("Invalid JSON payload received. Expected an object.", code="INVALID_ARGUMENT")
-    model = str(body.get("model") or "").removeprefix("models/")
-    contents = _list(body, "contents", "")
+    model = model_of(body)
+    contents = proto.list_of(body, "contents", "")
     if not contents:
         raise InvalidRequest("* GenerateContentRequest.contents: contents is not specified\n", param="contents")
     messages = [*_system(body), *(m for i, c in enumerate(contents) for m in _content(c, i))]
     tools = tuple(_tools(body))
-    config = _object(body, "generationConfig", "")
-    thinking = _object(config, "thinkingConfig", "generation_config")
-    budget = _get(thinking, "thinkingBudget")
-    level = _get(thinking, "thinkingLevel")
+    config = proto.object_of(body, "generationConfig", "")
+    thinking = proto.object_of(config, "thinkingConfig", "generation_config")
+    budget = proto.get(thinking, "thinkingBudget")
+    level = proto.get(thinking, "thinkingLevel")
     if budget is not None and level is not None:
         raise InvalidRequest("You can only set one of thinking budget and thinking level.", param="thinking_config")
     effort = "none" if budget == 0 else LEVELS.get(str(level).upper()) if level is not None else None
     shape = _format(config)
     choice = _choice(body)
-    temperature, seed = _number(config, "temperature"), _get(config, "seed")
-    stop = _list(config, "stopSequences", "generation_config")
+    temperature, seed = _number(config, "temperature"), proto.get(config, "seed")
+    stop = proto.list_of(config, "stopSequences", "generation_config")
     return Prompt(
         dialect=NAME,
         model=model,
         messages=tuple(messages),
         tools=tools,
         tool_choice=choice,
-        max_tokens=_get(config, "maxOutputTokens"),
+        max_tokens=proto.get(config, "maxOutputTokens"),
         effort=effort,
         reasoning_budget=budget if isinstance(budget, int) and budget > 0 else None,
         stop=tuple(s for s in stop if isinstance(s, str)),
@@ -104,33 +87,30 @@ def parse_request(
         temperature=temperature,
         top_p=_number(config, "topP"),
         seed=seed if isinstance(seed, int) else None,
-        api_key=headers.get("x-goog-api-key", "") or _bearer(headers),
+        api_key=headers.get("x-goog-api-key", "") or bearer(headers),
         headers=headers,
         fingerprint=fingerprint,
         conversation=identity.key(model, tuple(messages), tools, choice, shape, temperature, seed),
         # Thoughts are in the answer only when asked for (`includeThoughts`); the model thinks all the same.
-        echo={"include_thoughts": _get(thinking, "includeThoughts") is True},
+        echo={"include_thoughts": proto.get(thinking, "includeThoughts") is True},
         profile=profile,
     )
 
 
-def _bearer(headers: Mapping[str, str]) -> str:
-    scheme, _, token = headers.get("authorization", "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
-
-
 def _number(data: Mapping[str, Any], name: str) -> float | None:
-    value = _get(data, name)
+    value = proto.get(data, name)
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _text(parts: list[Any]) -> str:
-    return "".join(str(_get(p, "text") or "") for p in parts if isinstance(p, dict) and not _get(p, "thought"))
+    return "".join(
+        str(proto.get(p, "text") or "") for p in parts if isinstance(p, dict) and not proto.get(p, "thought")
+    )
 
 
 def _system(body: Mapping[str, Any]) -> list[Message]:
-    system = _object(body, "systemInstruction", "")
-    text = _text(_list(system, "parts", "system_instruction"))
+    system = proto.object_of(body, "systemInstruction", "")
+    text = _text(proto.list_of(system, "parts", "system_instruction"))
     return [Message(role="system", text=text)] if text else []
 
 
@@ -139,33 +119,35 @@ def _content(content: Any, index: int) -> list[Message]:
     calls its tool calls), a `user` turn as the user's, each function response in it a tool result."""
     at = f"contents[{index}]"
     if not isinstance(content, dict):
-        raise _invalid(at, f"Invalid value (type), expected an object, got {dumps(content)}")
+        raise proto.invalid(at, f"Invalid value (type), expected an object, got {dumps(content)}")
     role = content.get("role") or "user"
     if role not in ROLES:
         raise InvalidRequest("Please use a valid role: user, model.", param=f"{at}.role")
-    parts = _list(content, "parts", at)
+    parts = proto.list_of(content, "parts", at)
     if not parts:
         raise InvalidRequest(f"* GenerateContentRequest.{at}.parts: contents.parts must not be empty.\n", param=at)
     images, calls, results = 0, [], []
     for number, part in enumerate(parts):
         if not isinstance(part, dict):
-            raise _invalid(f"{at}.parts[{number}]", f"Invalid value (type), expected an object, got {dumps(part)}")
-        if _get(part, "inlineData") is not None or _get(part, "fileData") is not None:
+            raise proto.invalid(f"{at}.parts[{number}]", f"Invalid value (type), expected an object, got {dumps(part)}")
+        if proto.get(part, "inlineData") is not None or proto.get(part, "fileData") is not None:
             images += 1
-        call = _get(part, "functionCall")
+        call = proto.get(part, "functionCall")
         if isinstance(call, dict):
             name = str(call.get("name") or "")
             args = call.get("args")
             calls.append(ToolCall(str(call.get("id") or name), name, dumps(args if isinstance(args, dict) else {})))
-        answered = _get(part, "functionResponse")
+        answered = proto.get(part, "functionResponse")
         if isinstance(answered, dict):
             name = str(answered.get("name") or "")
             results.append(Message(role="tool", text=dumps(answered.get("response") or {}), tool_call_id=name))
-        elif not any(_get(part, k) is not None for k in _DATA):
+        elif not any(proto.get(part, k) is not None for k in _DATA):
             field = f"GenerateContentRequest.{at}.parts[{number}].data"
             raise InvalidRequest(f"* {field}: required oneof field 'data' must have one initialized field\n")
     if role == "model":
-        reasoning = "".join(str(_get(p, "text") or "") for p in parts if isinstance(p, dict) and _get(p, "thought"))
+        reasoning = "".join(
+            str(proto.get(p, "text") or "") for p in parts if isinstance(p, dict) and proto.get(p, "thought")
+        )
         return [Message(role="assistant", text=_text(parts), reasoning=reasoning, tool_calls=tuple(calls))]
     text = _text(parts)
     return [*results, *([Message(role="user", text=text, images=images)] if text or images or not results else [])]
@@ -176,15 +158,15 @@ _DATA = ("text", "inlineData", "fileData", "functionCall", "functionResponse", "
 
 def _tools(body: Mapping[str, Any]) -> list[Tool]:
     tools = []
-    for index, tool in enumerate(_list(body, "tools", "")):
+    for index, tool in enumerate(proto.list_of(body, "tools", "")):
         if not isinstance(tool, dict):
-            raise _invalid(f"tools[{index}]", f"Invalid value (type), expected an object, got {dumps(tool)}")
-        for declared in _list(tool, "functionDeclarations", f"tools[{index}]"):
+            raise proto.invalid(f"tools[{index}]", f"Invalid value (type), expected an object, got {dumps(tool)}")
+        for declared in proto.list_of(tool, "functionDeclarations", f"tools[{index}]"):
             if not isinstance(declared, dict):
                 continue
-            schema = _get(declared, "parametersJsonSchema")
+            schema = proto.get(declared, "parametersJsonSchema")
             if schema is None:
-                schema = _lowered(_get(declared, "parameters"))
+                schema = _lowered(proto.get(declared, "parameters"))
             description = str(declared.get("description") or "")
             tools.append(Tool(str(declared.get("name") or ""), description=description, parameters=schema))
     return tools
@@ -211,9 +193,9 @@ def _lowered(schema: Any) -> Any:
 
 def _choice(body: Mapping[str, Any]) -> ToolChoice:
     """`toolConfig.functionCallingConfig`: `ANY` (and `VALIDATED` with one allowed name) must call, `NONE` never."""
-    config = _object(_object(body, "toolConfig", ""), "functionCallingConfig", "tool_config")
+    config = proto.object_of(proto.object_of(body, "toolConfig", ""), "functionCallingConfig", "tool_config")
     mode = str(config.get("mode") or "AUTO").upper()
-    allowed = _get(config, "allowedFunctionNames") or []
+    allowed = proto.get(config, "allowedFunctionNames") or []
     if mode == "NONE":
         return ToolChoice("none")
     if mode == "ANY":
@@ -223,9 +205,9 @@ def _choice(body: Mapping[str, Any]) -> ToolChoice:
 
 def _format(config: Mapping[str, Any]) -> ResponseFormat:
     """`responseMimeType: application/json` with its schema (`responseJsonSchema`, or the OpenAPI `responseSchema`)."""
-    if _get(config, "responseMimeType") != "application/json":
+    if proto.get(config, "responseMimeType") != "application/json":
         return TEXT
-    schema = _get(config, "responseJsonSchema")
+    schema = proto.get(config, "responseJsonSchema")
     if schema is None:
-        schema = _lowered(_get(config, "responseSchema"))
+        schema = _lowered(proto.get(config, "responseSchema"))
     return ResponseFormat("json_schema", schema) if isinstance(schema, dict) else ResponseFormat("json_object")
