@@ -23,6 +23,7 @@ SMOLAGENTS = ("smolagents-1.26.0", "smolagents[openai]==1.26.0")  # the same ven
 LANGCHAIN = ("langchain-1.5.0", "langchain==1.5.0", "langchain-openai==1.7.4")
 # LangChain's text ReAct agent left `langchain` at 1.0 for `langchain-classic`.
 LANGCHAIN_CLASSIC = ("langchain-classic-1.0.8", "langchain-classic==1.0.8", "langchain-openai==1.7.4")
+LANGCHAIN_GEMINI = ("langchain-google-genai-4.4.2", "langchain==1.5.0", "langchain-google-genai==4.4.2")
 PROFILES = pytest.mark.parametrize("prefix", ["", "/openai"], ids=["default", "openai"])
 
 
@@ -80,6 +81,28 @@ def test_a_langchain_agent_passes_the_questions_values_and_answers_from_the_resu
     kinds = [m[0] for m in ran["messages"]]
     assert kinds == ["human", "ai", "tool", "ai"], ran
     assert ran["messages"][2][1] in ran["messages"][3][1], ran  # the answer quotes the result
+
+
+@pytest.mark.parametrize(
+    ("question", "amount", "source", "target"),
+    [
+        ("How much is 300 Swedish kronor in Czech koruna?", 300, "SEK", "CZK"),
+        ("Turn 48 Australian dollars into Singapore dollars", 48, "AUD", "SGD"),
+    ],
+)
+def test_a_langchain_gemini_agent_runs_its_tool_loop_to_an_answer(
+    server: Server, question: str, amount: int, source: str, target: str
+) -> None:
+    """ChatGoogleGenerativeAI (on google-genai, at the Gemini API's root URL) under `create_agent`: the tool gets
+    the question's values, and the answer quotes its result."""
+    python = side_venv.python(*LANGCHAIN_GEMINI)
+    out = side_venv.run(
+        python, SCRIPTS / "langchain_convert.py", server.base_url, question, "gemini-2.5-flash", "gemini"
+    )
+    ran: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert ran["calls"] == [{"amount": amount, "from_currency": source, "to_currency": target}], ran
+    assert [m[0] for m in ran["messages"]] == ["human", "ai", "tool", "ai"], ran
+    assert ran["messages"][2][1] in ran["messages"][3][1], ran
 
 
 @pytest.fixture(scope="module")

@@ -114,6 +114,23 @@ def test_a_stream_cut_off_is_assembled_as_far_as_it_went() -> None:
     assert answer["error"] == {"message": "The server broke off", "type": "server_error"}
 
 
+def test_a_gemini_stream_cut_off_is_assembled_as_far_as_it_went() -> None:
+    def chunk(text: str, **more: Any) -> dict[str, Any]:
+        return {"candidates": [{"content": {"parts": [{"text": text, **more}], "role": "model"}, "index": 0}]}
+
+    events = [
+        {"t": 1.0, "data": chunk("Weighing", thought=True)},
+        {"t": 1.5, "data": chunk(" it.", thought=True)},
+        {"t": 2.0, "data": chunk("Half", thoughtSignature="c2ln")},
+        {"t": 2.5, "data": chunk(" an answer")},
+        {"t": 3.0, "data": {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}},
+    ]
+    answer = assembly.assemble({"status": 200, "headers": {}, "events": events})
+    assert answer is not None and not answer["complete"]
+    assert (answer["reasoning"], answer["text"]) == ("Weighing it.", "Half an answer")
+    assert answer["error"] == {"message": "The model is overloaded.", "type": "UNAVAILABLE"}
+
+
 def test_an_error_body_is_the_answer_error_and_a_pending_answer_is_none() -> None:
     body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     answer = assembly.assemble({"status": 529, "headers": {}, "body": body})
@@ -125,3 +142,39 @@ def test_an_error_status_of_an_unknown_shape_is_still_an_error() -> None:
     answer = assembly.assemble({"status": 502, "headers": {}, "body": {"detail": "upstream went away"}})
     assert answer is not None and "upstream went away" in answer["error"]["message"]
     assert "502" in answer["error"]["message"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_gemini_assembled_as_the_sdk_did(server: Server, scenario: str, stream: bool) -> None:
+    """google-genai joins a stream's chunks into the response `fold` makes: thoughts, text, function calls."""
+    from google import genai
+    from google.genai import types
+
+    test_id = f"assembly-gemini-{scenario}-{stream}"
+    options = types.HttpOptions(base_url=server.base_url, headers=headers(test_id, scenario))
+    declared = types.FunctionDeclaration(name="get_weather", parameters_json_schema={"type": "object"})
+    config = types.GenerateContentConfig(
+        tools=[types.Tool(function_declarations=[declared])],
+        system_instruction="Answer briefly.",
+        thinking_config=types.ThinkingConfig(include_thoughts=True),
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    question = f"Weather in two cities, {scenario}?"
+    with genai.Client(api_key="k", http_options=options) as sdk:
+        if stream:
+            chunks = list(sdk.models.generate_content_stream(model="m", contents=question, config=config))
+        else:
+            chunks = [sdk.models.generate_content(model="m", contents=question, config=config)]
+    parts = [p for c in chunks if c.candidates for p in (c.candidates[0].content.parts or [])]
+    read = transcript(server, test_id)
+    answer = read["answer"]
+    assert answer["text"] == "".join(p.text or "" for p in parts if not p.thought) and answer["complete"]
+    assert answer["reasoning"] == "".join(p.text or "" for p in parts if p.thought)
+    calls = [(p.function_call.name, p.function_call.args) for p in parts if p.function_call]
+    assert [(c["name"], c["arguments"]) for c in answer["tool_calls"]] == calls
+    finish = chunks[-1].candidates[0].finish_reason
+    assert answer["finish_reason"] == (finish.value if finish else None)
+    assert answer["id"] == chunks[-1].response_id and answer["model"] == "m"
+    asked = [{"role": "user", "parts": [{"type": "text", "text": question}]}]
+    assert read["request"] == {"system": "Answer briefly.", "messages": asked, "tools": ["get_weather"]}

@@ -6,6 +6,7 @@ providers-google.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import time
@@ -384,3 +385,31 @@ def test_the_js_client(server: Server) -> None:
     assert ran["whole"] and ran["streamed"] == ran["whole"]
     assert [(c["name"], c["args"]) for c in ran["calls"]] == [("get_weather", {"city": "Paris"})]
     assert ran["counted"] == ran["prompt"] and ran["sizes"] == [3072, 3072] and ran["refused"] == 429
+
+
+def _report(server: Server, test_id: str, spec: str, retry: types.HttpRetryOptions | None) -> dict[str, Any]:
+    """The client report after google-genai met the test's fault (twice) with these retry options."""
+    status, _ = call(
+        server.port, "POST", "/_emulator/faults", {"spec": spec, "times": 2}, {"x-emulator-test-id": test_id}
+    )
+    assert status == 201
+    made = client(server, headers={"x-emulator-test-id": test_id}, retry_options=retry)
+    with made, contextlib.suppress(errors.APIError):
+        made.models.generate_content(model=FLASH, contents="Report on me")
+    status, report = call(server.port, "GET", f"/_emulator/report?test_id={test_id}")
+    assert status == 200
+    return report  # type: ignore[no-any-return]
+
+
+def test_the_client_report_judges_google_genai_by_googles_rules(server: Server, test_id: str) -> None:
+    """By default the SDK makes one attempt: a 429 not retried is a finding. Told to retry, it backs off on its
+    own clock and reads no `RetryInfo`: retrying sooner than it said is one. A 409 is not among the statuses
+    Google's SDKs retry (OpenAI's and Anthropic's do)."""
+    once = _report(server, f"{test_id}-once", "status=429", None)
+    assert [f["rule"] for f in once["findings"]] == ["gave_up_on_retryable"]
+    quick = types.HttpRetryOptions(attempts=3, initial_delay=0.05, max_delay=0.1, jitter=0)
+    soon = _report(server, f"{test_id}-soon", "status=429; retry_after=2", quick)
+    assert {f["rule"] for f in soon["findings"]} == {"retried_too_soon"}
+    assert soon["calls"][0]["attempts"] == 3 and soon["calls"][0]["outcome"] == "answered"
+    conflict = _report(server, f"{test_id}-409", "status=409", quick)
+    assert conflict["findings"] == [] and conflict["calls"][0]["attempts"] == 1

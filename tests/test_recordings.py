@@ -1239,3 +1239,49 @@ def test_a_compressed_upstream_answer_reaches_the_client_and_the_cassette_decode
     assert "content-encoding" not in got.headers
     (recording,) = recordings.load([cassette]).recordings.values()
     assert json.loads(recording.body) == json.loads(answer)
+
+
+def test_gemini_and_vertex_are_recorded_and_replay_in_another_family(chain: Chain, make_server: Any) -> None:
+    """The recorder forwards Google's paths (`/v1beta/models/{model}:…`, Vertex's `…:rawPredict`) with their
+    keys kept out of the cassette; a Gemini answer conforms, replays to google-genai, and answers the same
+    conversation asked through Chat Completions."""
+    from anthropic import AnthropicVertex
+    from google import genai
+    from google.genai import types
+
+    key = "AIza" + "Xy9" * 11 + "Q1"  # shaped as Google's keys are
+    base = chain.recorder.base_url
+    declared = types.FunctionDeclaration(name="get_weather", parameters_json_schema={"type": "object"})
+    config = types.GenerateContentConfig(
+        tools=[types.Tool(function_declarations=[declared])],
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    options = types.HttpOptions(base_url=base, api_version="v1beta")
+    with genai.Client(api_key=key, http_options=options) as gemini:
+        called = gemini.models.generate_content(model="two-calls", contents="hi", config=config)
+        streamed = [c.text or "" for c in gemini.models.generate_content_stream(model="paced", contents="hi")]
+    vertex = AnthropicVertex(region="us-east5", project_id="p", access_token=SECRET, base_url=f"{base}/v1")
+    with vertex:
+        said = vertex.messages.create(model="plain-text", max_tokens=100, messages=USER).content
+    text = chain.cassette.read_text()
+    assert ":generateContent" in text and ":streamGenerateContent" in text and ":rawPredict" in text
+    assert key not in text and SECRET not in text and not scan(chain.cassette)
+    recorded = list(conformance.interactions("recorded", document_of(chain.cassette)))
+    assert [conformance.profile_for(i, None) for i in recorded] == ["gemini", "gemini", "vertex"]
+    for interaction, profile in zip(recorded, ["gemini", "gemini", "vertex"], strict=True):
+        assert conformance.conform(interaction, profile) == [], interaction.path
+    chain.stop_upstream()
+    replaying = make_server(Settings(recordings=(chain.cassette,), strict=True, replay_speed=0))
+    options = types.HttpOptions(base_url=replaying.base_url, api_version="v1beta")
+    with genai.Client(api_key="other", http_options=options) as gemini:
+        again = gemini.models.generate_content(model="two-calls", contents="hi", config=config)
+        assert [c.text or "" for c in gemini.models.generate_content_stream(model="paced", contents="hi")] == streamed
+    calls = [(c.name, c.args) for c in called.function_calls or []]
+    assert len(calls) == 2 and [(c.name, c.args) for c in again.function_calls or []] == calls
+    with AnthropicVertex(region="us-east5", project_id="p", access_token="t", base_url=f"{replaying.base_url}/v1") as v:
+        assert v.messages.create(model="plain-text", max_tokens=100, messages=USER).content == said
+    with replaying.openai() as client:  # the same conversation in another family: Gemini's recording answers
+        chat = client.chat.completions.with_raw_response.create(model="two-calls", messages=USER, tools=TOOLS)
+    assert chat.headers["x-emulator-source"].startswith("recording recorded.yaml#0")
+    made = chat.parse().choices[0].message.tool_calls or []
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in made] == calls

@@ -278,9 +278,9 @@ def _answer_headers(dialect: Dialect, profile: profiles.Profile, turn: Turn, fin
     report, in the dialect's or the profile's names."""
     headers = profiles.request_id(profile, dialect.NAME, fingerprint)
     headers |= profiles.answer_headers(profile, turn) if profile.headers or profile.processing_ms else {}
-    flavor = "anthropic" if dialect.NAME == profiles.MESSAGES else profile.rate_headers
-    if flavor == "none":  # Ollama reports no limits
+    if profile.rate_headers == "none":  # Ollama, Google and Vertex report no limits
         return headers
+    flavor = "anthropic" if dialect.NAME == profiles.MESSAGES else profile.rate_headers
     reported = limits.Limiter(limits.DEFAULT).report(("", ""), turn.usage.total_tokens, 0.0, flavor)
     return headers | {name.decode(): value.decode() for name, value in reported}
 

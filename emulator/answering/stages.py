@@ -258,7 +258,7 @@ def note(
     retry_after = retryable = None
     if fault and fault.kind == "status":  # what the client is told to wait: retry-after-ms, else retry-after
         retry_after = fault.retry_after_ms / 1000 if fault.retry_after_ms is not None else fault.retry_after
-        retryable = findings.retryable(fault.status, fault.should_retry)
+        retryable = findings.retryable(fault.status, fault.should_retry, endpoint.dialect.NAME in profiles.GOOGLE)
     return _tuple(  # every field given: `Note(…)`, a Python-level `__new__`, was half of this function, compiled
         Note,
         (

@@ -1,13 +1,13 @@
-"""The answer of a journal entry as its client assembled it, in any of the three dialects, whole or streamed:
+"""The answer of a journal entry as its client assembled it, in any of the dialects, whole or streamed:
 `{text, reasoning, tool_calls, usage, finish_reason, id, model, error, complete}`.
 
 A stream is first folded into the body it makes, by its dialect's `fold` (the one replay reads recorded
 streams with), the way the SDKs join one: Chat Completions deltas by tool call `index`; Responses deltas by
 output item, the terminal event's `response` the last word; Messages deltas by content block `index`,
-`input_json_delta` pieces making a tool's input. Then it is read as a body sent whole. `complete` says
-whether the stream reached its end (`[DONE]`, `response.completed`/`incomplete`, `message_stop`): a stream cut
-off is assembled as far as it went, which is what the client had read when it broke. An error (an error
-status's body, or one in the stream) is `error`, `{message, type}`.
+`input_json_delta` pieces making a tool's input; Gemini's chunks part after part. Then it is read as a body sent
+whole. `complete` says whether the stream reached its end (`[DONE]`, `response.completed`/`incomplete`,
+`message_stop`, a `finishReason`): a stream cut off is assembled as far as it went, which is what the client had
+read when it broke. An error (an error status's body, or one in the stream) is `error`, `{message, type}`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from emulator.dialects.anthropic_messages import recorded as messages
+from emulator.dialects.gemini import recorded as gemini
 from emulator.dialects.ollama import common as ollama
 from emulator.dialects.openai_chat import recorded as chat
 from emulator.dialects.openai_responses import recorded as responses
@@ -47,7 +48,7 @@ def assemble(answer: Mapping[str, Any] | None) -> Assembled | None:
 
 
 def _whole(out: Assembled, body: Mapping[str, Any]) -> None:
-    """A body sent whole: a Chat completion, a Response, a Message, a token count or an error."""
+    """A body sent whole: a Chat completion, a Gemini response, a Response, a Message, a token count or an error."""
     _ids(out, body)
     if isinstance(body.get("error"), dict | str):
         out["error"] = _error(body["error"])
@@ -60,6 +61,8 @@ def _whole(out: Assembled, body: Mapping[str, Any]) -> None:
             function = call.get("function") or {}
             out["tool_calls"].append(_tool(call.get("id"), function.get("name"), function.get("arguments")))
         out["finish_reason"] = choice.get("finish_reason")
+    elif isinstance(body.get("candidates"), list):
+        _gemini(out, body)
     elif isinstance(body.get("output"), list):
         _response(out, body)
     elif isinstance(body.get("content"), list):
@@ -73,9 +76,33 @@ def _whole(out: Assembled, body: Mapping[str, Any]) -> None:
         out["usage"] = body.get("usage")
     elif isinstance(body.get("message"), dict) or isinstance(body.get("response"), str):  # Ollama's chat, generate
         _ollama(out, body)
-    elif isinstance(body.get("embeddings"), list) or isinstance(body.get("embedding"), list):  # Ollama's embed
+    elif isinstance(body.get("embeddings"), list) or isinstance(
+        body.get("embedding"), list | dict
+    ):  # Ollama's, Gemini's
         listed = body.get("embeddings") or [body["embedding"]]
-        out["text"] = _vectors([{"embedding": v} for v in listed])
+        values = [v.get("values") if isinstance(v, dict) else v for v in listed]  # Gemini's `{"values": […]}`
+        out["text"] = _vectors([{"embedding": v} for v in values])
+    elif "totalTokens" in body:  # Gemini's countTokens
+        out["usage"] = {"input_tokens": body["totalTokens"]}
+
+
+def _gemini(out: Assembled, body: Mapping[str, Any]) -> None:
+    """A Gemini `GenerateContentResponse`: its first candidate's parts (thoughts, text, function calls), its finish
+    reason and usage."""
+    candidate = body["candidates"][0] if body["candidates"] else {}
+    for part in (candidate.get("content") or {}).get("parts") or ():
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            out["tool_calls"].append(_tool(call.get("id"), call.get("name"), call.get("args")))
+        elif part.get("thought"):
+            out["reasoning"] += str(part.get("text") or "")
+        else:
+            out["text"] += str(part.get("text") or "")
+    out["finish_reason"] = candidate.get("finishReason")
+    out["id"], out["model"] = body.get("responseId"), body.get("modelVersion")
+    usage = body.get("usageMetadata")
+    if isinstance(usage, dict):
+        out["usage"] = usage
 
 
 def _ollama(out: Assembled, body: Mapping[str, Any]) -> None:
@@ -146,6 +173,8 @@ def _fold(events: Sequence[Mapping[str, Any]]) -> Fold:
             return messages.fold
         if isinstance(data, dict) and "choices" in data:
             return chat.fold
+        if isinstance(data, dict) and "candidates" in data:
+            return gemini.fold
         if isinstance(data, dict) and ("done" in data or isinstance(data.get("error"), str)):  # Ollama's lines
             return ollama.fold
     return chat.fold
@@ -160,5 +189,8 @@ def _ids(out: Assembled, body: Mapping[str, Any]) -> None:
 
 def _error(error: Any) -> dict[str, Any]:
     if isinstance(error, dict):
-        return {"message": str(error.get("message", error)), "type": error.get("type") or error.get("code")}
+        return {
+            "message": str(error.get("message", error)),
+            "type": error.get("type") or error.get("status") or error.get("code"),
+        }
     return {"message": str(error), "type": None}

@@ -14,7 +14,9 @@ grouped; within a group, attempts chain into one call and its retries:
 (Codex's `x-client-request-id` names its thread, the same on every request of a session: no help here.)
 
 The SDKs' own rules (wire-formats.md §4.3-4.4): 408, 409, 429 and 5xx are retried, other 4xx are not,
-`x-should-retry` overrides both, and `retry-after` / `retry-after-ms` say how long to wait first. A stream that
+`x-should-retry` overrides both, and `retry-after` / `retry-after-ms` say how long to wait first. Google's SDKs
+retry 408, 429, 500, 502, 503 and 504 (when retries are on: by default they make one attempt, and a 429 not retried
+is a finding), and a `RetryInfo` says how long to wait. A stream that
 broke mid-way is not retried by the SDKs: the client comes back with a new call of the same conversation
 (streamed or not, as Claude Code falls back), which any later request of the group shows. A call that came
 back at least once and then stopped did not give up without retrying, after a status or a broken stream
@@ -31,10 +33,16 @@ from typing import Any
 from emulator.journal import Entry
 
 RETRYABLE = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+# google-genai's and `@google/genai`'s, when told to retry at all (`retry_options`; reference providers-google.md
+# §5.4): these statuses, and no `x-should-retry`.
+GOOGLE_RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
 
 
-def retryable(status: int, should_retry: bool | None) -> bool:
-    """Whether a client should retry this status: `x-should-retry` when sent, else the SDKs' rule."""
+def retryable(status: int, should_retry: bool | None, google: bool = False) -> bool:
+    """Whether a client should retry this status: `x-should-retry` when sent, else the SDKs' rule (Google's, for
+    Google's clients)."""
+    if google:
+        return status in GOOGLE_RETRYABLE
     return should_retry if should_retry is not None else status in RETRYABLE
 
 

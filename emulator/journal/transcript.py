@@ -1,5 +1,5 @@
 """A journal entry's request as a person reads it: the body folded by messages (`{system, messages, tools}`, each
-message `{role, parts}`), in any of the three dialects, and the answer's headers that matter (rate limits, the
+message `{role, parts}`), in any of the dialects, and the answer's headers that matter (rate limits, the
 request id, retry advice). The answer itself is `assembly`'s. It reads the journal's full view of an entry
 (`journal.view`). Pure: no I/O, and nothing it reads can raise (a body of the wrong shape reads as what of it
 has the expected shape).
@@ -31,8 +31,13 @@ def request(view: Mapping[str, Any]) -> dict[str, Any]:
         system.append(_text(body["system"]))
     if isinstance(body.get("instructions"), str):  # Responses
         system.append(body["instructions"])
+    google = body.get("systemInstruction", body.get("system_instruction"))
+    if isinstance(google, dict):  # Gemini's
+        system.append("".join(str(p.get("text") or "") for p in google.get("parts") or () if isinstance(p, dict)))
     if isinstance(body.get("messages"), list):
         messages = [_message(m) for m in body["messages"] if isinstance(m, dict)]
+    elif isinstance(body.get("contents"), list):
+        messages = [_content(c) for c in body["contents"] if isinstance(c, dict)]
     elif isinstance(body.get("input"), str):
         messages = [{"role": "user", "parts": [_plain(body["input"])]}]
     elif _inputs(body.get("input")):  # embeddings: each input, in order
@@ -42,7 +47,7 @@ def request(view: Mapping[str, Any]) -> dict[str, Any]:
     else:
         items = body.get("input")
         messages = _items(items if isinstance(items, list) else [])
-    tools = [_tool_name(t) for t in body.get("tools") or () if isinstance(t, dict)]
+    tools = [name for t in body.get("tools") or () if isinstance(t, dict) for name in _tool_names(t)]
     return {"system": "\n\n".join(s for s in system if s) or None, "messages": messages, "tools": tools}
 
 
@@ -136,9 +141,36 @@ def _result(call_id: Any, content: str, error: bool = False) -> Part:
     return {"type": "tool_result", "id": call_id, "content": content, "error": error}
 
 
-def _tool_name(tool: Mapping[str, Any]) -> str:
+def _tool_names(tool: Mapping[str, Any]) -> list[str]:
+    """A tool's name; a Gemini tool's, each of its function declarations'."""
+    declared = tool.get("functionDeclarations", tool.get("function_declarations"))
+    if isinstance(declared, list):
+        return [str(d.get("name") or "?") for d in declared if isinstance(d, dict)]
     function = tool.get("function")
-    return str((function.get("name") if isinstance(function, dict) else None) or tool.get("name") or tool.get("type"))
+    return [str((function.get("name") if isinstance(function, dict) else None) or tool.get("name") or tool.get("type"))]
+
+
+def _content(content: Mapping[str, Any]) -> Message:
+    """A Gemini `Content`: a `model` turn as the assistant's; its parts' text, thoughts, images, calls and results."""
+    role = "assistant" if content.get("role") == "model" else str(content.get("role") or "user")
+    parts: list[Part] = []
+    for part in content.get("parts") or ():
+        if not isinstance(part, dict):
+            continue
+        call = part.get("functionCall", part.get("function_call"))
+        answered = part.get("functionResponse", part.get("function_response"))
+        media = part.get("inlineData", part.get("inline_data")) or part.get("fileData", part.get("file_data"))
+        if isinstance(call, dict):
+            parts.append(_call(call.get("id"), call.get("name"), call.get("args")))
+        elif isinstance(answered, dict):
+            parts.append(_result(answered.get("id") or answered.get("name"), _text(str(answered.get("response")))))
+        elif isinstance(media, dict):
+            parts.append({"type": "image", "detail": str(media.get("mimeType", media.get("mime_type")) or "")[:60]})
+        elif part.get("thought"):
+            parts.append({"type": "reasoning", "text": str(part.get("text") or "")})
+        else:
+            parts.append(_plain(str(part.get("text") or "")))
+    return {"role": role, "parts": parts}
 
 
 def _image_hint(block: Mapping[str, Any]) -> str:

@@ -15,13 +15,14 @@ and what the stores hand back; one module a store, its interface and its in-proc
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from emulator import recordings, scenarios
+from emulator.core.conversation import Prompt, Reply
 from emulator.default_model.generate import Writer
-from emulator.dialects import anthropic_messages, openai_chat, openai_responses
+from emulator.dialects import anthropic_messages, gemini, openai_chat, openai_responses
 from emulator.rules import profiles
 from emulator.state.posted import Files
 from emulator.state.stores import LocalStores, Stores
@@ -29,8 +30,52 @@ from emulator.state.values import LAST, Before, CallKey, Directions, Look, Setti
 
 __all__ = ["LAST", "READERS", "Before", "CallKey", "Directions", "Look", "Settings", "State", "Stores"]
 
-# Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect.
-READERS = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
+
+class Readers(Mapping[str, recordings.Reader]):
+    """Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect. Google's
+    paths name their model and method (`/v1beta/models/{model}:generateContent`, Vertex's Claude at
+    `…/models/{model}:rawPredict`): what reads them puts the model from the path into the body first."""
+
+    FIXED = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
+    GOOGLE = {
+        "generateContent": gemini,
+        "streamGenerateContent": gemini,
+        "rawPredict": anthropic_messages,
+        "streamRawPredict": anthropic_messages,
+    }
+
+    def __getitem__(self, path: str) -> recordings.Reader:
+        fixed = self.FIXED.get(path)
+        if fixed is not None:
+            return fixed
+        model, _, method = path.rpartition("/models/")[2].partition(":")
+        dialect = self.GOOGLE.get(method)
+        if "/models/" not in path or dialect is None or model == "count-tokens":
+            raise KeyError(path)
+        return _Placed(dialect, path, gemini.placed if dialect is gemini else profiles.published)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.FIXED)
+
+    def __len__(self) -> int:
+        return len(self.FIXED)
+
+
+class _Placed:
+    """A dialect that reads a recorded body with what its path says put into it first."""
+
+    def __init__(self, dialect: recordings.Reader, path: str, place: Callable[[str, Any], Any]) -> None:
+        self.dialect, self.path, self.place = dialect, path, place
+
+    def parse_request(self, body: Any, headers: Mapping[str, str], fingerprint: str = "", profile: str = "") -> Prompt:
+        placed = self.place(self.path, body)
+        return self.dialect.parse_request(placed, headers, fingerprint, profile or profiles.DEFAULT)
+
+    def read_response(self, body: bytes, stream: bool) -> Reply:
+        return self.dialect.read_response(body, stream)
+
+
+READERS = Readers()
 
 
 class State:

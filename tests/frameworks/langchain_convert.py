@@ -1,6 +1,7 @@
 # mypy: ignore-errors
-"""Run in the LangChain side venv (tests/test_agent_loops.py): `create_agent` with a currency converter of its
-own, against the emulator at argv[1] with model argv[3], asked argv[2]; prints the calls the tool got and the
+"""Run in a LangChain side venv (tests/test_agent_loops.py): `create_agent` with a currency converter of its
+own, against the emulator at argv[1] with model argv[3], asked argv[2], through the chat model argv[4] names
+(`openai`, the default: ChatOpenAI; `gemini`: ChatGoogleGenerativeAI); prints the calls the tool got and the
 messages."""
 
 import json
@@ -8,7 +9,6 @@ import sys
 
 from langchain.agents import create_agent
 from langchain_core.tools import tool
-from langchain_openai import ChatOpenAI
 
 calls = []
 
@@ -26,7 +26,16 @@ def convert_currency(amount: float, from_currency: str, to_currency: str) -> str
     return f"{amount} {from_currency} = {round(amount * 1.0712, 2)} {to_currency}"
 
 
-llm = ChatOpenAI(base_url=sys.argv[1], api_key="sk-test", model=sys.argv[3], max_retries=0)
+family = sys.argv[4] if len(sys.argv) > 4 else "openai"
+if family == "gemini":
+    from langchain_google_genai import ChatGoogleGenerativeAI
+
+    # max_retries=1: one attempt (0 means the SDK's default, its docs say)
+    llm = ChatGoogleGenerativeAI(model=sys.argv[3], base_url=sys.argv[1], google_api_key="test-key", max_retries=1)
+else:
+    from langchain_openai import ChatOpenAI
+
+    llm = ChatOpenAI(base_url=sys.argv[1], api_key="sk-test", model=sys.argv[3], max_retries=0)
 agent = create_agent(llm, tools=[convert_currency])
 state = agent.invoke({"messages": [{"role": "user", "content": sys.argv[2]}]})
 print(
