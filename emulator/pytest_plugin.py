@@ -11,9 +11,11 @@
   lets a base URL be set but no header is scoped too. While the test runs, `OPENAI_BASE_URL`,
   `ANTHROPIC_BASE_URL`, `AZURE_OPENAI_ENDPOINT` (`AzureOpenAI()`), `OLLAMA_HOST` (`ollama.Client()`),
   `GOOGLE_GEMINI_BASE_URL` and `GOOGLE_VERTEX_BASE_URL` (`genai.Client()`), `ANTHROPIC_VERTEX_BASE_URL`
-  (`AnthropicVertex()`) and, when unset, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AZURE_OPENAI_API_KEY`,
-  `OPENAI_API_VERSION` and `GEMINI_API_KEY` (unless `GOOGLE_API_KEY` is set) point at it; the handle's
-  `azure_endpoint`, `ollama_host`, `gemini_base_url` and `anthropic_vertex_base_url` are the same URLs.
+  (`AnthropicVertex()`), `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (boto3's `bedrock-runtime`) and
+  `ANTHROPIC_BEDROCK_BASE_URL` (`AnthropicBedrock()`) point at it; and, when unset, `OPENAI_API_KEY`,
+  `ANTHROPIC_API_KEY`, `AZURE_OPENAI_API_KEY`, `OPENAI_API_VERSION`, `GEMINI_API_KEY` (unless `GOOGLE_API_KEY`
+  is set), and made-up AWS credentials and region are set. The handle's `azure_endpoint`, `ollama_host`,
+  `gemini_base_url`, `anthropic_vertex_base_url` and `bedrock_endpoint_url` are the same URLs.
 - `@pytest.mark.emulator(scenario=…, fault=…, timing=…, profile=…, lenient=True)` sets them for one test.
 - One server per session, in process on a free loopback port, loading no scenario files unless given
   `--emulator-scenarios PATH`; or an existing one, `--emulator-url URL` (with `--emulator-admin-token`, or
@@ -43,6 +45,12 @@ import pytest
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 KEY = "sk-emulator"  # the API key set for clients built from the environment, when none is set
+AWS = {
+    "AWS_ACCESS_KEY_ID": "AKIDEMULATOR",
+    "AWS_SECRET_ACCESS_KEY": "emulator",
+    "AWS_REGION": "us-east-1",  # AnthropicBedrock's
+    "AWS_DEFAULT_REGION": "us-east-1",  # boto3's
+}
 AZURE_VERSION = "2024-10-21"  # the `api-version` set for `AzureOpenAI()`, when none is set
 
 
@@ -102,6 +110,7 @@ class Emulator:
         self.ollama_host = root  # `ollama.Client(host=…)` adds `/api/…`
         self.gemini_base_url = root  # google-genai adds `/v1/models/…` (Vertex: `/v1beta1/projects/…`)
         self.anthropic_vertex_base_url = f"{root}/v1"  # `AnthropicVertex` adds `/projects/…`
+        self.bedrock_endpoint_url = root  # boto3 and `AnthropicBedrock` add `/model/…`
         self._directions: dict[str, Any] = {}
 
     def fault(self, spec: str, times: int | None = None) -> None:
@@ -216,6 +225,11 @@ def emulator(request: pytest.FixtureRequest, _emulator_url: str, monkeypatch: py
         monkeypatch.setenv("ANTHROPIC_VERTEX_BASE_URL", handle.anthropic_vertex_base_url)
         if not (os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY")):  # both set: the SDK warns
             monkeypatch.setenv("GEMINI_API_KEY", KEY)
+        monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", handle.bedrock_endpoint_url)
+        monkeypatch.setenv("ANTHROPIC_BEDROCK_BASE_URL", handle.bedrock_endpoint_url)
+        for variable, value in AWS.items():  # signed with made-up credentials, as any will do here
+            if not os.environ.get(variable):
+                monkeypatch.setenv(variable, value)
         for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY"):
             if not os.environ.get(variable):
                 monkeypatch.setenv(variable, KEY)

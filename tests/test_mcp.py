@@ -392,7 +392,8 @@ def test_the_profiles_agree_with_the_docs() -> None:
         named |= {"Embeddings": profiles.EMBEDDINGS, "legacy Completions": profiles.COMPLETIONS}
         named |= {"`/api/chat`": profiles.OLLAMA_CHAT, "`/api/generate`": profiles.OLLAMA_GENERATE}
         named |= {"`/api/embed`": profiles.OLLAMA_EMBED, "`:generateContent`": profiles.GEMINI}
-        named |= {"`:embedContent`": profiles.GEMINI_EMBED}
+        named |= {"`:embedContent`": profiles.GEMINI_EMBED, "`converse`": profiles.BEDROCK_CONVERSE}
+        named |= {"`invoke`": profiles.BEDROCK_INVOKE}
         assert {d for words, d in named.items() if words in row[1]} == set(profile.dialects), name
         line = next(line for line in table.splitlines() if line.startswith(f"| `{name}` |"))
         assert all(guides.ENDPOINTS[d] in line for d in profile.dialects)

@@ -93,6 +93,19 @@ def test_google_and_vertex_clients_built_from_the_environment_are_routed(emulato
     assert [(r["endpoint"], r["status"]) for r in emulator.requests()] == [
         ("generate_content", 503), ("generate_content", 200), ("messages", 200)
     ]
+
+
+def test_bedrock_clients_built_from_the_environment_are_routed(emulator):
+    import boto3
+
+    runtime = boto3.client("bedrock-runtime")
+    said = runtime.converse(modelId="amazon.nova-pro-v1:0", messages=[{"role": "user", "content": [{"text": "env"}]}])
+    assert said["output"]["message"]["content"][0]["text"]
+    runtime.close()
+    with anthropic.AnthropicBedrock(max_retries=0) as claude:
+        asked = [{"role": "user", "content": "env"}]
+        claude.messages.create(model="anthropic.claude-sonnet-4-5-20250929-v1:0", max_tokens=20, messages=asked)
+    assert [r["endpoint"] for r in emulator.requests()] == ["converse", "invoke_model"]
 """
 
 

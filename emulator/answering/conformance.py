@@ -35,6 +35,7 @@ from emulator.dialects import (
     openai_embeddings,
     openai_responses,
 )
+from emulator.dialects.bedrock import converse, invoke
 from emulator.dialects.error_bodies import error_answer, retry_headers
 from emulator.dialects.gemini import embed as gemini_embed
 from emulator.dialects.ollama import chat as ollama_chat
@@ -70,6 +71,12 @@ METHODS: dict[str, Dialect] = {
     "rawPredict": anthropic_messages,
     "streamRawPredict": anthropic_messages,
 }
+BEDROCK: dict[str, Dialect] = {
+    "converse": converse,
+    "converse-stream": converse,
+    "invoke": invoke,
+    "invoke-with-response-stream": invoke,
+}
 DEPLOYED = {"chat/completions": openai_chat, "embeddings": openai_embeddings, "completions": openai_completions}
 JSON = "application/json"
 STREAMS = ("text/event-stream", "application/x-ndjson")
@@ -81,6 +88,8 @@ def dialect_of(path: str) -> Dialect | None:
     path = path.partition("?")[0]
     if profiles.DEPLOYMENTS in path:
         return DEPLOYED.get(path.split(profiles.DEPLOYMENTS, 1)[1].partition("/")[2])
+    if path.startswith("/model/"):  # Bedrock's `/model/{modelId}/{operation}`
+        return BEDROCK.get(path.rpartition("/")[2])
     if "/models/" in path and ":" in path.rpartition("/")[2]:  # Google's `…/models/{model}:{method}`
         model, _, method = path.rpartition("/")[2].partition(":")
         return None if model == "count-tokens" else METHODS.get(method)
@@ -97,11 +106,13 @@ def noted_profile(client_path: str, upstream: str) -> str | None:
 
 
 def _family(host: str, path: str) -> str | None:
-    """The profile a host or a path says: Azure's (`RESOURCE.openai.azure.com`, a deployment path), Vertex's (its
-    hosts, a publisher's path), Ollama's (`/api/…`), Gemini's (a method on a model), a profile prefix
-    (`/anthropic/v1/…`)."""
+    """The profile a host or a path says: Azure's (`RESOURCE.openai.azure.com`, a deployment path), Bedrock's (its
+    hosts, `/model/…`), Vertex's (its hosts, a publisher's path), Ollama's (`/api/…`), Gemini's (a method on a
+    model), a profile prefix (`/anthropic/v1/…`)."""
     if host.endswith(".openai.azure.com") or profiles.DEPLOYMENTS in path:
         return "azure"
+    if host.startswith("bedrock-runtime.") or api_path(path).startswith("/model/"):
+        return "bedrock"
     if host.endswith("aiplatform.googleapis.com") or "/publishers/" in path:  # regional hosts: `{region}-aiplatform…`
         return "vertex"
     if api_path(path).startswith("/api/"):

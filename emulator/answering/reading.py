@@ -27,6 +27,8 @@ ENDPOINT_NAMES = {
     profiles.OLLAMA_EMBED: "ollama_embed",
     profiles.GEMINI: "generate_content",
     profiles.GEMINI_EMBED: "embed_content",
+    profiles.BEDROCK_CONVERSE: "converse",
+    profiles.BEDROCK_INVOKE: "invoke_model",
 }
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 

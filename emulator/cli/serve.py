@@ -37,6 +37,7 @@ ELSEWHERE = (
     "Azure OpenAI: {base}/openai/deployments/NAME/...?api-version=V (--profile azure, or under {base}/azure)",
     "Vertex AI: {base}/v1beta1/projects/P/locations/L/publishers/google/models/MODEL:generateContent "
     "(Claude: .../publishers/anthropic/models/MODEL:rawPredict)",
+    "Bedrock: {base}/model/MODEL_ID/converse (and converse-stream, invoke, invoke-with-response-stream)",
 )
 
 

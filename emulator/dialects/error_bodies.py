@@ -13,10 +13,12 @@ from emulator.core.errors import EmulatorError
 from emulator.core.sse import encode
 from emulator.core.wire import Whole, whole
 from emulator.dialects import Dialect, anthropic_messages, gemini, openai_chat
+from emulator.dialects.bedrock import converse
 from emulator.dialects.ollama import chat as ollama_chat
 from emulator.rules import profiles
 
 TEXT = b"text/plain; charset=utf-8"
+AWS_ERRORS = "http://internal.amazon.com/coral/com.amazon.bedrock/"  # the namespace after an AWS error's code
 
 
 def error_answer(
@@ -41,6 +43,8 @@ def error_answer(
     if shape == "azure":  # Azure's gateway: the status as the code (reference providers-aws-azure-ollama.md §2.4)
         return whole(encode({"error": {"code": str(error.status), "message": error.message}}), headers, error.status)
     body = dialect.render_error(error)
+    if dialect.NAME in profiles.AWS:  # AWS names the error in a header; botocore reads its code there
+        headers.setdefault("x-amzn-errortype", f"{converse.error_code(error)}:{AWS_ERRORS}")
     if dialect.NAME == profiles.MESSAGES:  # Anthropic repeats the request id in the error body
         headers.setdefault("request-id", profiles.request_id(profile, dialect.NAME, root)["request-id"])
         body["request_id"] = headers["request-id"]
@@ -76,11 +80,14 @@ def google(path: str, headers: Mapping[str, str], query: bytes = b"") -> bool:
 
 
 def dialect_for(path: str, headers: Mapping[str, str], query: bytes = b"") -> Dialect:
-    """The dialect to answer a path no endpoint owns in: Google's for its paths and keys (`google`), Anthropic's
+    """The dialect to answer a path no endpoint owns in: Google's for its paths and keys (`google`), Bedrock's for its
+    paths and SigV4 signatures, Anthropic's
     for a Messages path or a client that sends its headers, else OpenAI's."""
     if path.startswith(("/api/", "/ollama/")):  # Ollama's `{"error": "…"}`
         return ollama_chat
     if google(path, headers, query):
         return gemini
+    if path.startswith(("/model/", "/bedrock/")) or headers.get("authorization", "").startswith("AWS4-"):
+        return converse
     anthropic = path.startswith("/v1/messages") or "anthropic-version" in headers or "x-api-key" in headers
     return anthropic_messages if anthropic else openai_chat

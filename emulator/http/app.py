@@ -31,6 +31,7 @@ from emulator.dialects import (
     openai_embeddings,
     openai_responses,
 )
+from emulator.dialects.bedrock import converse, invoke
 from emulator.dialects.error_bodies import dialect_for, error_answer
 from emulator.dialects.gemini import embed as gemini_embed
 from emulator.dialects.ollama import chat as ollama_chat
@@ -103,7 +104,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 ),
                 Route(f"{prefix}/v1/chat/completions/{{completion_id}}/messages", _stored_chat(state, profile, True)),
             ]
-    routes += _azure(state) + _ollama(state) + _google(state)
+    routes += _azure(state) + _ollama(state) + _google(state) + _bedrock(state)
     routes += admin.routes(state)
     answering = {route.path: route.endpoint.app for route in routes if isinstance(route.endpoint, _Endpoint)}
     handlers = {HTTPException: _http_error, StateUnavailable: _unavailable}
@@ -189,6 +190,25 @@ def _google(state: State) -> list[Route]:
     return routes
 
 
+def _bedrock(state: State) -> list[Route]:
+    """Bedrock Runtime's paths (reference providers-aws-azure-ollama.md §1.1), at the root (boto3's `endpoint_url`,
+    `AnthropicBedrock(base_url=…)`) and under `/bedrock`: `/model/{modelId}/{operation}`, the model id an ARN with
+    its `/` encoded as often as not."""
+    profile = profiles.PROFILES["bedrock"]
+    talks, invokes = Endpoint(converse, profile), Endpoint(invoke, profile)
+    routes = []
+    for base in ("", "/bedrock"):
+        at = f"{base}{MODEL}"
+        routes += [
+            _answering(f"{at}/converse", state, talks),
+            _answering(f"{at}/converse-stream", state, talks),
+            _answering(f"{at}/invoke", state, invokes),
+            _answering(f"{at}/invoke-with-response-stream", state, invokes),
+        ]
+    return routes
+
+
+MODEL = "/model/{model:path}"  # Bedrock's: everything up to the operation, slashes and all
 PROJECT = "/projects/{project}/locations/{location}"
 VERTEX = (f"{PROJECT}/publishers/google", "/publishers/google")  # with a project, and in express mode
 _MODEL = re.compile(r"/models/[^/]+:(\w+)$")
@@ -196,8 +216,11 @@ _PROJECT = re.compile(r"/projects/[^/]+/locations/[^/]+/")
 
 
 def templated(path: str) -> str:
-    """A Google path as its route is written (`/v1beta/models/{model}:generateContent`), where the app finds its
-    endpoint by the exact path; any other path as it is."""
+    """A Google or Bedrock path as its route is written (`/v1beta/models/{model}:generateContent`,
+    `/model/{model:path}/converse`), where the app finds its endpoint by the exact path; any other path as it is."""
+    if "/model/" in path:  # Bedrock's `/model/{modelId}/{operation}`
+        head, _, rest = path.partition("/model/")
+        return f"{head}{MODEL}/{rest.rpartition('/')[2]}"
     if ":" not in path:
         return path
     if "/projects/" in path:

@@ -184,6 +184,9 @@ ENDPOINTS = {
     profiles.GEMINI: "Gemini generateContent (POST /v1beta/models/{model}:generateContent, :streamGenerateContent, "
     ":countTokens)",
     profiles.GEMINI_EMBED: "Gemini embeddings (POST /v1beta/models/{model}:embedContent, :batchEmbedContents)",
+    profiles.BEDROCK_CONVERSE: "Bedrock Converse (POST /model/{modelId}/converse, /converse-stream)",
+    profiles.BEDROCK_INVOKE: "Bedrock InvokeModel for Claude (POST /model/{modelId}/invoke, "
+    "/invoke-with-response-stream)",
 }
 
 

@@ -30,8 +30,9 @@ def match_key(body: bytes | str | None, scrubber: Scrubber | None = None) -> str
     return json.dumps(parsed, sort_keys=True, separators=(",", ":"))
 
 
-# Where an API's path starts: OpenAI's and Anthropic's (and Gemini's v1), Azure's, Ollama's, Gemini's and Vertex's.
-API_MARKS = ("/v1/", "/openai/", "/api/", "/v1beta/", "/v1alpha/", "/v1beta1/")
+# Where an API's path starts: OpenAI's and Anthropic's (and Gemini's v1), Azure's, Ollama's, Gemini's and Vertex's,
+# Bedrock's.
+API_MARKS = ("/v1/", "/openai/", "/api/", "/v1beta/", "/v1alpha/", "/v1beta1/", "/model/")
 
 
 def api_path(uri: str) -> str:

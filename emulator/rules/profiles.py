@@ -10,6 +10,7 @@ read these fields to render; this module knows no dialect.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,8 @@ EMBEDDINGS, COMPLETIONS = "openai_embeddings", "openai_completions"
 OLLAMA_CHAT, OLLAMA_GENERATE, OLLAMA_EMBED = "ollama_chat", "ollama_generate", "ollama_embed"
 GEMINI, GEMINI_EMBED = "gemini", "gemini_embed"  # Gemini's generateContent and embedContent (`dialects/gemini`)
 GOOGLE = (GEMINI, GEMINI_EMBED)  # Google's dialects: a key in `x-goog-api-key` or `?key=`, errors as google.rpc's
+BEDROCK_CONVERSE, BEDROCK_INVOKE = "bedrock_converse", "bedrock_invoke"  # Bedrock Runtime's (`dialects/bedrock`)
+AWS = (BEDROCK_CONVERSE, BEDROCK_INVOKE)  # SigV4-signed, errors named in `x-amzn-ErrorType`
 VECTORS = (EMBEDDINGS, OLLAMA_EMBED, GEMINI_EMBED)  # the dialects that answer with vectors, not words
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
 
@@ -251,6 +254,24 @@ PROFILES["vertex"] = replace(
     request_id="",
     rate_headers="none",
 )
+PROFILES["bedrock"] = replace(
+    PROFILES["anthropic"],
+    name="bedrock",
+    dialects=AWS,
+    models=(
+        "anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "anthropic.claude-haiku-4-5-20251001-v1:0",
+        "amazon.nova-pro-v1:0",
+        "meta.llama3-3-70b-instruct-v1:0",
+    ),
+    doc="Bedrock Runtime: Converse and ConverseStream, and Claude's InvokeModel, at /model/{modelId}/{operation}",
+    threads=False,
+    breakpoints=False,
+    id_mark="bdrk_",
+    request_id="x-amzn-requestid",
+    rate_headers="none",
+)
 DEFAULT = "inferam"
 DEPLOYMENTS = "/deployments/"
 
@@ -293,12 +314,37 @@ NO_KEY = {
 }
 
 
+# A SigV4 `Authorization` as AWS's SDKs sign it (any credentials will do: its shape is checked, not its secret).
+SIGV4 = re.compile(
+    r"AWS4-HMAC-SHA256 Credential=[^/\s,]+/\d{8}/[\w-]+/[\w-]+/aws4_request,\s*"
+    r"SignedHeaders=[a-z0-9;._-]+,\s*Signature=[0-9a-f]{64}"
+)
+
+
+def signed(headers: Mapping[str, str]) -> None:
+    """Raise AWS's 403 for a request not signed with SigV4 (or a Bedrock API key, a bearer), or signed in a shape
+    AWS refuses: the words are its gateway's."""
+    authorization = headers.get("authorization", "").strip()
+    if not authorization:
+        raise Forbidden("Missing Authentication Token", code="MissingAuthenticationTokenException")
+    if authorization.lower().startswith("bearer ") or (SIGV4.fullmatch(authorization) and headers.get("x-amz-date")):
+        return
+    raise Forbidden(
+        "Authorization header requires 'Credential', 'Signature', 'SignedHeaders' and an 'X-Amz-Date' header, in "
+        "AWS Signature Version 4's form.",
+        code="IncompleteSignatureException",
+    )
+
+
 KEY_HEADERS = ("x-api-key", "api-key", "x-goog-api-key")  # Anthropic's, Azure's, Google's; OpenAI's is a bearer
 
 
 def authenticate(profile: Profile, dialect: str, headers: Mapping[str, str], query: bytes = b"") -> None:
     """Raise the 401 that every upstream answers a request with no key at all (Google's: a 403); any key will do
     (Ollama asks for none). Google's key may come in the query string (`?key=`), as curl examples send it."""
+    if dialect in AWS:
+        signed(headers)
+        return
     if profile.keyless or bearer(headers) or any(headers.get(name, "").strip() for name in KEY_HEADERS):
         return
     if dialect in GOOGLE:
