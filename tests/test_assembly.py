@@ -178,3 +178,55 @@ def test_gemini_assembled_as_the_sdk_did(server: Server, scenario: str, stream: 
     assert answer["id"] == chunks[-1].response_id and answer["model"] == "m"
     asked = [{"role": "user", "parts": [{"type": "text", "text": question}]}]
     assert read["request"] == {"system": "Answer briefly.", "messages": asked, "tools": ["get_weather"]}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_bedrock_converse_assembled_as_boto3_gave_it(server: Server, scenario: str, stream: bool) -> None:
+    """The journal reads AWS's frames back (`delivery.frames`) and `converse.fold` joins them by block index."""
+    from contextlib import closing
+
+    import boto3
+
+    test_id = f"assembly-bedrock-{scenario}-{stream}"
+    client = boto3.client(
+        "bedrock-runtime",
+        endpoint_url=server.base_url,
+        region_name="us-east-1",
+        aws_access_key_id="AKIDEXAMPLE",
+        aws_secret_access_key="made-up",
+    )
+    for name, value in headers(test_id, scenario).items():
+        client.meta.events.register_first(
+            "before-sign.*.*", lambda request, n=name, v=value, **_: request.headers.__setitem__(n, v)
+        )
+    asked = {
+        "modelId": "m",
+        "messages": [{"role": "user", "content": [{"text": "Weather, please?"}]}],
+        "system": [{"text": "Answer briefly."}],
+        "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": {"type": "object"}}}}]},
+        "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+    }
+    with closing(client):
+        if stream:
+            events = list(client.converse_stream(**asked)["stream"])
+            deltas = [e["contentBlockDelta"]["delta"] for e in events if "contentBlockDelta" in e]
+            text = "".join(d.get("text", "") for d in deltas)
+            reasoning = "".join(d["reasoningContent"].get("text", "") for d in deltas if "reasoningContent" in d)
+            starts = [e["contentBlockStart"]["start"]["toolUse"]["name"] for e in events if "contentBlockStart" in e]
+            stop = events[-2]["messageStop"]["stopReason"]
+        else:
+            made = client.converse(**asked)
+            content = made["output"]["message"]["content"]
+            text = "".join(b.get("text", "") for b in content)
+            reasoning = "".join(
+                b["reasoningContent"]["reasoningText"]["text"] for b in content if "reasoningContent" in b
+            )
+            starts = [b["toolUse"]["name"] for b in content if "toolUse" in b]
+            stop = made["stopReason"]
+    read = transcript(server, test_id)
+    answer = read["answer"]
+    assert (answer["text"], answer["reasoning"], answer["complete"]) == (text, reasoning, True)
+    assert [c["name"] for c in answer["tool_calls"]] == starts and answer["finish_reason"] == stop
+    assert read["request"]["system"] == "Answer briefly." and read["request"]["tools"] == ["get_weather"]
+    assert read["request"]["messages"] == [{"role": "user", "parts": [{"type": "text", "text": "Weather, please?"}]}]

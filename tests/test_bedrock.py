@@ -233,7 +233,8 @@ def test_a_request_not_signed_is_refused_as_aws_refuses_it(server: Server) -> No
     assert status == 200  # a Bedrock API key
 
 
-def test_invoke_model_speaks_claudes_messages(bedrock: Any) -> None:
+def test_invoke_model_speaks_claudes_messages(server: Server, test_id: str) -> None:
+    bedrock = runtime(server, headers={"x-emulator-test-id": test_id})
     body = {
         "anthropic_version": "bedrock-2023-05-31",
         "max_tokens": 200,
@@ -249,6 +250,13 @@ def test_invoke_model_speaks_claudes_messages(bedrock: Any) -> None:
     assert metrics["outputTokenCount"] == message["usage"]["output_tokens"]
     text = "".join(c["delta"].get("text", "") for c in chunks if c["type"] == "content_block_delta")
     assert text == message["content"][0]["text"]
+    bedrock.close()
+    # The journal reads the chunks back as the Anthropic events they carry, and assembles them as Messages.
+    status, page = call(server.port, "GET", f"/_emulator/requests?test_id={test_id}&bodies=false")
+    streamed_entry = page["requests"][-1]["id"]
+    status, entry = call(server.port, "GET", f"/_emulator/requests/{streamed_entry}?transcript=true")
+    assert entry["response"]["events"][0]["event"] == "message_start"
+    assert entry["transcript"]["answer"]["text"] == text and entry["transcript"]["answer"]["complete"]
 
 
 def test_anthropic_bedrock_creates_and_streams_messages(server: Server) -> None:

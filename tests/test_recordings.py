@@ -1285,3 +1285,46 @@ def test_gemini_and_vertex_are_recorded_and_replay_in_another_family(chain: Chai
     assert chat.headers["x-emulator-source"].startswith("recording recorded.yaml#0")
     made = chat.parse().choices[0].message.tool_calls or []
     assert [(c.function.name, json.loads(c.function.arguments)) for c in made] == calls
+
+
+def test_bedrock_is_recorded_and_replays_in_another_family(chain: Chain, make_server: Any) -> None:
+    """The recorder forwards Bedrock's `/model/{modelId}/…` (a whole answer and an event stream); its signature is
+    not kept; a Converse answer conforms, replays to boto3, and answers the same conversation through Messages."""
+    import boto3
+
+    def runtime(base: str) -> Any:
+        return boto3.client(
+            "bedrock-runtime",
+            endpoint_url=base,
+            region_name="us-east-1",
+            aws_access_key_id="AKIDRECORDER",
+            aws_secret_access_key=SECRET,
+        )
+
+    asked = [{"role": "user", "content": [{"text": "hi"}]}]
+    tools = {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": {"type": "object"}}}}]}
+    client = runtime(chain.recorder.base_url)
+    called = client.converse(modelId="two-calls", messages=asked, toolConfig=tools)
+    streamed = [e for e in client.converse_stream(modelId="paced", messages=asked)["stream"]]
+    client.close()
+    text = chain.cassette.read_text()
+    assert "/model/two-calls/converse" in text and "/model/paced/converse-stream" in text
+    assert SECRET not in text and "Signature=" not in text and not scan(chain.cassette)
+    recorded = list(conformance.interactions("recorded", document_of(chain.cassette)))
+    assert [conformance.profile_for(i, None) for i in recorded] == ["bedrock", "bedrock"]
+    for interaction in recorded:
+        assert conformance.conform(interaction, "bedrock") == [], interaction.path
+    chain.stop_upstream()
+    replaying = make_server(Settings(recordings=(chain.cassette,), strict=True, replay_speed=0))
+    again = runtime(replaying.base_url)
+    assert again.converse(modelId="two-calls", messages=asked, toolConfig=tools)["output"] == called["output"]
+    replayed = [e for e in again.converse_stream(modelId="paced", messages=asked)["stream"]]
+    assert [next(iter(e)) for e in replayed] == [next(iter(e)) for e in streamed]
+    again.close()
+    calls = [(b["toolUse"]["name"], b["toolUse"]["input"]) for b in called["output"]["message"]["content"]]
+    with replaying.anthropic() as claude:  # the same conversation through Messages: Bedrock's recording answers
+        message = claude.messages.with_raw_response.create(
+            model="two-calls", max_tokens=100, messages=USER, tools=MESSAGES_TOOLS
+        )
+    assert message.headers["x-emulator-source"].startswith("recording recorded.yaml#0")
+    assert [(b.name, b.input) for b in message.parse().content if b.type == "tool_use"] == calls

@@ -79,7 +79,7 @@ BEDROCK: dict[str, Dialect] = {
 }
 DEPLOYED = {"chat/completions": openai_chat, "embeddings": openai_embeddings, "completions": openai_completions}
 JSON = "application/json"
-STREAMS = ("text/event-stream", "application/x-ndjson")
+STREAMS = ("text/event-stream", "application/x-ndjson", "application/vnd.amazon.eventstream")
 
 
 def dialect_of(path: str) -> Dialect | None:
@@ -166,7 +166,7 @@ def interactions(name: str, document: Any) -> Iterator[Interaction]:
             request_headers={k.lower(): str(v) for k, v in request.headers.items()},
             status=int(response["status"]["code"]),
             headers=kept,
-            answer=response["body"]["string"],
+            answer=answer.encode() if isinstance(answer := response["body"]["string"], str) else answer,
             profile=profile if isinstance(profile, str) else _noted(request.uri),
         )
 

@@ -204,12 +204,16 @@ class Recorder:
             redact.body(self.scrubber.body(body).decode("utf-8", "replace"), secrets, _type(headers)),
             {k: v[0] for k, v in _kept(headers, secrets).items()},
         )
-        answered = received.decode("utf-8", "replace")
+        kind = response.headers.get("content-type", "")
+        if kind.startswith(BINARY):  # kept as its bytes (YAML's `!!binary`): its frames' checksums hold them
+            said: str | bytes = bytes(received)
+        else:
+            said = redact.body(received.decode("utf-8", "replace"), secrets, kind)
         del received  # one copy of a large answer at a time: a 200 MB body cost the recorder 950 MB at its peak
         recorded = {
             "status": {"code": response.status_code, "message": response.reason_phrase},
             "headers": _kept(response.headers.multi_items(), secrets),
-            "body": {"string": redact.body(answered, secrets, response.headers.get("content-type", ""))},
+            "body": {"string": said},
         }
         # The profile the client asked for (its prefix), else the upstream's: what `emulator conform` renders under.
         if noted := conformance.noted_profile(scope["path"], self.upstream):
@@ -238,6 +242,10 @@ class Recorder:
     def _save(self, request: tuple[str, str, str, dict[str, str]], response: dict[str, Any], pacing: Any) -> None:
         with self.lock:
             self.library.add(self.tape.add(*request, response, pacing, replace=self.mode == "all"))
+
+
+# Answers whose bytes are not text: AWS's event-stream frames.
+BINARY = ("application/vnd.amazon.eventstream",)
 
 
 def _type(headers: Iterable[tuple[str, str]]) -> str:

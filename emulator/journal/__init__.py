@@ -22,7 +22,7 @@ from emulator.core.sse import loads
 from emulator.journal.delivery import BODY_CAP as BODY_CAP
 from emulator.journal.delivery import Delivered as Delivered
 from emulator.journal.delivery import at_once as at_once
-from emulator.journal.delivery import chunks, compact, events, lines, ms
+from emulator.journal.delivery import chunks, compact, events, frames, lines, ms
 
 CAPACITY = 10_000
 MAX_BYTES = 256 * 1024 * 1024  # bodies the journal holds, requests' and answers' together
@@ -339,6 +339,8 @@ def _answer(delivered: Delivered) -> dict[str, Any]:
         answer["events"] = list(events(chunks(delivered)))
     elif kind.startswith("application/x-ndjson"):  # Ollama's streams: a JSON object a line
         answer["events"] = list(lines(chunks(delivered)))
+    elif kind.startswith("application/vnd.amazon.eventstream"):  # Bedrock's: AWS's binary frames
+        answer["events"] = list(frames(chunks(delivered)))
     else:
         answer |= _body(b"".join(data for _, data in chunks(delivered)), delivered.cut)
     answer |= {"ttft_ms": ms(delivered.ttft), "duration_ms": ms(delivered.duration)}

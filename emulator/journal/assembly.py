@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from emulator.dialects.anthropic_messages import recorded as messages
+from emulator.dialects.bedrock import converse
 from emulator.dialects.gemini import recorded as gemini
 from emulator.dialects.ollama import common as ollama
 from emulator.dialects.openai_chat import recorded as chat
@@ -23,6 +24,7 @@ from emulator.dialects.openai_responses import recorded as responses
 from emulator.journal.transcript import parsed
 
 Assembled = dict[str, Any]
+CONVERSE = ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata")
 # A dialect's `fold`: a stream's events made into the body it would have been whole, and whether it ended.
 Fold = Callable[[Iterable[Mapping[str, Any]]], tuple[dict[str, Any], bool]]
 
@@ -63,6 +65,8 @@ def _whole(out: Assembled, body: Mapping[str, Any]) -> None:
         out["finish_reason"] = choice.get("finish_reason")
     elif isinstance(body.get("candidates"), list):
         _gemini(out, body)
+    elif isinstance(body.get("output"), dict):  # Bedrock's Converse
+        _converse(out, body)
     elif isinstance(body.get("output"), list):
         _response(out, body)
     elif isinstance(body.get("content"), list):
@@ -84,6 +88,21 @@ def _whole(out: Assembled, body: Mapping[str, Any]) -> None:
         out["text"] = _vectors([{"embedding": v} for v in values])
     elif "totalTokens" in body:  # Gemini's countTokens
         out["usage"] = {"input_tokens": body["totalTokens"]}
+
+
+def _converse(out: Assembled, body: Mapping[str, Any]) -> None:
+    """A Bedrock Converse answer: its message's blocks (reasoning, text, tool uses), stop reason and usage."""
+    for block in (body["output"].get("message") or {}).get("content") or ():
+        use = block.get("toolUse")
+        if isinstance(use, dict):
+            out["tool_calls"].append(_tool(use.get("toolUseId"), use.get("name"), use.get("input")))
+        elif isinstance(block.get("reasoningContent"), dict):
+            out["reasoning"] += str((block["reasoningContent"].get("reasoningText") or {}).get("text") or "")
+        else:
+            out["text"] += str(block.get("text") or "")
+    out["finish_reason"] = body.get("stopReason")
+    if isinstance(body.get("usage"), dict):
+        out["usage"] = body["usage"]
 
 
 def _gemini(out: Assembled, body: Mapping[str, Any]) -> None:
@@ -175,6 +194,8 @@ def _fold(events: Sequence[Mapping[str, Any]]) -> Fold:
             return chat.fold
         if isinstance(data, dict) and "candidates" in data:
             return gemini.fold
+        if name in CONVERSE or event.get("exception"):  # Bedrock's frames
+            return converse.fold
         if isinstance(data, dict) and ("done" in data or isinstance(data.get("error"), str)):  # Ollama's lines
             return ollama.fold
     return chat.fold

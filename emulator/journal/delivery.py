@@ -7,6 +7,7 @@ the journal keeps it by reference and reads it only when an entry is read.
 
 from __future__ import annotations
 
+import base64
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
@@ -14,6 +15,7 @@ from itertools import accumulate
 from typing import Any, NamedTuple
 
 from emulator.core.sse import loads
+from emulator.dialects.bedrock import eventstream
 
 BODY_CAP = 1024 * 1024  # bytes of one body an entry keeps; past it, the body is cut and marked
 Chunks = Iterable[tuple[float, bytes]]  # what went out: (seconds since the request arrived, bytes)
@@ -140,6 +142,33 @@ def lines(chunks: Chunks) -> Iterator[dict[str, Any]]:
                     yield {"t": ms(t), "data": text}
     if pending:
         yield {"t": ms(t), "partial": pending.decode("utf-8", "replace")}
+
+
+def frames(chunks: Chunks) -> Iterator[dict[str, Any]]:
+    """AWS event-stream messages (Bedrock's streams) from the chunks that carried them, as `events` gives SSE's:
+    `{t, event, data}`, an exception's `{t, exception, data}`. A `chunk` of InvokeModel's stream is the Anthropic
+    event it carries (`{"bytes": <its JSON, base64>}`), named by its type. Bytes left over are `{t, partial}`."""
+    pending, t = b"", 0.0
+    for t, data in chunks:
+        done, pending = eventstream.cut(pending + data)
+        for headers, payload in done:
+            try:
+                parsed: Any = loads(payload)
+            except (ValueError, RecursionError):
+                parsed = payload.decode("utf-8", "replace")
+            if headers.get(":message-type") != "event":
+                yield {"t": ms(t), "exception": headers.get(":exception-type", ""), "data": parsed}
+                continue
+            kind = headers.get(":event-type", "")
+            if kind == "chunk" and isinstance(parsed, dict) and isinstance(parsed.get("bytes"), str):
+                try:
+                    parsed = loads(base64.b64decode(parsed["bytes"]))
+                    kind = str(parsed.get("type") or kind)
+                except (ValueError, RecursionError):
+                    pass
+            yield {"t": ms(t), "event": kind, "data": parsed}
+    if pending:
+        yield {"t": ms(t), "partial": pending.hex()}
 
 
 def _event(block: str) -> dict[str, Any]:

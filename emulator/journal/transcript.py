@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from emulator.core.sse import loads
+from emulator.core.sse import dumps, loads
 
 Part = dict[str, Any]  # one piece of a message: {"type": text | image | tool_call | tool_result | reasoning | other}
 Message = dict[str, Any]  # {"role", "parts": [Part]}
@@ -47,7 +47,8 @@ def request(view: Mapping[str, Any]) -> dict[str, Any]:
     else:
         items = body.get("input")
         messages = _items(items if isinstance(items, list) else [])
-    tools = [name for t in body.get("tools") or () if isinstance(t, dict) for name in _tool_names(t)]
+    listed = body.get("tools") or (body.get("toolConfig") or {}).get("tools") or ()  # Converse's in `toolConfig`
+    tools = [name for t in listed if isinstance(t, dict) for name in _tool_names(t)]
     return {"system": "\n\n".join(s for s in system if s) or None, "messages": messages, "tools": tools}
 
 
@@ -73,7 +74,9 @@ def _parts(content: Any) -> list[Part]:
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
-        if kind in ("text", "input_text", "output_text"):
+        if kind is None and block:  # Bedrock's Converse: a block is its one key
+            parts.append(_converse(block))
+        elif kind in ("text", "input_text", "output_text"):
             parts.append(_plain(str(block.get("text", ""))))
         elif kind in IMAGE_TYPES:
             parts.append({"type": "image", "detail": _image_hint(block)})
@@ -86,6 +89,24 @@ def _parts(content: Any) -> list[Part]:
         else:
             parts.append({"type": "other", "kind": str(kind)})
     return parts
+
+
+def _converse(block: Mapping[str, Any]) -> Part:
+    """A Converse content block: text, media, a tool use or result, reasoning."""
+    if isinstance(block.get("text"), str):
+        return _plain(block["text"])
+    use, result = block.get("toolUse"), block.get("toolResult")
+    if isinstance(use, dict):
+        return _call(use.get("toolUseId"), use.get("name"), use.get("input"))
+    if isinstance(result, dict):
+        said = [dumps(c["json"]) if "json" in c else str(c.get("text", "")) for c in result.get("content") or ()]
+        return _result(result.get("toolUseId"), "".join(said), result.get("status") == "error")
+    if isinstance(block.get("reasoningContent"), dict):
+        return {"type": "reasoning", "text": str((block["reasoningContent"].get("reasoningText") or {}).get("text"))}
+    media = next((k for k in ("image", "document", "video", "audio") if k in block), None)
+    if media is not None:
+        return {"type": "image", "detail": str((block[media] or {}).get("format") or media)[:60]}
+    return {"type": "other", "kind": next(iter(block))}
 
 
 def _inputs(given: Any) -> list[Any]:
@@ -143,6 +164,8 @@ def _result(call_id: Any, content: str, error: bool = False) -> Part:
 
 def _tool_names(tool: Mapping[str, Any]) -> list[str]:
     """A tool's name; a Gemini tool's, each of its function declarations'."""
+    if isinstance(tool.get("toolSpec"), dict):  # Converse's
+        return [str(tool["toolSpec"].get("name") or "?")]
     declared = tool.get("functionDeclarations", tool.get("function_declarations"))
     if isinstance(declared, list):
         return [str(d.get("name") or "?") for d in declared if isinstance(d, dict)]

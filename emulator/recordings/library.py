@@ -20,6 +20,7 @@ from emulator.recordings.recording import Recording
 from emulator.recordings.scrub import Scrubber
 
 _log = logging.getLogger("emulator.recordings")
+STREAMS = ("text/event-stream", "application/vnd.amazon.eventstream")  # a recorded answer that streamed: SSE, AWS's
 
 
 class Reader(Protocol):
@@ -108,7 +109,7 @@ def _understood(reader: Reader, recording: Recording) -> tuple[str, str, Reply] 
     its request or answer cannot be read back."""
     try:
         prompt = reader.parse_request(loads(recording.request.encode()), {})
-        stream = "text/event-stream" in recording.headers.get("content-type", "")
+        stream = recording.headers.get("content-type", "").startswith(STREAMS)
         return conversation(prompt), loose(prompt), reader.read_response(recording.body, stream)
     except (EmulatorError, ValueError, LookupError, TypeError, AttributeError):
         return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from emulator.core import identity, ids, tokens
@@ -407,46 +407,70 @@ def stream_exception(error: EmulatorError) -> bytes:
 # --- a recorded answer --------------------------------------------------------------------------------------
 
 
-def read_response(body: bytes, stream: bool) -> Reply:
-    """A recorded Converse answer, whole or as frames, read back as the `Reply` it said."""
-    if not stream:
-        made = loads(body)
-        if "output" not in made:
-            raise ValueError(f"the recorded answer is an error: {made.get('message')}")
-        content = (made["output"].get("message") or {}).get("content") or []
-        thought = "".join(
-            ((b.get("reasoningContent") or {}).get("reasoningText") or {}).get("text", "") for b in content
-        )
-        said = "".join(str(b.get("text") or "") for b in content)
-        used = tuple(_call(b["toolUse"]) for b in content if isinstance(b.get("toolUse"), dict))
-        return _reply(thought, said, used, made.get("stopReason"), made.get("usage") or {})
-    reasoning: list[str] = []
-    text: list[str] = []
-    calls: dict[Any, list[str]] = {}
-    stop: Any = None
-    usage: dict[str, Any] = {}
-    for headers, payload in eventstream.messages(body):
-        if headers.get(":message-type") != "event":
-            raise ValueError(f"the recorded stream broke off with {headers.get(':exception-type')}")
-        kind, data = headers.get(":event-type"), loads(payload)
-        index = data.get("contentBlockIndex")
+def fold(events: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], bool]:
+    """The Converse answer a stream's events make, as boto3's callers join them (each block by its index: text and
+    reasoning deltas joined, a tool call's input pieces parsed once whole), as far as the stream went, and whether
+    it reached `messageStop`. Events are the journal's `{event, data}`; an exception is the answer's `error`."""
+    blocks: dict[Any, dict[str, Any]] = {}
+    inputs: dict[Any, str] = {}
+    answer: dict[str, Any] = {"output": {"message": {"role": "assistant", "content": []}}}
+    ended = False
+    for event in events:
+        data = event.get("data")
+        if not isinstance(data, dict):
+            continue
+        if event.get("exception"):
+            answer["error"] = {"message": data.get("message"), "type": event["exception"]}
+            continue
+        kind, index = event.get("event"), data.get("contentBlockIndex")
         if kind == "contentBlockStart":
             use = (data.get("start") or {}).get("toolUse") or {}
-            calls[index] = [str(use.get("toolUseId") or ""), str(use.get("name") or ""), ""]
+            blocks[index] = {"toolUse": {"toolUseId": use.get("toolUseId"), "name": use.get("name"), "input": {}}}
+            inputs[index] = ""
         elif kind == "contentBlockDelta":
             delta = data.get("delta") or {}
             if "text" in delta:
-                text.append(str(delta["text"]))
-            elif "toolUse" in delta and index in calls:
-                calls[index][2] += str(delta["toolUse"].get("input") or "")
+                block = blocks.setdefault(index, {"text": ""})
+                block["text"] = block.get("text", "") + str(delta["text"])
+            elif "toolUse" in delta:
+                inputs[index] = inputs.get(index, "") + str(delta["toolUse"].get("input") or "")
             elif "reasoningContent" in delta:
-                reasoning.append(str(delta["reasoningContent"].get("text") or ""))
+                given = blocks.setdefault(index, {"reasoningContent": {"reasoningText": {"text": ""}}})
+                text = given["reasoningContent"]["reasoningText"]
+                text["text"] += str(delta["reasoningContent"].get("text") or "")
+                if delta["reasoningContent"].get("signature"):
+                    text["signature"] = delta["reasoningContent"]["signature"]
         elif kind == "messageStop":
-            stop = data.get("stopReason")
+            answer["stopReason"], ended = data.get("stopReason"), True
         elif kind == "metadata":
-            usage = data.get("usage") or {}
-    made = tuple(ToolCall(i, n, a or "{}") for i, n, a in calls.values())
-    return _reply("".join(reasoning), "".join(text), made, stop, usage)
+            answer["usage"], answer["metrics"] = data.get("usage"), data.get("metrics")
+    for index, piece in inputs.items():
+        if index in blocks:
+            try:
+                blocks[index]["toolUse"]["input"] = loads(piece.encode()) if piece else {}
+            except ValueError:
+                blocks[index]["toolUse"]["input"] = piece
+    answer["output"]["message"]["content"] = [blocks[i] for i in sorted(blocks, key=lambda i: (i is None, i or 0))]
+    return answer, ended
+
+
+def read_response(body: bytes, stream: bool) -> Reply:
+    """A recorded Converse answer, whole or as frames, read back as the `Reply` it said."""
+    if stream:
+        events = [
+            {"event": h.get(":event-type"), "exception": h.get(":exception-type"), "data": loads(payload)}
+            for h, payload in eventstream.messages(body)
+        ]
+        made, _ = fold(events)
+    else:
+        made = loads(body)
+    if "error" in made or "output" not in made:
+        raise ValueError(f"the recorded answer is an error: {made.get('error') or made.get('message')}")
+    content = (made["output"].get("message") or {}).get("content") or []
+    thought = "".join(str(_reasoning(b).get("text") or "") for b in content)
+    said = "".join(str(b.get("text") or "") for b in content)
+    used = tuple(_call(b["toolUse"]) for b in content if isinstance(b.get("toolUse"), dict))
+    return _reply(thought, said, used, made.get("stopReason"), made.get("usage") or {})
 
 
 def _reasoning(block: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -42,11 +42,16 @@ def exception(kind: str, message: str, **more: object) -> bytes:
 def messages(data: bytes) -> Iterator[tuple[dict[str, str], bytes]]:
     """Each whole message in `data`: its string headers and its payload (a recorded stream read back); a message
     cut short ends it, as it ends botocore's iterator."""
-    at = 0
+    return iter(cut(data)[0])
+
+
+def cut(data: bytes) -> tuple[list[tuple[dict[str, str], bytes]], bytes]:
+    """The whole messages at the start of `data`, and the bytes after them (a message not yet whole)."""
+    found, at = [], 0
     while at + 12 <= len(data):
         total, size = struct.unpack_from(">II", data, at)
         if total < 16 or at + total > len(data):
-            return
+            break
         headers, cursor, end = {}, at + 12, at + 12 + size
         while cursor < end:
             length = data[cursor]
@@ -58,5 +63,6 @@ def messages(data: bytes) -> Iterator[tuple[dict[str, str], bytes]]:
             (value_length,) = struct.unpack_from(">H", data, cursor)
             headers[name] = data[cursor + 2 : cursor + 2 + value_length].decode()
             cursor += 2 + value_length
-        yield headers, data[end : at + total - 4]
+        found.append((headers, data[end : at + total - 4]))
         at += total
+    return found, data[at:]
