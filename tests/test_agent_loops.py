@@ -24,6 +24,7 @@ LANGCHAIN = ("langchain-1.5.0", "langchain==1.5.0", "langchain-openai==1.7.4")
 # LangChain's text ReAct agent left `langchain` at 1.0 for `langchain-classic`.
 LANGCHAIN_CLASSIC = ("langchain-classic-1.0.8", "langchain-classic==1.0.8", "langchain-openai==1.7.4")
 LANGCHAIN_GEMINI = ("langchain-google-genai-4.4.2", "langchain==1.5.0", "langchain-google-genai==4.4.2")
+LANGCHAIN_BEDROCK = ("langchain-aws-1.9.1", "langchain==1.5.0", "langchain-aws==1.9.1")
 PROFILES = pytest.mark.parametrize("prefix", ["", "/openai"], ids=["default", "openai"])
 
 
@@ -90,15 +91,18 @@ def test_a_langchain_agent_passes_the_questions_values_and_answers_from_the_resu
         ("Turn 48 Australian dollars into Singapore dollars", 48, "AUD", "SGD"),
     ],
 )
-def test_a_langchain_gemini_agent_runs_its_tool_loop_to_an_answer(
-    server: Server, question: str, amount: int, source: str, target: str
+@pytest.mark.parametrize(
+    ("family", "model"),
+    [("gemini", "gemini-2.5-flash"), ("bedrock", "anthropic.claude-sonnet-4-5-20250929-v1:0")],
+)
+def test_a_langchain_gemini_or_bedrock_agent_runs_its_tool_loop_to_an_answer(
+    server: Server, family: str, model: str, question: str, amount: int, source: str, target: str
 ) -> None:
-    """ChatGoogleGenerativeAI (on google-genai, at the Gemini API's root URL) under `create_agent`: the tool gets
-    the question's values, and the answer quotes its result."""
-    python = side_venv.python(*LANGCHAIN_GEMINI)
-    out = side_venv.run(
-        python, SCRIPTS / "langchain_convert.py", server.base_url, question, "gemini-2.5-flash", "gemini"
-    )
+    """ChatGoogleGenerativeAI (on google-genai, at the Gemini API's root URL) and ChatBedrockConverse (on boto3's
+    Converse, at its endpoint URL) under `create_agent`: the tool gets the question's values, and the answer
+    quotes its result."""
+    python = side_venv.python(*(LANGCHAIN_GEMINI if family == "gemini" else LANGCHAIN_BEDROCK))
+    out = side_venv.run(python, SCRIPTS / "langchain_convert.py", server.base_url, question, model, family)
     ran: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     assert ran["calls"] == [{"amount": amount, "from_currency": source, "to_currency": target}], ran
     assert [m[0] for m in ran["messages"]] == ["human", "ai", "tool", "ai"], ran

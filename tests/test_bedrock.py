@@ -18,6 +18,7 @@ from botocore.eventstream import EventStreamBuffer
 from botocore.exceptions import ClientError, EventStreamError
 
 from emulator.dialects.bedrock import eventstream
+from tests import browser
 from tests.conftest import Server, call
 
 CLAUDE = "anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -281,3 +282,44 @@ def test_anthropic_bedrock_creates_and_streams_messages(server: Server) -> None:
         refusing = claude.with_options(default_headers={"x-emulator-fault": "status=429"})
         with pytest.raises(anthropic.RateLimitError):
             refusing.messages.create(model=CLAUDE, max_tokens=50, messages=[{"role": "user", "content": "hi"}])
+
+
+JS = """
+const { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } = require("@aws-sdk/client-bedrock-runtime");
+const { NodeHttpHandler } = require("@smithy/node-http-handler");
+(async () => {
+  // Its default handler speaks HTTP/2; against an HTTP/1.1 server it needs this one (reference §1.2).
+  const client = new BedrockRuntimeClient({
+    endpoint: process.argv[1], region: "us-east-1", requestHandler: new NodeHttpHandler(),
+    credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "made-up" },
+  });
+  const modelId = "anthropic.claude-sonnet-4-5-20250929-v1:0";
+  const messages = [{ role: "user", content: [{ text: "Why is the sky blue?" }] }];
+  const whole = await client.send(new ConverseCommand({ modelId, messages }));
+  const streamed = await client.send(new ConverseStreamCommand({ modelId, messages }));
+  let text = "", stop = null;
+  for await (const event of streamed.stream) {
+    if (event.contentBlockDelta) text += event.contentBlockDelta.delta.text ?? "";
+    if (event.messageStop) stop = event.messageStop.stopReason;
+  }
+  const toolConfig = { tools: [{ toolSpec: { name: "get_weather", inputSchema: { json: { type: "object" } } } }] };
+  const called = await client.send(new ConverseCommand({
+    modelId, messages: [{ role: "user", content: [{ text: "What is the weather in Paris?" }] }], toolConfig }));
+  let refused = null;
+  try {
+    await client.send(new ConverseCommand({ modelId, messages: [{ role: "assistant", content: [{ text: "x" }] }] }));
+  } catch (e) { refused = e.name; }
+  console.log(JSON.stringify({
+    whole: whole.output.message.content[0].text, streamed: text, stop,
+    call: called.output.message.content.find((b) => b.toolUse).toolUse, refused,
+  }));
+})().catch((e) => { console.error(e); process.exit(1); });
+"""
+JS_BEDROCK = {"@aws-sdk/client-bedrock-runtime": "3.1178.0", "@smithy/node-http-handler": "4.14.2"}
+
+
+def test_the_aws_sdk_for_javascript(server: Server) -> None:
+    ran = browser.run_node(JS, server.base_url, pinned=JS_BEDROCK)
+    assert ran["whole"] and ran["streamed"] == ran["whole"] and ran["stop"] == "end_turn"
+    assert ran["call"]["name"] == "get_weather" and ran["call"]["input"] == {"city": "Paris"}
+    assert ran["refused"] == "ValidationException"

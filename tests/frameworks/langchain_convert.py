@@ -1,8 +1,8 @@
 # mypy: ignore-errors
 """Run in a LangChain side venv (tests/test_agent_loops.py): `create_agent` with a currency converter of its
 own, against the emulator at argv[1] with model argv[3], asked argv[2], through the chat model argv[4] names
-(`openai`, the default: ChatOpenAI; `gemini`: ChatGoogleGenerativeAI); prints the calls the tool got and the
-messages."""
+(`openai`, the default: ChatOpenAI; `gemini`: ChatGoogleGenerativeAI; `bedrock`: ChatBedrockConverse); prints the
+calls the tool got and the messages."""
 
 import json
 import sys
@@ -32,6 +32,16 @@ if family == "gemini":
 
     # max_retries=1: one attempt (0 means the SDK's default, its docs say)
     llm = ChatGoogleGenerativeAI(model=sys.argv[3], base_url=sys.argv[1], google_api_key="test-key", max_retries=1)
+elif family == "bedrock":
+    from langchain_aws import ChatBedrockConverse
+
+    llm = ChatBedrockConverse(
+        model=sys.argv[3],
+        endpoint_url=sys.argv[1],
+        region_name="us-east-1",
+        aws_access_key_id="AKIDEXAMPLE",
+        aws_secret_access_key="made-up",
+    )
 else:
     from langchain_openai import ChatOpenAI
 
