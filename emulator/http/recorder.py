@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from emulator.core.errors import EmulatorError, NotFound, PayloadTooLarge, opena
 from emulator.core.sse import encode
 from emulator.dialects import anthropic_messages
 from emulator.http import player
-from emulator.recordings import API_MARKS, Library, Scrubber, Tape, allowed, api_path, miss, redact, script
+from emulator.recordings import API_MARKS, Library, Scrubber, Tape, allowed, api_path, miss, redact, script, sigv4
 
 MAX_BODY = 32 * 1024 * 1024  # bytes of a request body the recorder forwards (the server's own limit)
 # The recorder's server adds no `date` header of its own: the upstream's passes through, once.
@@ -86,6 +87,7 @@ class Recorder:
         self.client: httpx.AsyncClient | None = None
         self.unreachable: httpx.HTTPError | None = None  # the last upstream failure before any answer
         self.says_unreachable = True  # logs it: off where the caller says it itself (`emulator drift`)
+        self.warned_unsigned = False  # that SigV4 requests go unsigned again, for want of the operator's keys
 
     async def __call__(self, scope: Mapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -162,8 +164,24 @@ class Recorder:
         """Forward to the upstream, tee its chunks to the client, and save the interaction once it ended well."""
         self.client = self.client or _client()
         forwarded = [(k, v) for k, v in headers if k.lower() not in _HOP] + [("accept-encoding", "identity")]
+        url = self.upstream + _wire(path)
+        signed = sigv4.scope_of(next((v for k, v in headers if k.lower() == "authorization"), ""))
+        if signed is not None:  # SigV4 signs the host: signed again for the upstream, with the operator's keys
+            operator = sigv4.credentials()
+            if operator is not None:
+                forwarded = sigv4.sign(method, url, forwarded, body, operator, *signed, datetime.now(UTC))
+            elif not self.warned_unsigned:
+                self.warned_unsigned = True
+                _log.warning(
+                    "recorder: %s %s is signed with SigV4 for the recorder's host, which AWS refuses: set "
+                    "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) where the recorder runs, "
+                    "and it signs each request again for %s",
+                    method,
+                    path,
+                    self.upstream,
+                )
         started = time.monotonic()
-        upstream = self.client.build_request(method, self.upstream + path, headers=forwarded, content=body)
+        upstream = self.client.build_request(method, url, headers=forwarded, content=body)
         try:
             response = await self.client.send(upstream, stream=True)
         except httpx.HTTPError as exc:  # no answer at all: the client's connection ends without one too
@@ -246,6 +264,17 @@ class Recorder:
 
 # Answers whose bytes are not text: AWS's event-stream frames.
 BINARY = ("application/vnd.amazon.eventstream",)
+
+
+def _wire(path: str) -> str:
+    """A path as it goes upstream: Bedrock's model id (`/model/{modelId}/converse`) percent-encoded again (an
+    inference profile's ARN holds a `/`), its colons left as they are, as `AnthropicBedrock` sends them."""
+    if "/model/" not in path:
+        return path
+    path, mark, query = path.partition("?")
+    head, _, rest = path.partition("/model/")
+    model, _, operation = rest.rpartition("/")
+    return f"{head}/model/{urllib.parse.quote(model, safe=':')}/{operation}{mark}{query}"
 
 
 def _type(headers: Iterable[tuple[str, str]]) -> str:

@@ -14,7 +14,8 @@ One job a module, all pure but for reading, writing and locking cassette files:
 - `library`: the recordings in service, by request, by conversation and by agent session;
 - `nearest`: the nearest recording to a miss and where it differs;
 - `replay`: a recorded answer played back, its pacing, a replay-only miss;
-- `redact`: the secrets a client sent, and their redaction from what a recorder writes.
+- `redact`: the secrets a client sent, and their redaction from what a recorder writes;
+- `sigv4`: AWS's Signature Version 4, to sign a forwarded request again for the upstream's host.
 
 The recording proxy that feeds a `Tape` is `emulator.http.recorder` (the I/O floor, the home of httpx).
 
@@ -23,7 +24,7 @@ Layer: beside the scenarios, above the dialects, the default model, the rules an
 
 from __future__ import annotations
 
-from emulator.recordings import redact
+from emulator.recordings import redact, sigv4
 from emulator.recordings.cassette import CassetteError, is_cassette_file, load, read
 from emulator.recordings.library import Library, Reader
 from emulator.recordings.matching import API_MARKS, VOLATILE_FIELDS, api_path, match_key
@@ -61,6 +62,7 @@ __all__ = [
     "pace",
     "read",
     "redact",
+    "sigv4",
     "scrub_spec",
     "script",
 ]
