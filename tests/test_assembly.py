@@ -186,20 +186,10 @@ def test_bedrock_converse_assembled_as_boto3_gave_it(server: Server, scenario: s
     """The journal reads AWS's frames back (`delivery.frames`) and `converse.fold` joins them by block index."""
     from contextlib import closing
 
-    import boto3
+    from tests.test_bedrock import runtime
 
     test_id = f"assembly-bedrock-{scenario}-{stream}"
-    client = boto3.client(
-        "bedrock-runtime",
-        endpoint_url=server.base_url,
-        region_name="us-east-1",
-        aws_access_key_id="AKIDEXAMPLE",
-        aws_secret_access_key="made-up",
-    )
-    for name, value in headers(test_id, scenario).items():
-        client.meta.events.register_first(
-            "before-sign.*.*", lambda request, n=name, v=value, **_: request.headers.__setitem__(n, v)
-        )
+    client = runtime(server, headers=headers(test_id, scenario))
     asked = {
         "modelId": "m",
         "messages": [{"role": "user", "content": [{"text": "Weather, please?"}]}],

@@ -38,13 +38,15 @@ WEATHER = {
 }
 
 
-def runtime(server: Server, where: str = "", retries: int = 1, headers: dict[str, str] | None = None) -> Any:
-    """boto3's bedrock-runtime client at the emulator, signing with made-up credentials; `retries` attempts in all
-    (standard mode, boto3's default), `headers` added to every request."""
+def runtime(
+    server: Server, where: str = "", retries: int = 1, headers: dict[str, str] | None = None, region: str = "us-east-1"
+) -> Any:
+    """boto3's bedrock-runtime client at the emulator, signing with made-up credentials for `region`; `retries`
+    attempts in all (standard mode, boto3's default), `headers` added to every request."""
     made = boto3.client(
         "bedrock-runtime",
         endpoint_url=f"{server.base_url}{where}",
-        region_name="us-east-1",
+        region_name=region,
         aws_access_key_id="AKIDEXAMPLE",
         aws_secret_access_key="made-up-secret",
         config=Config(retries={"mode": "standard", "total_max_attempts": retries}),

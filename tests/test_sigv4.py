@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 from emulator.http import recorder
 from emulator.recordings import sigv4
 from tests.conftest import Server, serve_app
+from tests.test_bedrock import runtime
 
 NOW = datetime(2026, 12, 7, 14, 30, 5, tzinfo=UTC)
 
@@ -159,13 +159,7 @@ def test_the_recorder_signs_a_bedrock_request_again_with_the_operators_keys(
     checking: tuple[CheckingUpstream, Server, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     upstream, proxy, cassette = checking
-    client = boto3.client(
-        "bedrock-runtime",
-        endpoint_url=proxy.base_url,
-        region_name="eu-west-3",
-        aws_access_key_id="AKIDCLIENT",
-        aws_secret_access_key="client-secret",
-    )
+    client = runtime(proxy, region="eu-west-3")
     arn = "arn:aws:bedrock:eu-west-3:123456789012:inference-profile/eu.anthropic.claude-v1:0"
     asked = [{"role": "user", "content": [{"text": "hi"}]}]
     monkeypatch.delenv("AWS_ACCESS_KEY_ID", raising=False)
@@ -174,13 +168,7 @@ def test_the_recorder_signs_a_bedrock_request_again_with_the_operators_keys(
         client.converse(modelId=arn, messages=asked)  # unsigned again: the upstream refuses the client's signature
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", OPERATOR[0])
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", OPERATOR[1])
-    client = boto3.client(
-        "bedrock-runtime",
-        endpoint_url=proxy.base_url,
-        region_name="eu-west-3",
-        aws_access_key_id="AKIDCLIENT",
-        aws_secret_access_key="client-secret",
-    )
+    client = runtime(proxy, region="eu-west-3")
     with closing(client):
         answer = client.converse(modelId=arn, messages=asked)
     assert answer["output"]["message"]["content"][0]["text"] == "signed by the operator"
