@@ -325,3 +325,25 @@ def test_the_aws_sdk_for_javascript(server: Server) -> None:
     assert ran["whole"] and ran["streamed"] == ran["whole"] and ran["stop"] == "end_turn"
     assert ran["call"]["name"] == "get_weather" and ran["call"]["input"] == {"city": "Paris"}
     assert ran["refused"] == "ValidationException"
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ({"model": "x"}, "#: extraneous key [model] is not permitted"),
+        ({"stream": True}, "#: extraneous key [stream] is not permitted"),
+        ({"anthropic_version": None}, "#: required key [anthropic_version] not found"),
+    ],
+    ids=["model", "stream", "no-version"],
+)
+def test_invoke_model_takes_the_model_and_the_stream_from_the_path_alone(
+    server: Server, extra: dict[str, Any], words: str
+) -> None:
+    body = {
+        "anthropic_version": "bedrock-2023-05-31",
+        "max_tokens": 50,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    body = {k: v for k, v in (body | extra).items() if v is not None}
+    status, answer = call(server.port, "POST", f"/model/{CLAUDE}/invoke", body, {"authorization": "Bearer key"})
+    assert status == 400 and answer["message"].startswith("Malformed input request: ") and words in answer["message"]

@@ -348,6 +348,14 @@ def test_claude_on_vertex_through_anthropic_vertex(server: Server) -> None:
         assert final.content and final.stop_reason == "end_turn"
         counted = vertex.messages.count_tokens(model="claude-sonnet-5", messages=[{"role": "user", "content": "hi"}])
         assert counted.input_tokens == final.usage.input_tokens
+        # Vertex's front end refuses a rate before Claude sees the request: in Google's shape, which the SDK maps
+        # by its status.
+        limited = vertex.with_options(default_headers={"x-emulator-fault": "status=429; retry_after=2"})
+        with pytest.raises(anthropic.RateLimitError) as refused:
+            limited.messages.create(
+                model="claude-sonnet-5", max_tokens=20, messages=[{"role": "user", "content": "hi"}]
+            )
+        assert refused.value.body["error"]["status"] == "RESOURCE_EXHAUSTED"
 
 
 JS = """

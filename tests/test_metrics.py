@@ -89,3 +89,13 @@ def test_a_stream_being_played_is_an_active_stream(make_server: Callable[[Settin
     while scrape(server)[("emulator_active_streams", ())] and time.monotonic() < deadline:
         time.sleep(0.02)
     assert scrape(server)[("emulator_active_streams", ())] == 0
+
+
+def test_every_endpoint_name_is_one_the_metrics_say_they_bound() -> None:
+    """`endpoint` labels come from the answering endpoints' names: `metrics.ENDPOINTS` lists every one of them."""
+    from emulator.answering.reading import ENDPOINT_NAMES
+    from emulator.state import metrics
+
+    assert set(ENDPOINT_NAMES.values()) | {"count_tokens", "input_tokens", "compact", "models"} <= set(
+        metrics.ENDPOINTS
+    )

@@ -36,7 +36,7 @@ from emulator.dialects import (
     openai_responses,
 )
 from emulator.dialects.bedrock import converse, invoke
-from emulator.dialects.error_bodies import error_answer, retry_headers
+from emulator.dialects.error_bodies import error_answer, google_method, retry_headers
 from emulator.dialects.gemini import embed as gemini_embed
 from emulator.dialects.ollama import chat as ollama_chat
 from emulator.dialects.ollama import embed as ollama_embed
@@ -90,7 +90,7 @@ def dialect_of(path: str) -> Dialect | None:
         return DEPLOYED.get(path.split(profiles.DEPLOYMENTS, 1)[1].partition("/")[2])
     if path.startswith("/model/"):  # Bedrock's `/model/{modelId}/{operation}`
         return BEDROCK.get(path.rpartition("/")[2])
-    if "/models/" in path and ":" in path.rpartition("/")[2]:  # Google's `…/models/{model}:{method}`
+    if google_method(path):  # Google's `…/models/{model}:{method}`
         model, _, method = path.rpartition("/")[2].partition(":")
         return None if model == "count-tokens" else METHODS.get(method)
     return DIALECTS.get(path)
@@ -117,7 +117,7 @@ def _family(host: str, path: str) -> str | None:
         return "vertex"
     if api_path(path).startswith("/api/"):
         return "ollama"
-    if ":" in path.rpartition("/")[2]:  # `…/models/{model}:generateContent`
+    if google_method(path):  # `…/models/{model}:generateContent`
         return "gemini"
     return _prefix(path)
 

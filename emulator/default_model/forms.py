@@ -292,6 +292,8 @@ def _question(said: _Said) -> Ask:
 def _defined(phrase: str, q: Question) -> Ask:
     """A "what is/are" question: a definition, a short fact, or a list ("the benefits of…", "the noble gases")."""
     words = phrase.lower().split()
+    if not words:  # "What is ?": nothing named to define
+        return Ask("followup", "")
     if q.kind == "list" and _LISTY.intersection(words):
         return _list(phrase, q)
     qualified = len(words) > 1 and words[0] not in ("a", "an", "the")  # "citrus fruits", not "fruits", "a fruit"

@@ -29,7 +29,7 @@ def error_answer(
     profile: profiles.Profile | None = None,
 ) -> Whole:
     """`error` in `dialect`'s shape, or the profile's own (Infercom: text or `{"error": "…"}`, Azure's gateway:
-    `{"error": {"code": "429", "message": …}}`); `root` seeds the
+    `{"error": {"code": "429", "message": …}}`, Vertex's front end: Google's); `root` seeds the
     request id (else the error does), `extra` adds headers (`retry-after`, rate limits)."""
     headers = dict(extra)
     root = root or ids.digest(error.status, error.message)
@@ -40,6 +40,8 @@ def error_answer(
         return whole(error.message.encode(), headers, error.status, TEXT)
     if shape == "simple":  # Infercom's SimpleError: 404, 408 and 410
         return whole(encode({"error": error.message}), headers, error.status)
+    if shape == "google":  # Vertex's front end, before Claude: Google's shape (reference providers-google.md §7)
+        return whole(encode(gemini.render_error(error)), headers, error.status)
     if shape == "azure":  # Azure's gateway: the status as the code (reference providers-aws-azure-ollama.md §2.4)
         return whole(encode({"error": {"code": str(error.status), "message": error.message}}), headers, error.status)
     body = dialect.render_error(error)
@@ -67,12 +69,24 @@ def retry_headers(fault: Fault) -> dict[str, str]:
 GOOGLE_PATHS = ("/v1beta/", "/v1alpha/", "/v1beta1/", "/publishers/", "/gemini/")
 
 
+# The methods Google's paths end in (`models/{model}:generateContent`); an OpenAI fine-tune's id has colons too.
+GOOGLE_METHODS = frozenset(
+    {"generateContent", "streamGenerateContent", "countTokens", "embedContent", "batchEmbedContents", "predict"}
+    | {"rawPredict", "streamRawPredict"}
+)
+
+
+def google_method(path: str) -> bool:
+    """Whether a path ends in one of Google's methods on a model (`…/models/{model}:generateContent`)."""
+    return "/models/" in path and path.rpartition(":")[2] in GOOGLE_METHODS
+
+
 def google(path: str, headers: Mapping[str, str], query: bytes = b"") -> bool:
     """Whether a request is a Google client's: on one of Google's paths, or with its key (`x-goog-api-key`, or
     `?key=`: `GET /v1/models` is OpenAI's, Anthropic's and Google's list alike)."""
     return (
         any(mark in path for mark in GOOGLE_PATHS)
-        or ":" in path.rpartition("/")[2]  # `models/{model}:generateContent`
+        or google_method(path)
         or "x-goog-api-key" in headers
         or query.startswith(b"key=")
         or b"&key=" in query

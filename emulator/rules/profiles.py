@@ -25,9 +25,12 @@ from emulator.core.fields import bearer
 CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
 EMBEDDINGS, COMPLETIONS = "openai_embeddings", "openai_completions"
 OLLAMA_CHAT, OLLAMA_GENERATE, OLLAMA_EMBED = "ollama_chat", "ollama_generate", "ollama_embed"
-GEMINI, GEMINI_EMBED = "gemini", "gemini_embed"  # Gemini's generateContent and embedContent (`dialects/gemini`)
+# One name a line: a tuple's targets, read by a module on an import cycle, are of a type mypyc cannot determine.
+GEMINI = "gemini"  # Gemini's generateContent (`dialects/gemini`)
+GEMINI_EMBED = "gemini_embed"  # and its embedContent
 GOOGLE = (GEMINI, GEMINI_EMBED)  # Google's dialects: a key in `x-goog-api-key` or `?key=`, errors as google.rpc's
-BEDROCK_CONVERSE, BEDROCK_INVOKE = "bedrock_converse", "bedrock_invoke"  # Bedrock Runtime's (`dialects/bedrock`)
+BEDROCK_CONVERSE = "bedrock_converse"  # Bedrock Runtime's Converse (`dialects/bedrock`)
+BEDROCK_INVOKE = "bedrock_invoke"  # and its InvokeModel, for Claude
 AWS = (BEDROCK_CONVERSE, BEDROCK_INVOKE)  # SigV4-signed, errors named in `x-amzn-ErrorType`
 VECTORS = (EMBEDDINGS, OLLAMA_EMBED, GEMINI_EMBED)  # the dialects that answer with vectors, not words
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
@@ -253,6 +256,8 @@ PROFILES["vertex"] = replace(
     id_mark="vrtx_",
     request_id="",
     rate_headers="none",
+    # Its front end answers these before the model, in Google's shape (the anthropic SDK maps them by status).
+    errors={401: "google", 403: "google", 429: "google"},
 )
 PROFILES["bedrock"] = replace(
     PROFILES["anthropic"],

@@ -17,7 +17,11 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from emulator.journal import Counted, Delivered, source_kind
 
-ENDPOINTS = ("chat_completions", "responses", "messages", "count_tokens", "input_tokens", "compact", "models")
+ENDPOINTS = (
+    *("chat_completions", "responses", "messages", "count_tokens", "input_tokens", "compact", "models"),
+    *("embeddings", "completions", "ollama_chat", "ollama_generate", "ollama_embed"),
+    *("generate_content", "embed_content", "converse", "invoke_model"),
+)
 TOKENS = ("input", "output", "reasoning", "cached")
 # Seconds: from a quick local answer to a paced or stalled stream.
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)

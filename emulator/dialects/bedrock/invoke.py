@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from emulator.core.conversation import Prompt, Reply, Turn
-from emulator.core.errors import EmulatorError, UpstreamError
+from emulator.core.errors import EmulatorError, InvalidRequest, UpstreamError
 from emulator.core.sse import dumps, loads
 from emulator.core.wire import broken_off
 from emulator.dialects import anthropic_messages
@@ -35,10 +35,17 @@ render_error = converse.render_error
 
 
 def placed(path: str, body: Any) -> Any:
-    """The body with the model and the stream the path says, as the Messages dialect reads them."""
+    """The body with the model and the stream the path says, as the Messages dialect reads them. Bedrock takes
+    them from the path alone: a body that names either, or lacks `anthropic_version`, is its 400 (reference §1.5)."""
     found = converse.placed(path, body)
     if found is body:
         return body
+    extraneous = "".join(f"#: extraneous key [{key}] is not permitted" for key in ("stream", "model") if key in body)
+    if extraneous or "anthropic_version" not in body:
+        said = extraneous or "#: required key [anthropic_version] not found"
+        raise InvalidRequest(
+            f"Malformed input request: {said}, please reformat your input and try again.", code="ValidationException"
+        )
     return {**body, "model": found["modelId"], "stream": found["stream"]}
 
 
