@@ -43,7 +43,16 @@ def preflight(
 
 
 @pytest.mark.parametrize(
-    "path", ["/v1/chat/completions", "/openai/v1/responses", "/anthropic/v1/messages", "/_t/page-test/v1/models"]
+    "path",
+    [
+        "/v1/chat/completions",
+        "/openai/v1/responses",
+        "/anthropic/v1/messages",
+        "/_t/page-test/v1/models",
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent",  # @google/genai in a page
+        "/vertex/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent",
+        "/model/amazon.nova-pro-v1:0/converse",
+    ],
 )
 @pytest.mark.parametrize("origin", [PAGE, "http://127.0.0.1:3000", "https://[::1]:8443"])
 def test_a_loopback_page_may_call_the_api_routes(server: Server, path: str, origin: str) -> None:

@@ -44,8 +44,12 @@ class Cors:
     def __init__(self, origins: Sequence[str], profiles: Sequence[str]) -> None:
         self.any = "*" in origins
         self.origins = frozenset(o.rstrip("/").lower() for o in origins if o != "*")
-        # Azure's (`/openai/deployments/…`, `/azure/openai/…`) and Ollama's (`/api/…`, `/ollama/api/…`) paths too
-        self.prefixes = (*(f"/{name}/v1/" for name in profiles), "/openai/", "/azure/", "/api/", "/ollama/")
+        # Azure's (`/openai/deployments/…`, `/azure/openai/…`), Ollama's (`/api/…`, `/ollama/api/…`), Google's
+        # (`/v1beta/models/…`, Vertex's `/v1beta1/…`, under `/gemini` and `/vertex`) and Bedrock's paths too
+        self.prefixes = (
+            *(f"/{name}/" for name in profiles),
+            *("/openai/", "/azure/", "/api/", "/ollama/", "/v1beta/", "/v1alpha/", "/v1beta1/", "/model/"),
+        )
 
     def api(self, path: str) -> bool:
         """Whether `path` is one of the emulated APIs' (after a test's scope is taken off it)."""
