@@ -421,3 +421,35 @@ def test_the_client_report_judges_google_genai_by_googles_rules(server: Server, 
     assert soon["calls"][0]["attempts"] == 3 and soon["calls"][0]["outcome"] == "answered"
     conflict = _report(server, f"{test_id}-409", "status=409", quick)
     assert conflict["findings"] == [] and conflict["calls"][0]["attempts"] == 1
+
+
+def test_a_path_with_no_api_version_as_litellm_posts_it(server: Server) -> None:
+    """LiteLLM's `gemini/…` with an `api_base` posts to `{api_base}/models/{model}:{method}`, inserting no version
+    (reference §8), and sends `system_instruction`, `max_output_tokens` and `function_declarations` snake_case."""
+    body = {
+        "system_instruction": {"parts": [{"text": "Answer briefly."}]},
+        "contents": [{"role": "user", "parts": [{"text": "What is the weather in Paris?"}]}],
+        "tools": [{"function_declarations": [{"name": "get_weather", "parameters": {"type": "object"}}]}],
+        "generationConfig": {"max_output_tokens": 200},
+    }
+    for where in ("", "/gemini"):
+        status, answer = call(server.port, "POST", f"{where}/models/{FLASH}:generateContent", body, KEY)
+        assert status == 200, answer
+        (part,) = answer["candidates"][0]["content"]["parts"]
+        assert part["functionCall"] == {"name": "get_weather", "args": {"city": "Paris"}}
+    kind, raw = sse(server, f"/models/{FLASH}:streamGenerateContent?alt=sse", body)
+    assert kind.startswith("text/event-stream") and '"functionCall"' in raw
+
+
+def test_vertex_predict_embeds_as_its_older_models_answer(server: Server) -> None:
+    """`:predict` (`text-embedding-004` on Vertex): `predictions` of `embeddings` with their statistics."""
+    body: dict[str, Any] = {"instances": [{"content": "a tide pool"}, {"content": "quarterly revenue"}]}
+    body |= {"parameters": {"outputDimensionality": 32}}
+    path = "/v1/projects/p/locations/us-central1/publishers/google/models/text-embedding-004:predict"
+    status, answer = call(server.port, "POST", path, body, {"authorization": "Bearer ya29.t"})
+    assert status == 200, answer
+    predictions = answer["predictions"]
+    assert [len(p["embeddings"]["values"]) for p in predictions] == [32, 32]
+    assert all(p["embeddings"]["statistics"]["token_count"] > 0 for p in predictions)
+    assert predictions[0]["embeddings"]["statistics"]["truncated"] is False
+    assert answer["metadata"]["billableCharacterCount"] == len("a tide pool") + len("quarterly revenue")

@@ -140,8 +140,9 @@ def _ollama(state: State) -> list[Route]:
     return routes
 
 
-GEMINI_VERSIONS = ("v1", "v1beta", "v1alpha")  # the SDKs' default (v1), the docs' and older SDKs', the previews'
-VERTEX_VERSIONS = ("v1", "v1beta1")  # LiteLLM's and the anthropic SDK's, google-genai's
+# The SDKs' default (v1), the docs' and older SDKs', the previews'; and none, as LiteLLM posts to `{api_base}/models/…`
+GEMINI_VERSIONS = ("/v1", "/v1beta", "/v1alpha", "")
+VERTEX_VERSIONS = ("/v1", "/v1beta1")  # LiteLLM's and the anthropic SDK's, google-genai's
 
 
 def _google(state: State) -> list[Route]:
@@ -156,24 +157,25 @@ def _google(state: State) -> list[Route]:
         for base in ("", f"/{name}"):
             for version in versions:
                 for where in publishers:
-                    at = f"{base}/{version}{where}/models"
+                    at = f"{base}{version}{where}/models"
                     routes += [
                         _answering(f"{at}/{{model}}:generateContent", state, generate),
                         _answering(f"{at}/{{model}}:streamGenerateContent", state, generate),
                         _answering(f"{at}/{{model}}:countTokens", state, counting_endpoint, counting.count),
                         _answering(f"{at}/{{model}}:embedContent", state, embed),
                         _answering(f"{at}/{{model}}:batchEmbedContents", state, embed),
+                        _answering(f"{at}/{{model}}:predict", state, embed),  # Vertex's older embedding models
                     ]
                 if name == "gemini":
-                    routes += [
-                        Route(f"{base}/{version}/models", models.listing(state, profile), methods=["GET"]),
-                        Route(
-                            f"{base}/{version}/models/{{model_id}}", models.retrieve(state, profile), methods=["GET"]
-                        ),
-                    ]
+                    if version:  # the model list and get, under an API version (`/models` alone is no one's)
+                        listing = f"{base}{version}/models"
+                        routes += [
+                            Route(listing, models.listing(state, profile), methods=["GET"]),
+                            Route(f"{listing}/{{model_id}}", models.retrieve(state, profile), methods=["GET"]),
+                        ]
                     continue
-                listed = f"{base}/{version}/publishers/google/models"
-                claude = f"{base}/{version}{PROJECT}/publishers/anthropic/models"
+                listed = f"{base}{version}/publishers/google/models"
+                claude = f"{base}{version}{PROJECT}/publishers/anthropic/models"
                 messages = Endpoint(anthropic_messages, profile)
                 routes += [
                     Route(listed, models.listing(state, profile), methods=["GET"]),

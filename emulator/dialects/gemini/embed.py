@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from emulator.core import identity, vectors
+from emulator.core import identity, tokens, vectors
 from emulator.core.conversation import Message, Prompt, Reply, Turn
 from emulator.core.errors import EmulatorError, InvalidRequest
 from emulator.core.fields import bearer
@@ -32,6 +32,8 @@ def parse_request(
     if not isinstance(body, dict):
         raise InvalidRequest("Invalid JSON payload received. Expected an object.")
     model = model_of(body)
+    if "instances" in body:  # Vertex's `:predict`
+        return _predicted(body, headers, fingerprint, profile, model)
     batch = "requests" in body
     asked = proto.list_of(body, "requests", "") if batch else [body]
     if batch and not asked:
@@ -49,13 +51,42 @@ def parse_request(
         options = proto.object_of(one, "embedContentConfig", at) or one
         dimensions = proto.get(options, "outputDimensionality")
         sizes.add(dimensions if isinstance(dimensions, int) and not isinstance(dimensions, bool) else None)
+    return _prompt(
+        model,
+        inputs,
+        sizes.pop() if len(sizes) == 1 else None,
+        "batch" if batch else "one",
+        headers,
+        fingerprint,
+        profile,
+    )
+
+
+def _predicted(
+    body: Mapping[str, Any], headers: Mapping[str, str], fingerprint: str, profile: str, model: str
+) -> Prompt:
+    """Vertex's `:predict` for its older embedding models (`text-embedding-004`, `-005`), as LiteLLM and the
+    Vertex SDKs call it: `instances` of `{"content"}`, `parameters.outputDimensionality` (reference §6)."""
+    instances = proto.list_of(body, "instances", "")
+    if not instances:
+        raise InvalidRequest("* PredictRequest.instances: instances is not specified\n", param="instances")
+    inputs = [str(i.get("content") or "") if isinstance(i, dict) else str(i) for i in instances]
+    dimensions = proto.get(proto.object_of(body, "parameters", ""), "outputDimensionality")
+    size = dimensions if isinstance(dimensions, int) and not isinstance(dimensions, bool) else None
+    return _prompt(model, inputs, size, "predict", headers, fingerprint, profile)
+
+
+def _prompt(
+    model: str,
+    inputs: list[str],
+    dimensions: int | None,
+    form: str,
+    headers: Mapping[str, str],
+    fingerprint: str,
+    profile: str,
+) -> Prompt:
     messages = tuple(Message("user", text=text) for text in inputs)
-    echo = {
-        "inputs": tuple(inputs),
-        "size": SIZES.get(model, SIZE),
-        "dimensions": sizes.pop() if len(sizes) == 1 else None,
-        "batch": batch,
-    }
+    echo = {"inputs": tuple(inputs), "size": SIZES.get(model, SIZE), "dimensions": dimensions, "form": form}
     return Prompt(
         dialect=NAME,
         model=model,
@@ -72,8 +103,15 @@ def parse_request(
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     echo = prompt.echo
     made = vectors.answer(turn.text, echo["inputs"], prompt.model, echo["size"], echo["dimensions"])
-    if echo["batch"]:
+    if echo["form"] == "batch":
         return {"embeddings": [{"values": values} for values in made]}
+    if echo["form"] == "predict":
+        counted = [tokens.count(text) for text in echo["inputs"]]
+        predictions = [
+            {"embeddings": {"values": values, "statistics": {"token_count": count, "truncated": False}}}
+            for values, count in zip(made, counted, strict=True)
+        ]
+        return {"predictions": predictions, "metadata": {"billableCharacterCount": sum(map(len, echo["inputs"]))}}
     return {"embedding": {"values": made[0] if made else []}}
 
 
