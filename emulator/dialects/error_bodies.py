@@ -95,8 +95,7 @@ def google(path: str, headers: Mapping[str, str], query: bytes = b"") -> bool:
 
 def dialect_for(path: str, headers: Mapping[str, str], query: bytes = b"") -> Dialect:
     """The dialect to answer a path no endpoint owns in: Google's for its paths and keys (`google`), Bedrock's for its
-    paths and SigV4 signatures, Anthropic's
-    for a Messages path or a client that sends its headers, else OpenAI's."""
+    paths and SigV4 signatures, Anthropic's for a Messages path or a client that sends its headers, else OpenAI's."""
     if path.startswith(("/api/", "/ollama/")):  # Ollama's `{"error": "…"}`
         return ollama_chat
     if google(path, headers, query):
