@@ -347,3 +347,19 @@ def test_invoke_model_takes_the_model_and_the_stream_from_the_path_alone(
     body = {k: v for k, v in (body | extra).items() if v is not None}
     status, answer = call(server.port, "POST", f"/model/{CLAUDE}/invoke", body, {"authorization": "Bearer key"})
     assert status == 400 and answer["message"].startswith("Malformed input request: ") and words in answer["message"]
+
+
+def test_count_tokens_is_what_the_answer_reports(bedrock: Any) -> None:
+    """CountTokens of a Converse body and of an InvokeModel body: the input tokens each operation reports."""
+    asked = user("Plan a three-day trip to Lisbon on a budget")
+    counted = bedrock.count_tokens(modelId=CLAUDE, input={"converse": {"messages": asked, "toolConfig": WEATHER}})
+    answered = bedrock.converse(modelId=CLAUDE, messages=asked, toolConfig=WEATHER)
+    assert counted["inputTokens"] == answered["usage"]["inputTokens"] > 0
+    body = {
+        "anthropic_version": "bedrock-2023-05-31",
+        "max_tokens": 50,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    counted = bedrock.count_tokens(modelId=CLAUDE, input={"invokeModel": {"body": json.dumps(body).encode()}})
+    message = json.loads(bedrock.invoke_model(modelId=CLAUDE, body=json.dumps(body))["body"].read())
+    assert counted["inputTokens"] == message["usage"]["input_tokens"]

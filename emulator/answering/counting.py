@@ -1,7 +1,7 @@
-"""`/v1/messages/count_tokens`, `/v1/responses/input_tokens`, `/v1/responses/compact` and Gemini's `:countTokens`:
-a request read (`reading.py`), checked as its public API checks it, and counted (or compacted); a recording of
-this very request answers as recorded. Stage 5 of the answering path (`stages.note`) journals it, and a failure is
-the dialect's error, as for an answer (`stages.refuse`)."""
+"""`/v1/messages/count_tokens`, `/v1/responses/input_tokens`, `/v1/responses/compact`, Gemini's `:countTokens` and
+Bedrock's CountTokens: a request read (`reading.py`), checked as its public API checks it, and counted (or
+compacted); a recording of this very request answers as recorded. Stage 5 of the answering path (`stages.note`)
+journals it, and a failure is the dialect's error, as for an answer (`stages.refuse`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from emulator.answering.stages import note, refuse
 from emulator.core.sse import encode
 from emulator.core.wire import TEST_ID, Script, Whole, whole
 from emulator.dialects import anthropic_messages, gemini, openai_responses
+from emulator.dialects.bedrock import converse, invoke
 from emulator.rules import profiles, validation
 from emulator.state import State
 
@@ -57,6 +58,10 @@ async def _counted(state: State, endpoint: Endpoint, request: Request, body: Any
         return anthropic_messages.count_tokens(body, request.headers, endpoint.profile.name)
     if endpoint.dialect.NAME == profiles.GEMINI:
         return gemini.count_tokens(body, request.headers, endpoint.profile.name)
+    if endpoint.dialect.NAME == profiles.BEDROCK_CONVERSE:  # Bedrock's CountTokens, of either operation's body
+        if isinstance(body, dict) and "invokeModel" in (body.get("input") or {}):
+            return invoke.count_tokens(body, request.headers, endpoint.profile.name)
+        return converse.count_tokens(body, request.headers, endpoint.profile.name)
     profile = endpoint.profile
     if recall.asks(endpoint.dialect, profile, body):  # `previous_response_id`, `item_reference`: what they stand for
         given = body.get("input")

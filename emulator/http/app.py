@@ -206,6 +206,7 @@ def _bedrock(state: State) -> list[Route]:
             _answering(f"{at}/converse-stream", state, talks),
             _answering(f"{at}/invoke", state, invokes),
             _answering(f"{at}/invoke-with-response-stream", state, invokes),
+            _answering(f"{at}/count-tokens", state, Endpoint(converse, profile, "count_tokens"), counting.count),
         ]
     return routes
 

@@ -147,6 +147,18 @@ def parse_request(
     )
 
 
+def count_tokens(body: Any, headers: Mapping[str, str], profile: str = profiles.DEFAULT) -> dict[str, int]:
+    """CountTokens of a Converse request (`input.converse`): `{"inputTokens"}`, what Converse's usage would say."""
+    given = (body.get("input") or {}).get("converse") if isinstance(body, dict) else None
+    if not isinstance(given, dict):
+        raise _invalid(
+            "1 validation error detected: Value at 'input' failed to satisfy constraint: one of converse "
+            "or invokeModel must be set"
+        )
+    asked = {**given, "modelId": body.get("modelId")}
+    return {"inputTokens": tokens.prompt_tokens(parse_request(asked, headers, "", profile))}
+
+
 def _access_key(headers: Mapping[str, str]) -> str:
     """Whose request it is: the access key id a SigV4 signature names (`Credential=AKID/…`), or a bearer key."""
     authorization = headers.get("authorization", "")

@@ -55,6 +55,22 @@ def parse_request(
     return anthropic_messages.parse_request(body, headers, fingerprint, profile)
 
 
+def count_tokens(body: Any, headers: Mapping[str, str], profile: str = profiles.DEFAULT) -> dict[str, int]:
+    """CountTokens of an InvokeModel body (`input.invokeModel.body`, the Messages body as base64): `{"inputTokens"}`,
+    the `input_tokens` the answer would report."""
+    given = (body.get("input") or {}).get("invokeModel") if isinstance(body, dict) else None
+    try:
+        asked = loads(base64.b64decode(given["body"] if isinstance(given, dict) else ""))
+    except (TypeError, KeyError, ValueError):
+        asked = None
+    if not isinstance(asked, dict):
+        raise InvalidRequest(
+            "The invokeModel body must be the model's JSON object, base64-encoded.", code="ValidationException"
+        )
+    counted = anthropic_messages.count_tokens({**asked, "model": body.get("modelId")}, headers, profile)
+    return {"inputTokens": counted["input_tokens"]}
+
+
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     return anthropic_messages.render(prompt, turn)
 
