@@ -56,6 +56,9 @@ CASES: dict[str, tuple[str, dict[str, object] | list[dict[str, object]]]] = {
         CHAT,
         {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Tell me more."}]},
     ),
+    # The same scenario through Gemini's and Bedrock's paths, which the app finds by their route's template.
+    "haiku gemini": ("/v1beta/models/haiku:generateContent", {"contents": [{"parts": [{"text": "hi"}]}]}),
+    "haiku converse": ("/model/haiku/converse", {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}),
     "openai": (f"/openai{CHAT}", REALISTIC),
     "inferam": (f"/inferam{CHAT}", REALISTIC),
 }
