@@ -20,6 +20,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,13 @@ TOOLS: Any = [{"type": "function", "function": {"name": "get_weather", "paramete
 RESPONSES_TOOLS: Any = [{"type": "function", "name": "get_weather", "parameters": {"type": "object"}}]
 MESSAGES_TOOLS: Any = [{"name": "get_weather", "input_schema": {"type": "object"}}]
 USER: Any = [{"role": "user", "content": "hi"}]
+FLASH, CLAUDE = "gemini-2.5-flash", "claude-sonnet-5"  # models the strict profiles know
+BEDROCK_CLAUDE = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+
+def scripted(scenario: str) -> dict[str, str]:
+    """The header that picks a scenario of the upstream's, whatever the model."""
+    return {"x-emulator-scenario": scenario}
 
 
 class Chain:
@@ -1257,12 +1265,23 @@ def test_gemini_and_vertex_are_recorded_and_replay_in_another_family(chain: Chai
         automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
     )
     options = types.HttpOptions(base_url=base, api_version="v1beta")
+    # Real models, as the strict profiles' `conform` wants them; the upstream's scenarios picked by header.
+    calling = config.model_copy(update={"http_options": types.HttpOptions(headers=scripted("two-calls"))})
+    pacing = types.GenerateContentConfig(http_options=types.HttpOptions(headers=scripted("paced")))
     with genai.Client(api_key=key, http_options=options) as gemini:
-        called = gemini.models.generate_content(model="two-calls", contents="hi", config=config)
-        streamed = [c.text or "" for c in gemini.models.generate_content_stream(model="paced", contents="hi")]
-    vertex = AnthropicVertex(region="us-east5", project_id="p", access_token=SECRET, base_url=f"{base}/v1")
+        called = gemini.models.generate_content(model=FLASH, contents="hi", config=calling)
+        streamed = [
+            c.text or "" for c in gemini.models.generate_content_stream(model=FLASH, contents="hi", config=pacing)
+        ]
+    vertex = AnthropicVertex(
+        region="us-east5",
+        project_id="p",
+        access_token=SECRET,
+        base_url=f"{base}/v1",
+        default_headers=scripted("plain-text"),
+    )
     with vertex:
-        said = vertex.messages.create(model="plain-text", max_tokens=100, messages=USER).content
+        said = vertex.messages.create(model=CLAUDE, max_tokens=100, messages=USER).content
     text = chain.cassette.read_text()
     assert ":generateContent" in text and ":streamGenerateContent" in text and ":rawPredict" in text
     assert key not in text and SECRET not in text and not scan(chain.cassette)
@@ -1274,14 +1293,14 @@ def test_gemini_and_vertex_are_recorded_and_replay_in_another_family(chain: Chai
     replaying = make_server(Settings(recordings=(chain.cassette,), strict=True, replay_speed=0))
     options = types.HttpOptions(base_url=replaying.base_url, api_version="v1beta")
     with genai.Client(api_key="other", http_options=options) as gemini:
-        again = gemini.models.generate_content(model="two-calls", contents="hi", config=config)
-        assert [c.text or "" for c in gemini.models.generate_content_stream(model="paced", contents="hi")] == streamed
+        again = gemini.models.generate_content(model=FLASH, contents="hi", config=config)
+        assert [c.text or "" for c in gemini.models.generate_content_stream(model=FLASH, contents="hi")] == streamed
     calls = [(c.name, c.args) for c in called.function_calls or []]
     assert len(calls) == 2 and [(c.name, c.args) for c in again.function_calls or []] == calls
     with AnthropicVertex(region="us-east5", project_id="p", access_token="t", base_url=f"{replaying.base_url}/v1") as v:
-        assert v.messages.create(model="plain-text", max_tokens=100, messages=USER).content == said
+        assert v.messages.create(model=CLAUDE, max_tokens=100, messages=USER).content == said
     with replaying.openai() as client:  # the same conversation in another family: Gemini's recording answers
-        chat = client.chat.completions.with_raw_response.create(model="two-calls", messages=USER, tools=TOOLS)
+        chat = client.chat.completions.with_raw_response.create(model=FLASH, messages=USER, tools=TOOLS)
     assert chat.headers["x-emulator-source"].startswith("recording recorded.yaml#0")
     made = chat.parse().choices[0].message.tool_calls or []
     assert [(c.function.name, json.loads(c.function.arguments)) for c in made] == calls
@@ -1292,23 +1311,30 @@ def test_bedrock_is_recorded_and_replays_in_another_family(chain: Chain, make_se
     not kept; a Converse answer conforms, replays to boto3, and answers the same conversation through Messages."""
     import boto3
 
-    def runtime(base: str) -> Any:
-        return boto3.client(
+    def runtime(base: str, scenario: str = "") -> Any:
+        made = boto3.client(
             "bedrock-runtime",
             endpoint_url=base,
             region_name="us-east-1",
             aws_access_key_id="AKIDRECORDER",
             aws_secret_access_key=SECRET,
         )
+        if scenario:  # the upstream's scenario, picked by header: the model is a real one, as `conform` wants
+
+            def pick(request: Any, **_: Any) -> None:
+                request.headers["x-emulator-scenario"] = scenario
+
+            made.meta.events.register_first("before-sign.*.*", pick)
+        return made
 
     asked = [{"role": "user", "content": [{"text": "hi"}]}]
     tools = {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": {"type": "object"}}}}]}
-    client = runtime(chain.recorder.base_url)
-    called = client.converse(modelId="two-calls", messages=asked, toolConfig=tools)
-    streamed = [e for e in client.converse_stream(modelId="paced", messages=asked)["stream"]]
-    client.close()
+    with closing(runtime(chain.recorder.base_url, "two-calls")) as client:
+        called = client.converse(modelId=BEDROCK_CLAUDE, messages=asked, toolConfig=tools)
+    with closing(runtime(chain.recorder.base_url, "paced")) as client:
+        streamed = [e for e in client.converse_stream(modelId=BEDROCK_CLAUDE, messages=asked)["stream"]]
     text = chain.cassette.read_text()
-    assert "/model/two-calls/converse" in text and "/model/paced/converse-stream" in text
+    assert f"/model/{BEDROCK_CLAUDE}/converse" in text and f"/model/{BEDROCK_CLAUDE}/converse-stream" in text
     assert SECRET not in text and "Signature=" not in text and not scan(chain.cassette)
     recorded = list(conformance.interactions("recorded", document_of(chain.cassette)))
     assert [conformance.profile_for(i, None) for i in recorded] == ["bedrock", "bedrock"]
@@ -1317,14 +1343,14 @@ def test_bedrock_is_recorded_and_replays_in_another_family(chain: Chain, make_se
     chain.stop_upstream()
     replaying = make_server(Settings(recordings=(chain.cassette,), strict=True, replay_speed=0))
     again = runtime(replaying.base_url)
-    assert again.converse(modelId="two-calls", messages=asked, toolConfig=tools)["output"] == called["output"]
-    replayed = [e for e in again.converse_stream(modelId="paced", messages=asked)["stream"]]
+    assert again.converse(modelId=BEDROCK_CLAUDE, messages=asked, toolConfig=tools)["output"] == called["output"]
+    replayed = [e for e in again.converse_stream(modelId=BEDROCK_CLAUDE, messages=asked)["stream"]]
     assert [next(iter(e)) for e in replayed] == [next(iter(e)) for e in streamed]
     again.close()
     calls = [(b["toolUse"]["name"], b["toolUse"]["input"]) for b in called["output"]["message"]["content"]]
     with replaying.anthropic() as claude:  # the same conversation through Messages: Bedrock's recording answers
         message = claude.messages.with_raw_response.create(
-            model="two-calls", max_tokens=100, messages=USER, tools=MESSAGES_TOOLS
+            model=BEDROCK_CLAUDE, max_tokens=100, messages=USER, tools=MESSAGES_TOOLS
         )
     assert message.headers["x-emulator-source"].startswith("recording recorded.yaml#0")
     assert [(b.name, b.input) for b in message.parse().content if b.type == "tool_use"] == calls

@@ -229,7 +229,8 @@ def _accepted(dialect: Dialect, interaction: Interaction, profile_name: str, fin
     body, the dialect's parser, then the model's (unknown to the catalog: the provider's 404). Raises the
     refusal, as the server answers it."""
     held = catalog.catalog(profile_name)
-    endpoint = ENDPOINT_NAMES[dialect.NAME]
+    endpoint = validation.checked_as(dialect.NAME, ENDPOINT_NAMES[dialect.NAME], profile_name)
+    path = interaction.path.partition("?")[0]
     try:
         body = loads(interaction.body)
     except ValueError:
@@ -237,16 +238,16 @@ def _accepted(dialect: Dialect, interaction: Interaction, profile_name: str, fin
     deployments = profiles.PROFILES[profile_name].deployments
     place = placing(dialect, profiles.PROFILES[profile_name])
     if place is not None:  # what the path says: Azure's deployment, Gemini's model
-        body = place(interaction.path.partition("?")[0], body)
+        body = place(path, body)
     if held is not None:
         validation.body(held, endpoint, body, interaction.request_headers, lenient=False)
     prompt = dialect.parse_request(body, interaction.request_headers, fingerprint, profile_name)
     if held is not None:
         model = held.get(prompt.model)
         if model is None and not deployments:  # an Azure deployment of some model is not the catalog's to know
-            raise validation.unknown_model(endpoint, prompt.model)
+            raise validation.unknown_model(endpoint, prompt.model, path)
         if model is not None:
-            validation.parameters(endpoint, model, body, prompt)
+            validation.parameters(endpoint, model, body, prompt, path)
     return prompt
 
 

@@ -37,11 +37,11 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
             body = endpoint.placing(request.path, body)
         if endpoint.catalog is not None:  # unknown fields, required ones, the model
             lenient = state.settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
-            validation.body(endpoint.catalog, endpoint.name, body, request.headers, lenient)
-            model = body.get("model") if isinstance(body, dict) else None
+            validation.body(endpoint.catalog, endpoint.checks, body, request.headers, lenient)
+            model = _model(body)
             book = state.book_for(request.headers.get(TEST_ID, ""))
-            if isinstance(model, str) and not (lenient or endpoint.catalog.get(model) or known(model, book, state)):
-                raise validation.unknown_model(endpoint.name, model)  # as the endpoint it counts for
+            if model and not (lenient or endpoint.catalog.get(model) or known(model, book, state)):
+                raise validation.unknown_model(endpoint.checks, model, request.path)  # as the endpoint it counts for
         counted = await _counted(state, endpoint, request, body)
     except Exception as error:
         return await refuse(state, endpoint, scope, request, None, error)
@@ -50,6 +50,14 @@ async def count(state: State, endpoint: Endpoint, scope: Mapping[str, Any], rece
     if endpoint.dialect.NAME == profiles.RESPONSES:
         headers |= endpoint.profile.headers
     return whole(encode(counted), headers, entry=entry)
+
+
+def _model(body: Any) -> str:
+    """The model a count names: in the body, or the path (Gemini's `models/…`, Bedrock's `modelId`)."""
+    if not isinstance(body, dict):
+        return ""
+    model = body.get("model") or body.get("modelId")
+    return model.removeprefix("models/") if isinstance(model, str) else ""
 
 
 async def _counted(state: State, endpoint: Endpoint, request: Request, body: Any) -> dict[str, Any]:

@@ -26,25 +26,26 @@ def checked(
     book: Book,
     state: State,
     lenient: bool,
+    path: str = "",
 ) -> tuple[str, ...]:
     """A public profile's model checks, once the source is known: the provider's 404 for a model no rule makes
     known (a scenario or recording that answers needs none), then what the model refuses, by its catalog entry
     or the one its scenario says it is `like`. Returns the 404 leniency let by, in words."""
     name = prompt.model
     model = held.get(name)
-    if model is None and endpoint.profile.deployments:  # an Azure deployment of some model: nothing to check
-        return ()
+    if model is None and (endpoint.profile.deployments or held.unlisted(name)):  # an Azure deployment, an
+        return ()  # application inference profile: of some model, nothing to check
     if model is None:
         like = (source.scenario.like if source.scenario else None) or book.like(name)
         model = catalog.lookup(like) if like else None
         answered = source.scenario is not None or source.conversation is not None
         if model is None and not answered and not known(name, book, state):
-            refusal = validation.unknown_model(endpoint.name, name)
+            refusal = validation.unknown_model(endpoint.checks, name, path)
             if not lenient:
                 raise refusal
             return (refusal.message,)
     if model is not None:
-        validation.parameters(endpoint.name, model, body, prompt)
+        validation.parameters(endpoint.checks, model, body, prompt, path)
     return ()
 
 

@@ -11,7 +11,7 @@ from emulator.core import ids, wire
 from emulator.core.errors import InvalidRequest, PayloadTooLarge
 from emulator.core.sse import deeper_than, loads
 from emulator.dialects import Dialect
-from emulator.rules import catalog, profiles
+from emulator.rules import catalog, profiles, validation
 from emulator.rules.profiles import Profile
 from emulator.state import Settings
 
@@ -40,13 +40,16 @@ class Endpoint:
     dialect: Dialect
     profile: Profile
     name: str = ""  # in the journal and the metrics: chat_completions, responses, messages, count_tokens
+    strict: bool = True  # whether a public profile's catalog checks it (`catalog`)
     catalog: catalog.Catalog | None = field(init=False, default=None)  # the public profiles': what they check
+    checks: str = field(init=False, default="")  # the name its checks know it by (`validation.checked_as`)
     placing: Placing | None = field(init=False, default=None)  # what the path adds to the body (`placing`)
 
     def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", ENDPOINT_NAMES[self.dialect.NAME])
-        object.__setattr__(self, "catalog", catalog.catalog(self.profile.name))
+        object.__setattr__(self, "catalog", catalog.catalog(self.profile.name) if self.strict else None)
+        object.__setattr__(self, "checks", validation.checked_as(self.dialect.NAME, self.name, self.profile.name))
         object.__setattr__(self, "placing", placing(self.dialect, self.profile))
 
 

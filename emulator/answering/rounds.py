@@ -115,7 +115,7 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     let_by: tuple[str, ...] = ()  # what leniency let by
     if held is not None:
         lenient = settings.lenient or request.headers.get(validation.LENIENT_HEADER, "") not in ("", "0")
-        let_by = validation.body(held, endpoint.name, body, request.headers, lenient)
+        let_by = validation.body(held, endpoint.checks, body, request.headers, lenient)
     recalled = None  # what the public API kept for this request (a stored response, a thread): see recall.py
     if recall.asks(endpoint.dialect, profile, body):
         recalled = await recall.recall(state, endpoint.dialect, profile, request.headers, request.fingerprint, body)
@@ -137,7 +137,7 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
         recorded = note(endpoint, request, prompt, None, played.status, source=f"recording {played.source}")
         return recordings.script(source.recording, settings.replay_speed, await state.journal.open(recorded))
     if held is not None and not (asked.fault or settings.fault):  # a fault asked for answers before the model
-        let_by += checked(held, endpoint, prompt, body, source, book, state, lenient)
+        let_by += checked(held, endpoint, prompt, body, source, book, state, lenient, request.path)
     counted = calls_key(source.scenario, prompt)
     if counted:
         await _settle(state, going)

@@ -148,13 +148,15 @@ VERTEX_VERSIONS = ("/v1", "/v1beta1")  # LiteLLM's and the anthropic SDK's, goog
 def _google(state: State) -> list[Route]:
     """Google's paths (reference providers-google.md §1.2, §1.3, §7): the Gemini API's at the root (where a
     client's `base_url` points) and under `/gemini`; Vertex AI's (its projects' paths, and express mode's without
-    one; Claude's `rawPredict`) at the root and under `/vertex`. Each is `…/models/{model}:{method}`."""
+    one; Claude's `rawPredict`) at the root and under `/vertex`. Each is `…/models/{model}:{method}`. Under its
+    prefix a family is its profile's, strict; at the root only when `--profile` names it (`strict_at`)."""
     routes = []
     for name, versions, publishers in (("gemini", GEMINI_VERSIONS, ("",)), ("vertex", VERTEX_VERSIONS, VERTEX)):
         profile = profiles.PROFILES[name]
-        generate, embed = Endpoint(gemini, profile), Endpoint(gemini_embed, profile)
-        counting_endpoint = Endpoint(gemini, profile, "count_tokens")
         for base in ("", f"/{name}"):
+            strict = strict_at(state, base, name)
+            generate, embed = Endpoint(gemini, profile, strict=strict), Endpoint(gemini_embed, profile, strict=strict)
+            counting_endpoint = Endpoint(gemini, profile, "count_tokens", strict)
             for version in versions:
                 for where in publishers:
                     at = f"{base}{version}{where}/models"
@@ -176,14 +178,14 @@ def _google(state: State) -> list[Route]:
                     continue
                 listed = f"{base}{version}/publishers/google/models"
                 claude = f"{base}{version}{PROJECT}/publishers/anthropic/models"
-                messages = Endpoint(anthropic_messages, profile)
+                messages = Endpoint(anthropic_messages, profile, strict=strict)
                 routes += [
                     Route(listed, models.listing(state, profile), methods=["GET"]),
                     Route(f"{listed}/{{model_id}}", models.retrieve(state, profile), methods=["GET"]),
                     _answering(
                         f"{claude}/count-tokens:rawPredict",
                         state,
-                        Endpoint(anthropic_messages, profile, "count_tokens"),
+                        Endpoint(anthropic_messages, profile, "count_tokens", strict),
                         counting.count,
                     ),
                     _answering(f"{claude}/{{model}}:rawPredict", state, messages),
@@ -197,18 +199,26 @@ def _bedrock(state: State) -> list[Route]:
     `AnthropicBedrock(base_url=…)`) and under `/bedrock`: `/model/{modelId}/{operation}`, the model id an ARN with
     its `/` encoded as often as not."""
     profile = profiles.PROFILES["bedrock"]
-    talks, invokes = Endpoint(converse, profile), Endpoint(invoke, profile)
     routes = []
     for base in ("", "/bedrock"):
-        at = f"{base}{MODEL}"
+        at, strict = f"{base}{MODEL}", strict_at(state, base, "bedrock")
+        talks, invokes = Endpoint(converse, profile, strict=strict), Endpoint(invoke, profile, strict=strict)
+        counts = Endpoint(converse, profile, "count_tokens", strict)
         routes += [
             _answering(f"{at}/converse", state, talks),
             _answering(f"{at}/converse-stream", state, talks),
             _answering(f"{at}/invoke", state, invokes),
             _answering(f"{at}/invoke-with-response-stream", state, invokes),
-            _answering(f"{at}/count-tokens", state, Endpoint(converse, profile, "count_tokens"), counting.count),
+            _answering(f"{at}/count-tokens", state, counts, counting.count),
         ]
     return routes
+
+
+def strict_at(state: State, base: str, name: str) -> bool:
+    """Whether a family's paths under `base` get its public profile's checks (its catalog's models and fields):
+    under its own prefix (`/gemini`, as `/openai` is the openai profile's), and at the root when `--profile`
+    names it. At the root of another profile they answer any model, as the default profile does."""
+    return bool(base) or state.profile.name == name
 
 
 MODEL = "/model/{model:path}"  # Bedrock's: everything up to the operation, slashes and all

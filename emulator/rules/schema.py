@@ -7,8 +7,10 @@ be left out. A field's reference says what to walk: `Shape` for an object value,
 left to the dialects' readers, which already say what a field must be.
 
 `check` walks a body in its own order and returns the first thing the API would refuse: an unknown key, a required
-key missing, a union's tag it does not know, a value past one of its field's limits (`requests/limits.yaml`: a
-number's range, an array's most items, a string's pattern and longest length). `Problem.path` holds keys and list
+key missing, a union's tag it does not know, a value past one of its field's limits (`requests/limits.yaml`, or a
+file's own `limits`: a number's range, an array's most and least items, a string's pattern, length and values).
+A file with `spellings: proto3` (Gemini's) knows each lowerCamel field by its snake_case name too, as proto3 JSON
+does. `Problem.path` holds keys and list
 indexes; the positions of `type` unions' tags are kept apart, for Anthropic's paths, which name them
 (`messages.0.content.0.text.x`).
 The files are read once at import; walking is dictionary lookups over the body's own keys.
@@ -24,17 +26,27 @@ from typing import Any
 
 from emulator.core import yamlfile
 
-FILES = ("openai_chat", "openai_responses", "openai_embeddings", "openai_completions", "anthropic_messages")
+FILES = (
+    "openai_chat",
+    "openai_responses",
+    "openai_embeddings",
+    "openai_completions",
+    "anthropic_messages",
+    "gemini",
+    "bedrock_converse",
+)
+LIMIT_KEYS = {"range", "integer", "most", "least", "pattern", "whole", "longest", "shortest", "values"}
 
 
 class Limit:
     """What one field's value may be: a number within `low`..`high` (an integer's words where `integer`), an array of
-    at most `most` items, a string matching `pattern` of at most `longest` characters."""
+    `least` to `most` items, a string matching `pattern` (all of it, where `whole`) of `shortest` to `longest`
+    characters, one of `values`."""
 
-    __slots__ = ("low", "high", "integer", "most", "pattern", "longest")
+    __slots__ = ("low", "high", "integer", "most", "least", "pattern", "whole", "longest", "shortest", "values")
 
     def __init__(self, spec: Mapping[str, Any], where: str) -> None:
-        unknown = set(spec) - {"range", "integer", "most", "pattern", "longest"}
+        unknown = set(spec) - LIMIT_KEYS
         if unknown:
             raise ValueError(f"{where}: unknown limits {sorted(unknown)}")
         low, high = spec.get("range") or (None, None)
@@ -42,8 +54,12 @@ class Limit:
         self.high: float | None = high
         self.integer = bool(spec.get("integer"))
         self.most: int | None = spec.get("most")
+        self.least: int | None = spec.get("least")
         self.pattern = re.compile(spec["pattern"]) if "pattern" in spec else None
+        self.whole = bool(spec.get("whole"))
         self.longest: int | None = spec.get("longest")
+        self.shortest: int | None = spec.get("shortest")
+        self.values: tuple[str, ...] = tuple(spec.get("values") or ())
 
     def broken(self, value: Any) -> tuple[str, Any]:
         """("", None) when `value` keeps to the limit, else the kind of problem and the bound it passes."""
@@ -56,11 +72,19 @@ class Limit:
         elif kind is list:
             if self.most is not None and len(value) > self.most:
                 return "too_many", self.most
+            if self.least is not None and len(value) < self.least:
+                return "too_few", self.least
         elif kind is str:
-            if self.pattern is not None and not self.pattern.search(value):
-                return "pattern", self.pattern.pattern
+            if self.pattern is not None:
+                matched = self.pattern.fullmatch(value) if self.whole else self.pattern.search(value)
+                if matched is None:
+                    return "pattern", self.pattern.pattern
+            if self.shortest is not None and len(value) < self.shortest:
+                return "too_short", self.shortest
             if self.longest is not None and len(value) > self.longest:
                 return "too_long", self.longest
+            if self.values and value not in self.values:
+                return "enum", self.values
         return "", None
 
 
@@ -93,9 +117,10 @@ class Ref:
 class Problem:
     """The first thing refused: `kind` is "unknown" (a key), "missing" (a required key), "untagged" (a union's `by`
     field missing), "tag" (a union's value `value`, not one of `allowed`, at the union's `by` field), or a limit
-    `value` passes: "above" or "below" a number's `bound` (`integer`: an integer field), "too_many" items (at most
-    `bound`), a string not matching the `pattern` `bound` or "too_long" (past `bound` characters). `tags` are the
-    positions in `path` of tags."""
+    `value` passes: "above" or "below" a number's `bound` (`integer`: an integer field), "too_many" or "too_few"
+    items (at most, at least `bound`), a string not matching the `pattern` `bound`, "too_long" or "too_short"
+    (past `bound` characters), or not one of the values `bound` ("enum"). `tags` are the positions in `path` of
+    tags."""
 
     kind: str
     path: tuple[str | int, ...]
@@ -215,6 +240,8 @@ def load(document: Mapping[str, Any], source: str, limits: Mapping[str, Any] | N
     """A schema file's roots by endpoint, every name it uses resolved, and `limits` (`Shape.field` → limit) set on
     the shapes they name."""
     shapes: dict[str, Shape] = {}
+    proto3 = document.get("spellings") == "proto3"
+    limits = {**(limits or {}), **(document.get("limits") or {})}
     unions = document.get("unions") or {}
     objects = document.get("objects") or {}
     for name in (*unions, *objects):
@@ -249,14 +276,21 @@ def load(document: Mapping[str, Any], source: str, limits: Mapping[str, Any] | N
             if field != key:
                 required.append(field)
             held.fields[field] = ref(text, f"{name}.{field}")
+            if proto3:
+                held.fields.setdefault(snake(field), held.fields[field])
         held.required = tuple(required)
-    for named, spec in (limits or {}).items():
+    for named, spec in limits.items():
         owner, _, field = named.rpartition(".")
         held = shape(owner, f"limits {named}")
         if field not in held.fields:
             raise ValueError(f"{source}: limits name {named}, a field {owner} does not have")
         held.limits[field] = Limit(spec, f"{source}: limits {named}")
     return {endpoint: shape(name, f"roots.{endpoint}") for endpoint, name in document["roots"].items()}
+
+
+def snake(name: str) -> str:
+    """A lowerCamel field's proto name: `systemInstruction` → `system_instruction`."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
 def _alternatives(text: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""What the public APIs refuse, in their own words: the `openai` and `anthropic` profiles' checks.
+"""What the public APIs refuse, in their own words: the `openai` and `anthropic` profiles' checks, and the way to
+Google's and Bedrock's (`google_rules.py`, `bedrock_rules.py`; Claude on Vertex is checked here, as Anthropic's).
 
 Three stages, in the order the pipeline runs them (see `answering.rounds.answer`):
 
@@ -22,8 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.core.conversation import Prompt
-from emulator.core.errors import InvalidRequest, NotFound
-from emulator.rules import anthropic_rules, schema, structured, wording
+from emulator.core.errors import EmulatorError, InvalidRequest, NotFound
+from emulator.rules import anthropic_rules, bedrock_rules, google_rules, profiles, schema, structured, wording
 from emulator.rules.catalog import Catalog, Model
 
 LENIENT_HEADER = "x-emulator-lenient"  # `1`: accept unknown models and fields (`--lenient`, the plugin's marker)
@@ -34,7 +35,10 @@ FIELD_LISTS = {"chat_completions": "chat", "responses": "responses", "messages":
     "compact": "compact",
     "embeddings": "embeddings",
     "completions": "completions",
+    "vertex_messages": "messages",  # Claude on Vertex: Messages, its model in the path
+    "vertex_count_tokens": "count_tokens",
 }
+VERTEX_FIELDS = frozenset({"anthropic_version"})  # what Claude on Vertex reads beyond Anthropic's body
 OLDER = ("chat_completions", "embeddings", "completions")  # the endpoints that word an unknown argument as Chat does
 ANTHROPIC = wording.ANTHROPIC
 PATHS = {  # a catalog's endpoint names as the API's words name them
@@ -63,6 +67,20 @@ RESPONSES_SAMPLING = {"temperature": 1, "top_p": 1, "top_logprobs": None}
 ANTHROPIC_SAMPLING = {"temperature": 1, "top_p": None, "top_k": None}
 
 
+def checked_as(dialect: str, name: str, profile: str) -> str:
+    """The name the checks know an endpoint by (`answering.reading.Endpoint.checks`): its journal name, or, where
+    one name stands for several APIs (`count_tokens`), the API's."""
+    if dialect in (profiles.GEMINI, profiles.GEMINI_EMBED):
+        return google_rules.COUNT if name == "count_tokens" else google_rules.EMBED if name == "embed_content" else name
+    if dialect == profiles.BEDROCK_CONVERSE:
+        return bedrock_rules.COUNT if name == "count_tokens" else bedrock_rules.CONVERSE
+    if dialect == profiles.BEDROCK_INVOKE:
+        return bedrock_rules.INVOKE
+    if dialect == profiles.MESSAGES and profile == "vertex":
+        return f"vertex_{name}"
+    return name
+
+
 # --- 1. the body ---------------------------------------------------------------------------------------------
 
 
@@ -72,8 +90,14 @@ def body(held: Catalog, endpoint: str, data: Any, headers: Mapping[str, str], le
     returned, for the journal to say what would have been refused."""
     if type(data) is not dict:
         return ()  # the dialect's parser says what a body must be
+    if endpoint in google_rules.ENDPOINTS:
+        return google_rules.body(endpoint, data, lenient)
+    if endpoint in bedrock_rules.ENDPOINTS:
+        bedrock_rules.body(endpoint, data)
+        return ()
+    vertex = endpoint.startswith("vertex_")
     root = schema.SCHEMAS[FIELD_LISTS[endpoint]]
-    extra = data.keys() - root.fields.keys()
+    extra = data.keys() - root.fields.keys() - (VERTEX_FIELDS if vertex else frozenset())
     passed: tuple[str, ...] = ()
     if extra:
         unknown = [k for k in data if k in extra and not _beta(held, k, headers)]
@@ -94,7 +118,10 @@ def body(held: Catalog, endpoint: str, data: Any, headers: Mapping[str, str], le
         raise wording.refusal(endpoint, found)
     passed += tuple(wording.refusal(endpoint, p).message for p in let_by)
     if endpoint in ANTHROPIC:
-        anthropic_rules.headers(held, headers)
+        if vertex:  # its version is in the body; its headers are Google's front end's
+            _anthropic_version(data)
+        else:
+            anthropic_rules.headers(held, headers)
         _anthropic_body(endpoint, data, headers)
         anthropic_rules.content(data)
     elif endpoint == "responses":
@@ -139,8 +166,13 @@ def _unknown_field(endpoint: str, key: str, betas: tuple[str, ...] = ()) -> Inva
     return InvalidRequest(f"Unknown parameter: '{key}'.", param=key, code="unknown_parameter")  # Responses'
 
 
+def _anthropic_version(data: Mapping[str, Any]) -> None:
+    if "anthropic_version" not in data:  # our words, pydantic's as Anthropic's: Vertex reads any version string
+        raise InvalidRequest("anthropic_version: Field required", param="anthropic_version")
+
+
 def _anthropic_body(endpoint: str, data: Mapping[str, Any], headers: Mapping[str, str]) -> None:
-    required = ("max_tokens", "messages", "model") if endpoint == "messages" else ("messages", "model")
+    required = ("max_tokens", "messages", "model") if endpoint.endswith("messages") else ("messages", "model")
     for key in required:
         if key not in data:
             raise InvalidRequest(f"{key}: Field required", param=key)  # pydantic's words, as Anthropic's
@@ -172,8 +204,13 @@ def _anthropic_body(endpoint: str, data: Mapping[str, Any], headers: Mapping[str
 # --- 2. the model -----------------------------------------------------------------------------------------------
 
 
-def unknown_model(endpoint: str, model: str) -> NotFound:
-    """The provider's 404 for a model it does not serve."""
+def unknown_model(endpoint: str, model: str, path: str = "") -> EmulatorError:
+    """The provider's 404 for a model it does not serve (Bedrock's is a 400); Google's words name the method and
+    the version the `path` asked."""
+    if endpoint in google_rules.ENDPOINTS or endpoint.startswith("vertex_"):
+        return google_rules.unknown_model(endpoint, model, path)
+    if endpoint in bedrock_rules.ENDPOINTS:  # the words every Bedrock client's issue threads quote
+        return InvalidRequest("The provided model identifier is invalid.", code=bedrock_rules.CODE)
     if endpoint in ANTHROPIC:  # Anthropic names the field and the value ("model: claude-3-5-sonnet-2024…")
         return NotFound(f"model: {model}", param="model")
     # OpenAI's words, with `param: null` as its 404 has (openai-agents-python#458 quotes the whole body).
@@ -183,14 +220,18 @@ def unknown_model(endpoint: str, model: str) -> NotFound:
 # --- 3. the model's parameters ---------------------------------------------------------------------------------
 
 
-def parameters(endpoint: str, model: Model, data: Mapping[str, Any], prompt: Prompt) -> None:
+def parameters(endpoint: str, model: Model, data: Mapping[str, Any], prompt: Prompt, path: str = "") -> None:
     """Refuse what `model` does not take: parameters, values, its output limit, tools, images, structured output."""
     if endpoint == "chat_completions":
         _chat(model, data, prompt)
     elif endpoint == "responses":
         _responses(model, data, prompt)
-    elif endpoint == "messages":
+    elif endpoint in ("messages", "vertex_messages", bedrock_rules.INVOKE):
         _messages(model, data)
+    elif endpoint in google_rules.ENDPOINTS:
+        google_rules.parameters(endpoint, model, data, prompt, path)
+    elif endpoint == bedrock_rules.CONVERSE:
+        bedrock_rules.parameters(model, data)
     elif endpoint == "embeddings":
         _embeddings(model, data, prompt)
     elif endpoint == "completions":

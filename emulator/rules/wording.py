@@ -7,7 +7,8 @@ from __future__ import annotations
 from emulator.core.errors import InvalidRequest
 from emulator.rules import schema
 
-ANTHROPIC = ("messages", "count_tokens")  # the endpoints that speak Anthropic's words
+# The endpoints that speak Anthropic's words: its own, and Claude's on Vertex.
+ANTHROPIC = ("messages", "count_tokens", "vertex_messages", "vertex_count_tokens")
 
 
 def refusal(endpoint: str, found: schema.Problem) -> InvalidRequest:

@@ -21,7 +21,7 @@ from emulator.core.sse import dumps, loads
 from emulator.core.wire import broken_off
 from emulator.dialects import anthropic_messages
 from emulator.dialects.bedrock import converse, eventstream
-from emulator.rules import profiles
+from emulator.rules import bedrock_rules, profiles
 
 NAME = profiles.BEDROCK_INVOKE
 STREAM_HEADERS = {
@@ -42,10 +42,7 @@ def placed(path: str, body: Any) -> Any:
         return body
     extraneous = "".join(f"#: extraneous key [{key}] is not permitted" for key in ("stream", "model") if key in body)
     if extraneous or "anthropic_version" not in body:
-        said = extraneous or "#: required key [anthropic_version] not found"
-        raise InvalidRequest(
-            f"Malformed input request: {said}, please reformat your input and try again.", code="ValidationException"
-        )
+        raise bedrock_rules.malformed(extraneous or "#: required key [anthropic_version] not found")
     return {**body, "model": found["modelId"], "stream": found["stream"]}
 
 

@@ -1,9 +1,11 @@
-"""The public profiles' model catalogs: what OpenAI and Anthropic serve, and what their APIs check of each model.
+"""The public profiles' model catalogs: what OpenAI, Anthropic, Google and Bedrock serve, and what their APIs check
+of each model.
 
-The facts are data, `openai.yaml` and `anthropic.yaml` beside this module (the wheel carries them), read once at
-import into frozen `Model`s by id: a request's model is one dictionary lookup. The same files list the request
-fields each endpoint knows, as frozensets, and Anthropic's beta-gated fields: validation is set arithmetic on
-the body's keys, never a walk of its values.
+The facts are data, `openai.yaml`, `anthropic.yaml`, `gemini.yaml` and `bedrock.yaml` beside this module (the
+wheel carries them), read once at import into frozen `Model`s by id: a request's model is one dictionary lookup.
+Anthropic's file also lists its beta-gated fields, versions and betas. Two catalogs are composed of others:
+Vertex AI serves Gemini's models and Claude's (as `claude-sonnet-4-5@20250929` too), Bedrock serves Claude's as
+`anthropic.{id}-v1:0` beside its own.
 """
 
 from __future__ import annotations
@@ -11,14 +13,17 @@ from __future__ import annotations
 import calendar
 import datetime
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from importlib import resources
 from typing import Any
 
 from emulator.core import yamlfile
 
-PROVIDERS = ("openai", "anthropic")  # the profiles with a catalog
+PROVIDERS = ("openai", "anthropic", "gemini", "bedrock")  # the profiles with a catalog file
 ALIASES = {"azure": "openai"}  # profiles that serve another's models (an Azure deployment is one of OpenAI's)
+# A Bedrock model id's cross-region inference profile prefixes (`us.anthropic.claude-…`).
+GEOGRAPHIES = ("us.", "eu.", "apac.", "global.", "jp.", "au.", "ca.", "us-gov.")
+APPLICATION_PROFILE = ":application-inference-profile/"  # an ARN that names no model: taken as known
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +46,8 @@ class Model:
     thinking: tuple[str, ...] = ()
     dimensions: int = 0  # an embeddings model's vector size
     shortens: bool = False  # whether it takes `dimensions`, a shorter vector
+    budget: tuple[int, ...] = ()  # Gemini's least and most `thinkingBudget`
+    signed: bool = False  # Gemini 3: calls sent back carry their thought signatures
     note: str = ""
 
 
@@ -54,9 +61,27 @@ class Catalog:
     betas: Mapping[str, tuple[str, ...]]
     versions: frozenset[str] = frozenset()
     known_betas: frozenset[str] = frozenset()
+    regional: bool = False  # Bedrock's: ids may come as inference profiles and ARNs
 
     def get(self, model: str) -> Model | None:
-        return self.models.get(model)
+        found = self.models.get(model)
+        if found is not None or not self.regional:
+            return found
+        return self.models.get(regional(model))
+
+    def unlisted(self, model: str) -> bool:
+        """Whether an id names no model this catalog could check (an application inference profile's ARN)."""
+        return self.regional and APPLICATION_PROFILE in model
+
+
+def regional(model: str) -> str:
+    """A Bedrock id as its model's: an ARN's last part, without a cross-region profile's prefix."""
+    if model.startswith("arn:"):
+        model = model.rpartition("/")[2]
+    for prefix in GEOGRAPHIES:
+        if model.startswith(prefix):
+            return model[len(prefix) :]
+    return model
 
 
 _FACTS = {f.name for f in fields(Model)} - {"id"}
@@ -89,9 +114,12 @@ def _model(model: str, facts: Mapping[str, Any]) -> Model:
     values = dict(facts)
     created = values.pop("created", None)
     stamp = calendar.timegm(created.timetuple()) if isinstance(created, datetime.date) else 0
-    for listed in ("efforts", "endpoints", "thinking"):
+    for listed in ("efforts", "endpoints", "thinking", "budget"):
         if listed in values:
             values[listed] = tuple(values[listed])
+            kind = int if listed == "budget" else str
+            if not all(type(v) is kind for v in values[listed]):  # YAML reads `off` as false
+                raise ValueError(f"{model}: {listed} must be a list of {kind.__name__}s, not {values[listed]!r}")
     return Model(id=model, created=stamp, **{k: v for k, v in values.items() if k in _FACTS})
 
 
@@ -107,7 +135,34 @@ def _load(provider: str) -> Catalog:
     )
 
 
-CATALOGS: Mapping[str, Catalog] = {provider: _load(provider) for provider in PROVIDERS}
+def _claude(anthropic: Catalog, own: Catalog) -> dict[str, Model]:
+    """Claude's models as Bedrock names them (`anthropic.{id}-v1:0`, `…-v1`), then Bedrock's own."""
+    models: dict[str, Model] = {}
+    for model in anthropic.models.values():
+        for named in (f"anthropic.{model.id}-v1:0", f"anthropic.{model.id}-v1"):
+            models[named] = replace(model, id=named)
+    return models | dict(own.models)
+
+
+def _vertex(gemini: Catalog, anthropic: Catalog) -> dict[str, Model]:
+    """Gemini's models, then Claude's, each dated snapshot also as Vertex names it (`claude-sonnet-4-5@20250929`)."""
+    models = dict(gemini.models) | dict(anthropic.models)
+    for model in anthropic.models.values():
+        head, dash, date = model.id.rpartition("-")
+        if dash and len(date) == 8 and date.isdigit():
+            models[f"{head}@{date}"] = replace(model, id=f"{head}@{date}")
+    return models
+
+
+def _catalogs() -> dict[str, Catalog]:
+    loaded = {provider: _load(provider) for provider in PROVIDERS}
+    anthropic = loaded["anthropic"]
+    loaded["bedrock"] = replace(loaded["bedrock"], models=_claude(anthropic, loaded["bedrock"]), regional=True)
+    loaded["vertex"] = replace(anthropic, models=_vertex(loaded["gemini"], anthropic))
+    return loaded
+
+
+CATALOGS: Mapping[str, Catalog] = _catalogs()
 
 
 def catalog(profile: str) -> Catalog | None:
