@@ -192,6 +192,41 @@ def test_a_token_limit_ends_with_max_tokens(gemini: genai.Client) -> None:
     assert answer.usage_metadata and answer.usage_metadata.candidates_token_count == 5
 
 
+def test_several_candidates_each_sampled_afresh_whole_and_streamed(gemini: genai.Client) -> None:
+    quick = types.ThinkingConfig(thinking_budget=0)
+    config = types.GenerateContentConfig(candidate_count=3, max_output_tokens=40, thinking_config=quick)
+    asked = "Suggest a name for a grey cat"
+    answer = gemini.models.generate_content(model=FLASH, contents=asked, config=config)
+    candidates = answer.candidates or []
+    assert [c.index for c in candidates] == [0, 1, 2]
+    texts = ["".join(p.text or "" for p in (c.content.parts if c.content else None) or []) for c in candidates]
+    assert all(texts) and len(set(texts)) > 1, "each candidate sampled afresh"
+    one_config = types.GenerateContentConfig(max_output_tokens=40, thinking_config=quick)
+    alone = gemini.models.generate_content(model=FLASH, contents=asked, config=one_config)
+    assert alone.text == texts[0], "the first candidate is the answer asked for alone"
+    usage, one = answer.usage_metadata, alone.usage_metadata
+    assert usage and one and usage.prompt_token_count == one.prompt_token_count
+    assert (usage.candidates_token_count or 0) > (one.candidates_token_count or 0)
+    streamed: dict[int, str] = {}
+    finished: set[int] = set()
+    last: Any = None
+    for chunk in gemini.models.generate_content_stream(model=FLASH, contents=asked, config=config):
+        for c in chunk.candidates or []:
+            streamed[c.index or 0] = streamed.get(c.index or 0, "") + "".join(
+                p.text or "" for p in c.content.parts or []
+            )
+            if c.finish_reason:
+                finished.add(c.index or 0)
+        last = chunk.usage_metadata
+    assert [streamed[i] for i in range(3)] == texts and finished == {0, 1, 2}
+    assert last and last.total_token_count == usage.total_token_count
+    with pytest.raises(errors.ClientError) as refused:
+        gemini.models.generate_content(
+            model=FLASH, contents=asked, config=types.GenerateContentConfig(candidate_count=9)
+        )
+    assert refused.value.code == 400 and "candidateCount value of 9" in str(refused.value.message)
+
+
 @pytest.mark.parametrize("asked", ["Tell me about owls", "Plan a three-day trip to Lisbon with a budget"])
 def test_count_tokens_is_the_prompt_count_of_the_answer(gemini: genai.Client, asked: str) -> None:
     counted = gemini.models.count_tokens(model=FLASH, contents=asked)

@@ -59,13 +59,20 @@ def response_id(turn: Turn) -> str:
     return ids.make("", turn.id, "response", length=23)
 
 
-def _usage(turn: Turn, thoughts: int | None = None, said: int | None = None) -> dict[str, Any]:
+Progress = tuple[int | None, int | None]  # a candidate's thought and answer tokens so far; None: all of them
+
+
+def _usage(turns: list[Turn], so_far: list[Progress] | None = None) -> dict[str, Any]:
     """`usageMetadata`: the candidates' tokens apart from the thoughts', the total their sum with the prompt's;
-    so far in a stream (`thoughts`, `said`), else the turn's."""
-    usage = turn.usage
-    thinking = usage.reasoning_tokens if thoughts is None else min(thoughts, usage.reasoning_tokens)
-    final = usage.output_tokens - usage.reasoning_tokens
-    answered = final if said is None else min(said, final)
+    so far in a stream (each candidate's `Progress`), else the turns'."""
+    usage = turns[0].usage
+    thinking = answered = 0
+    for at, turn in enumerate(turns):
+        thoughts, said = so_far[at] if so_far else (None, None)
+        spent = turn.usage.reasoning_tokens
+        thinking += spent if thoughts is None else min(thoughts, spent)
+        final = turn.usage.output_tokens - spent
+        answered += final if said is None else min(said, final)
     made: dict[str, Any] = {"promptTokenCount": usage.input_tokens}
     if answered:
         made["candidatesTokenCount"] = answered
@@ -106,20 +113,26 @@ def _parts(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
     return parts + said or [{"text": ""}]
 
 
-def _candidate(turn: Turn, parts: list[dict[str, Any]], finished: bool) -> dict[str, Any]:
+def _candidate(turn: Turn, parts: list[dict[str, Any]], finished: bool, index: int = 0) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}}
     if finished:
         candidate["finishReason"] = FINISH[turn.finish_reason]
         if turn.tool_calls:
             candidate["finishMessage"] = CALLED
-    candidate["index"] = 0
+    candidate["index"] = index
     return candidate
 
 
+def _turns(prompt: Prompt, turn: Turn) -> list[Turn]:
+    """One turn per candidate (`candidateCount`): the alternatives, or the one turn again (a scenario's script)."""
+    return [turn, *turn.alternatives] if turn.alternatives else [turn] * prompt.choices
+
+
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
+    turns = _turns(prompt, turn)
     return {
-        "candidates": [_candidate(turn, _parts(prompt, turn), True)],
-        "usageMetadata": _usage(turn),
+        "candidates": [_candidate(t, _parts(prompt, t), True, i) for i, t in enumerate(turns)],
+        "usageMetadata": _usage(turns),
         "modelVersion": turn.model,
         "responseId": response_id(turn),
     }
@@ -136,37 +149,49 @@ def render_stream(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
     return _chunks(prompt, turn)
 
 
+Step = tuple[list[dict[str, Any]], int | None, int]  # a chunk's parts, and the thought and answer tokens so far
+
+
 def _chunks(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
+    """Each chunk holds a piece of every candidate that has one left (`candidateCount`: side by side, each with its
+    `index`), `finishReason` on a candidate's last; the usage so far of them all."""
     tail = f',"modelVersion":{dumps(turn.model)},"responseId":"{response_id(turn)}"}}'
+    turns = _turns(prompt, turn)
+    steps = [_steps(prompt, t) for t in turns]
+    so_far: list[Progress] = [(0, 0)] * len(turns)
+    for at in range(max(len(s) for s in steps)):
+        candidates = []
+        for index, (each, taken) in enumerate(zip(turns, steps, strict=True)):
+            if at >= len(taken):
+                so_far[index] = (None, None)
+                continue
+            parts, thoughts, said = taken[at]
+            finished = at == len(taken) - 1
+            so_far[index] = (None, None) if finished else (thoughts, said)
+            candidates.append(_candidate(each, parts, finished, index))
+        usage = _usage(turns, None if all(p == (None, None) for p in so_far) else so_far)
+        yield frame(dumps({"candidates": candidates, "usageMetadata": usage})[:-1] + tail)
 
-    def chunk(parts: list[dict[str, Any]], thoughts: int | None, said: int, finished: bool) -> bytes:
-        usage = _usage(turn) if finished else _usage(turn, thoughts, said)
-        head = {"candidates": [_candidate(turn, parts, finished)], "usageMetadata": usage}
-        return frame(dumps(head)[:-1] + tail)
 
-    pending: tuple[list[dict[str, Any]], int | None, int] | None = None  # held back: it may be the last
+def _steps(prompt: Prompt, turn: Turn) -> list[Step]:
+    """One candidate's chunks: a thought part a token (when thoughts are asked for), a text part a token, the calls
+    whole in one; the thought signature on the first part after the thoughts."""
+    steps: list[Step] = []
     if turn.reasoning and prompt.echo.get("include_thoughts"):
-        for thought, piece in enumerate(tokens.pieces(turn.reasoning), 1):
-            if pending is not None:
-                yield chunk(*pending, False)
-            pending = ([{"text": piece, "thought": True}], thought, 0)
+        steps += [([{"text": p, "thought": True}], n, 0) for n, p in enumerate(tokens.pieces(turn.reasoning), 1)]
     signed = bool(turn.reasoning)  # the first part after the thoughts carries their signature
     said = 0
     for said, piece in enumerate(tokens.pieces(turn.text), 1):
-        if pending is not None:
-            yield chunk(*pending, False)
         part: dict[str, Any] = {"text": piece}
         if signed:
             part, signed = part | {"thoughtSignature": _signature(turn)}, False
-        pending = ([part], None, said)
+        steps.append(([part], None, said))
     if turn.tool_calls:
-        if pending is not None:
-            yield chunk(*pending, False)
         calls = _calls(turn)
         if signed:
             calls[0] = calls[0] | {"thoughtSignature": _signature(turn)}
-        pending = (calls, None, said)
-    yield chunk(*(pending or ([{"text": ""}], None, 0)), True)
+        steps.append((calls, None, said))
+    return steps or [([{"text": ""}], None, 0)]
 
 
 def render_error(error: EmulatorError) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from emulator.rules import profiles
 
 NAME = profiles.GEMINI
 ROLES = ("user", "model")
+MOST_CANDIDATES = 8  # `candidateCount`: the answers one request may ask for
 # `thinkingLevel` as the effort the answer reasons with.
 LEVELS = {"MINIMAL": "minimal", "LOW": "low", "MEDIUM": "medium", "HIGH": "high", "XHIGH": "xhigh"}
 _METHOD = re.compile(r"/models/([^/:]+):(\w+)$")
@@ -71,6 +72,13 @@ def parse_request(
     shape = _format(config)
     choice = _choice(body)
     temperature, seed = _number(config, "temperature"), proto.get(config, "seed")
+    count = proto.get(config, "candidateCount")
+    if count is not None and (not isinstance(count, int) or not 1 <= count <= MOST_CANDIDATES):
+        raise InvalidRequest(  # Vertex's words for a value out of its range
+            f"Unable to submit request because it has a candidateCount value of {count} but the supported range is "
+            f"from 1 (inclusive) to {MOST_CANDIDATES + 1} (exclusive). Update the value and try again.",
+            param="generation_config.candidate_count",
+        )
     stop = proto.list_of(config, "stopSequences", "generation_config")
     return Prompt(
         dialect=NAME,
@@ -87,6 +95,7 @@ def parse_request(
         temperature=temperature,
         top_p=_number(config, "topP"),
         seed=seed if isinstance(seed, int) else None,
+        choices=count or 1,
         api_key=headers.get("x-goog-api-key", "") or bearer(headers),
         headers=headers,
         fingerprint=fingerprint,
