@@ -67,6 +67,7 @@ COMPILED = [
     "emulator/server/turns.py",
     # rules
     "emulator/rules/anthropic_rules.py",
+    "emulator/rules/caches.py",
     "emulator/rules/catalog/__init__.py",
     "emulator/rules/faults.py",
     "emulator/rules/limits.py",

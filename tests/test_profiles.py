@@ -12,8 +12,8 @@ import pytest
 
 from emulator.core.conversation import Message, Prompt
 from emulator.http.app import Settings
-from emulator.rules import profiles
-from emulator.rules.profiles import CacheModel, PromptCache
+from emulator.rules import caches, profiles
+from emulator.rules.caches import CacheModel, PromptCache
 from tests.conftest import Server
 from tests.test_app_chat import post
 
@@ -36,7 +36,7 @@ def prompt(text: str, key: str | None = "k") -> Prompt:
 
 def test_cache_counts_whole_blocks_of_a_repeated_prefix() -> None:
     cache = PromptCache(CacheModel(block=4, capacity=100, ttl=60))  # 16-character blocks
-    whole = 4 * len(profiles.prefix_blocks(prompt("a" * 40), 4))  # the role and separators count too
+    whole = 4 * len(caches.prefix_blocks(prompt("a" * 40), 4))  # the role and separators count too
     assert whole >= 8
     assert cache.cached_tokens(prompt("a" * 40), now=0) == 0
     assert cache.cached_tokens(prompt("a" * 40), now=1) == whole  # every whole block of the same prefix

@@ -29,7 +29,7 @@ from emulator.core.conversation import Message, Prompt
 from emulator.core.sse import encode
 from emulator.dialects import openai_chat
 from emulator.journal import Delivered, Journal, Note, at_once
-from emulator.rules import limits, profiles
+from emulator.rules import caches, limits, profiles
 from emulator.state import Directions, Settings, State
 from emulator.state import redis as shared_redis
 from emulator.state.kept import Bounds
@@ -142,9 +142,9 @@ def test_reported_limits_render_as_the_in_process_ones(redis_server: str, flavor
 
 
 def test_the_prompt_cache_serves_as_the_in_process_one(redis_server: str) -> None:
-    profile = replace(profiles.PROFILES["inferel"], cache=profiles.CacheModel(block=4, capacity=6, ttl=60))
+    profile = replace(profiles.PROFILES["inferel"], cache=caches.CacheModel(block=4, capacity=6, ttl=60))
     assert profile.cache is not None
-    state, cache = shared(redis_server), profiles.PromptCache(profile.cache)
+    state, cache = shared(redis_server), caches.PromptCache(profile.cache)
     texts = ["a" * 40, "a" * 40, "a" * 80, "b" * 40, "a" * 80, "a" * 40]
 
     async def compare() -> None:
@@ -158,9 +158,9 @@ def test_the_prompt_cache_serves_as_the_in_process_one(redis_server: str) -> Non
 
 def test_a_keyless_cache_with_a_least_serves_as_the_in_process_one(redis_server: str) -> None:
     """OpenAI's automatic caching: prompts with no key share one cache, and fewer tokens than the least are none."""
-    model = profiles.CacheModel(block=4, capacity=50, ttl=600, minimum=12, keyless="~automatic")
+    model = caches.CacheModel(block=4, capacity=50, ttl=600, minimum=12, keyless="~automatic")
     profile = replace(profiles.PROFILES["openai"], cache=model)
-    state, cache = shared(redis_server), profiles.PromptCache(model)
+    state, cache = shared(redis_server), caches.PromptCache(model)
     texts = ["q" * 40, "q" * 40, "q" * 60, "r" * 40, "q" * 24, "q" * 24]
 
     async def compare() -> None:
@@ -174,8 +174,8 @@ def test_a_keyless_cache_with_a_least_serves_as_the_in_process_one(redis_server:
 
 def test_anthropics_breakpoints_serve_as_the_in_process_cache(redis_server: str) -> None:
     """The longest prefix held is read; breakpoints long enough are written, each for its lifetime."""
-    state, cache = shared(redis_server), profiles.BreakpointCache()
-    least = profiles.BREAKPOINT_LEAST
+    state, cache = shared(redis_server), caches.BreakpointCache()
+    least = caches.BREAKPOINT_LEAST
     five, hour = 300.0, 3600.0
     asked = [
         (("p1", least + 10, five), ("p2", least + 900, 0.0)),  # writes p1

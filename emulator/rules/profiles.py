@@ -3,29 +3,35 @@
 A profile is chosen for the whole server (`emulator serve --profile inferel`) or per request by path
 prefix (`/inferel/v1/chat/completions`); plain `/v1` uses the server's profile. The profiles differ
 in the endpoints they serve, their documented models, Inferel's `model:pool` suffix and its prompt
-cache, and Infercom's Chat Completions shapes, validation and error bodies (seed 003). The dialects
-read these fields to render; this module knows no dialect.
+cache (a `CacheModel`: the caches are `caches.py`'s), and Infercom's Chat Completions shapes, validation
+and error bodies (seed 003). The dialects read these fields to render; this module knows no dialect.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qs
 
-from emulator.core import ids, tokens
-from emulator.core.conversation import Prompt, Timing, Turn
+from emulator.core import ids
+from emulator.core.conversation import Timing, Turn
 from emulator.core.errors import Forbidden, InvalidRequest, NotFound, Unauthorized
 from emulator.core.fields import bearer
+from emulator.rules.caches import CacheModel
+from emulator.rules.caches import written as written  # answering/rounds.py's `profiles.written`, until it reads caches
 
-CHAT, RESPONSES, MESSAGES = "openai_chat", "openai_responses", "anthropic_messages"
-EMBEDDINGS, COMPLETIONS = "openai_embeddings", "openai_completions"
-OLLAMA_CHAT, OLLAMA_GENERATE, OLLAMA_EMBED = "ollama_chat", "ollama_generate", "ollama_embed"
-# One name a line: a tuple's targets, read by a module on an import cycle, are of a type mypyc cannot determine.
+# One name a line: a tuple's targets, read by a module on an import cycle, are of a type mypyc cannot determine (and
+# mypyc checks every module it compiles as one cycle, in an order that shifts as modules come and go).
+CHAT = "openai_chat"
+RESPONSES = "openai_responses"
+MESSAGES = "anthropic_messages"
+EMBEDDINGS = "openai_embeddings"
+COMPLETIONS = "openai_completions"
+OLLAMA_CHAT = "ollama_chat"
+OLLAMA_GENERATE = "ollama_generate"
+OLLAMA_EMBED = "ollama_embed"
 GEMINI = "gemini"  # Gemini's generateContent (`dialects/gemini`)
 GEMINI_EMBED = "gemini_embed"  # and its embedContent
 GOOGLE = (GEMINI, GEMINI_EMBED)  # Google's dialects: a key in `x-goog-api-key` or `?key=`, errors as google.rpc's
@@ -34,30 +40,6 @@ BEDROCK_INVOKE = "bedrock_invoke"  # and its InvokeModel, for Claude
 AWS = (BEDROCK_CONVERSE, BEDROCK_INVOKE)  # SigV4-signed, errors named in `x-amzn-ErrorType`
 VECTORS = (EMBEDDINGS, OLLAMA_EMBED, GEMINI_EMBED)  # the dialects that answer with vectors, not words
 RETRY_MS = 250  # what each upstream retry adds to the answer's latency
-
-
-@dataclass(frozen=True, slots=True)
-class CacheModel:
-    """A deterministic prefix cache: prompts are cut into blocks of `block` tokens; a block is cached when
-    the same cache key sent the same prefix up to it within `ttl` seconds; each key keeps `capacity` blocks.
-    Less than `minimum` tokens served is none (OpenAI: 1,024, then blocks of 128). A request that names no key
-    shares `keyless` (OpenAI caches every prompt, a key only routes it), or is not cached when that is ""."""
-
-    block: int = 64
-    capacity: int = 4096
-    ttl: float = 300.0
-    keys: int = 10_000  # cache keys kept; past that, the least recently used one is forgotten
-    minimum: int = 0
-    keyless: str = ""
-
-    def served(self, hits: int) -> int:
-        """The tokens `hits` cached blocks serve."""
-        tokens = hits * self.block
-        return tokens if tokens >= self.minimum else 0
-
-    def key(self, prompt: Prompt) -> str:
-        """The cache a prompt is looked up in: its own key, else the keyless one ("": none)."""
-        return prompt.cache_key or self.keyless
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,104 +399,3 @@ def request_id(profile: Profile | None, dialect: str, root: str, attempt: int = 
 def base_model(profile: Profile, model: str) -> str:
     """The model without Inferel's `:pool` suffix, which routes to a resource group and is not a model."""
     return model.partition(":")[0] if profile.pools and ":" in model else model
-
-
-class PromptCache:
-    """The state of a `CacheModel`: per cache key, the prefix blocks seen and when, oldest first."""
-
-    def __init__(self, model: CacheModel) -> None:
-        self.model = model
-        self._keys: dict[str, OrderedDict[str, float]] = {}
-
-    def cached_tokens(self, prompt: Prompt, now: float) -> int:
-        """Tokens of `prompt` served from cache, then remember its blocks. No cache key, no caching."""
-        key = self.model.key(prompt)
-        if not key:
-            return 0
-        seen = self._keys.pop(key, None) or OrderedDict()
-        self._keys[key] = seen  # the most recently used key last
-        if len(self._keys) > self.model.keys:
-            del self._keys[next(iter(self._keys))]
-        for block, at in list(seen.items()):  # expire, oldest first
-            if now - at <= self.model.ttl:
-                break
-            del seen[block]
-        hits, missed = 0, False
-        for block in prefix_blocks(prompt, self.model.block):
-            if not missed and block in seen:
-                hits += 1
-            else:
-                missed = True
-            seen[block] = now
-            seen.move_to_end(block)
-        while len(seen) > self.model.capacity:
-            seen.popitem(last=False)
-        return self.model.served(hits)
-
-    def reset(self) -> None:
-        self._keys.clear()
-
-
-BREAKPOINT_LEAST = 1024  # Anthropic: the shortest prefix a breakpoint caches (its Sonnet and Opus models')
-HOUR = 3600.0
-
-
-class BreakpointCache:
-    """Anthropic's prompt cache: each `cache_control` breakpoint's prefix (`Prompt.prefixes`) written for its
-    lifetime (5 minutes, or an hour), its lifetime starting over when it is read; a prompt reads the longest of its
-    prefixes held. Only a request with a breakpoint reads or writes. At most `capacity` prefixes are kept."""
-
-    def __init__(self, capacity: int = 100_000) -> None:
-        self.capacity = capacity
-        self._held: OrderedDict[str, tuple[float, int, float]] = OrderedDict()  # digest → (until, tokens, lifetime)
-
-    def read(self, prompt: Prompt, now: float) -> int:
-        """The tokens read from cache, then the prompt's breakpoints written."""
-        if not any(life for _, _, life in prompt.prefixes):
-            return 0
-        read, hit = 0, ""
-        for digest, size, _ in prompt.prefixes:
-            held = self._held.get(digest)
-            if held is not None and held[0] >= now and size > read:
-                read, hit = size, digest
-        if hit:
-            _, size, life = self._held.pop(hit)
-            self._held[hit] = (now + life, size, life)
-        for digest, size, life in prompt.prefixes:
-            if life and size >= BREAKPOINT_LEAST:
-                self._held.pop(digest, None)
-                self._held[digest] = (now + life, size, life)
-        while len(self._held) > self.capacity:
-            self._held.popitem(last=False)
-        return read
-
-    def reset(self) -> None:
-        self._held.clear()
-
-
-def written(prompt: Prompt, read: int, limit: int) -> tuple[int, int]:
-    """The tokens a request writes to Anthropic's cache, and how many of them are kept an hour: each breakpoint's
-    prefix past what was read and past the breakpoint before it, where it is long enough to cache; at most `limit`
-    (the prompt's input tokens) in all, with what was read."""
-    done, total, hour = read, 0, 0
-    for _, size, life in prompt.prefixes:
-        size = min(size, limit)
-        if not life or size < BREAKPOINT_LEAST or size <= done:
-            continue
-        total += size - done
-        if life >= HOUR:
-            hour += size - done
-        done = size
-    return total, hour
-
-
-def prefix_blocks(prompt: Prompt, block: int) -> list[str]:
-    """One digest per whole block of the prompt, each over everything before it: a prefix, not a piece."""
-    text = "".join(f"\x1e{m.role}\x1f{m.reasoning}\x1f{m.text}\x1f{m.tool_calls}" for m in prompt.messages)
-    size = block * tokens.CHARS_PER_TOKEN
-    h = hashlib.blake2b(digest_size=16)
-    digests = []
-    for at in range(0, len(text) - size + 1, size):
-        h.update(text[at : at + size].encode())
-        digests.append(h.copy().hexdigest())
-    return digests

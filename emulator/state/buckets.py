@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from emulator.core.conversation import Prompt
 from emulator.core.wire import Headers
-from emulator.rules import limits, profiles
+from emulator.rules import caches, limits, profiles
 
 
 class Buckets:
@@ -45,7 +45,7 @@ class Caches:
         raise NotImplementedError
 
     async def breakpoints(self, prompt: Prompt, now: float) -> int:
-        """Tokens of `prompt` Anthropic's cache reads (`profiles.BreakpointCache`); its breakpoints written."""
+        """Tokens of `prompt` Anthropic's cache reads (`caches.BreakpointCache`); its breakpoints written."""
         raise NotImplementedError
 
     async def reset(self) -> None:
@@ -55,8 +55,8 @@ class Caches:
 
 class LocalCaches(Caches):
     def __init__(self) -> None:
-        self.by_profile = {p.name: profiles.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
-        self.written = profiles.BreakpointCache()
+        self.by_profile = {p.name: caches.PromptCache(p.cache) for p in profiles.PROFILES.values() if p.cache}
+        self.written = caches.BreakpointCache()
 
     async def cached_tokens(self, profile: profiles.Profile, prompt: Prompt, now: float) -> int:
         cache = self.by_profile.get(profile.name)

@@ -1,5 +1,5 @@
 """Counts, rate-limit buckets and prompt caches in Redis: counters in hashes, the buckets' and the caches'
-arithmetic in Lua scripts (as `limits.Limiter` and `profiles.PromptCache` do it in a process)."""
+arithmetic in Lua scripts (as `limits.Limiter` and `caches.PromptCache` do it in a process)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 
 from emulator.core.conversation import Prompt
 from emulator.core.wire import Headers
-from emulator.rules import limits, profiles
+from emulator.rules import caches, limits, profiles
 from emulator.state.buckets import Buckets, Caches
 from emulator.state.counts import Counts
 from emulator.state.redis.link import IDLE, RedisLink
 from emulator.state.values import LAST, CallKey
 
-CacheLookup = tuple[list[str], list[Any], profiles.CacheModel]  # the cache script's keys and arguments, its model
+CacheLookup = tuple[list[str], list[Any], caches.CacheModel]  # the cache script's keys and arguments, its model
 _tuple = tuple.__new__  # a named tuple built as the tuple it is: its `__new__` is a Python call
 
 
@@ -109,7 +109,7 @@ class RedisCaches(Caches):
         key = model.key(prompt) if model is not None else ""
         if model is None or not key:
             return None
-        blocks = profiles.prefix_blocks(prompt, model.block)
+        blocks = caches.prefix_blocks(prompt, model.block)
         keys = [self.link.key("cache:", profile.name, ":", key), self.link.key("cache-seen:", profile.name, ":", key)]
         return keys, [repr(now), repr(model.ttl), model.capacity, *blocks], model
 
@@ -120,7 +120,7 @@ class RedisCaches(Caches):
         keys = [self.link.key("cache-bp:", digest) for digest, _, _ in prompt.prefixes]
         args: list[Any] = []
         for _, tokens, life in prompt.prefixes:
-            kept = life and tokens >= profiles.BREAKPOINT_LEAST
+            kept = life and tokens >= caches.BREAKPOINT_LEAST
             args += (tokens, round(life * 1000) if kept else 0)
         return int(await self.link.run("breakpoints", keys, args))
 

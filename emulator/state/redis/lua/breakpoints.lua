@@ -1,5 +1,5 @@
 -- KEYS: a prompt's prefixes, one key each (`Prompt.prefixes`). ARGV: per prefix, its tokens and, for a breakpoint
--- long enough to cache, its lifetime in ms (else 0). `profiles.BreakpointCache.read`: the longest prefix held is
+-- long enough to cache, its lifetime in ms (else 0). `caches.BreakpointCache.read`: the longest prefix held is
 -- read and its lifetime starts over; then every breakpoint is written for its lifetime. A key holds "tokens:ms".
 local read, hit, life = 0, nil, 0
 for i = 1, #KEYS do

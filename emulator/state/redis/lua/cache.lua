@@ -1,6 +1,6 @@
 -- KEYS: a cache key's blocks in the order they were last seen (a sorted set, by a sequence), and when each was
 -- (a hash; its field "" holds the sequence). ARGV: now, the cache's ttl and capacity, then the prompt's prefix
--- blocks. `profiles.PromptCache.cached_tokens`: the expired go, oldest first; the blocks served are counted from
+-- blocks. `caches.PromptCache.cached_tokens`: the expired go, oldest first; the blocks served are counted from
 -- the first until one is missing; then every block is seen now, in order, and the oldest go past the capacity.
 local now, ttl, capacity = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 while true do
