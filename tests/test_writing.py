@@ -28,7 +28,7 @@ RATE = 0.97  # of all sentences in a panel, those the parser finds grammatical (
 # Words of the answer, by kind: (fewest, most), prose only (code blocks, Markdown marks and tables' rules out).
 LENGTHS = {
     "greeting": (2, 20),
-    "short": (10, 50),
+    "short": (3, 50),  # a fact the table holds is one sentence ("The capital of Australia is Canberra.")
     "definition": (40, 120),
     "why": (150, 400),
     "explain": (150, 400),

@@ -25,7 +25,7 @@ from faker.providers.lorem.en_US import Provider as Lorem
 from emulator.core import ids
 from emulator.core.conversation import Prompt, Reply, Tool, ToolCall, ToolChoice
 from emulator.core.errors import InvalidRequest
-from emulator.default_model import arguments, bounds, loop, mentions, prose, protocols, question, relevance
+from emulator.default_model import arguments, bounds, directives, loop, mentions, prose, protocols, question, relevance
 from emulator.default_model.instances import Hints, SchemaError, instance
 from emulator.default_model.mentions import Mentions
 from emulator.default_model.prose import Dice
@@ -326,7 +326,17 @@ def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: pros
         return prose.summary(loop.results(prompt), asked, said, dice)
     if question.asks_for_json_block(prompt, asked):
         return f"```json\n{json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False, indent=2)}\n```"
-    return prose.answer(asked, said, dice, writer)
+    if (fixed := directives.answer(asked.text, dice, _around(prompt))) is not None:
+        return fixed  # a computation, a fact, a choice, a yes or no: what the question fixes
+    return directives.shaped(asked.text, prose.answer(asked, said, dice, writer))
+
+
+AROUND = 4000  # characters of the conversation around the question a choice is judged by
+
+
+def _around(prompt: Prompt) -> str:
+    """The conversation before the question (system prompt and earlier turns), its last `AROUND` characters."""
+    return "\n".join(m.text for m in prompt.messages[:-1])[-AROUND:]
 
 
 def _prompted(prompt: Prompt, writer: Writer, asked: Question) -> Any:

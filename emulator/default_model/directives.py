@@ -1,0 +1,395 @@
+"""What a question fixes about its answer, kept as a hard constraint: a computation, a fact, a choice, a length.
+
+`answer` gives the whole answer where the question fixes it: arithmetic and percentages computed from the
+question's own numbers by a small evaluator (no `eval`), a rate problem (distance, speed, time; a price less a
+discount), a short fact from `lexicon/facts.txt`, one of the options the question lists ("Pick one: cat, dog or
+fish"), a yes or a no, one word. `shaped` holds a written answer to the length the question sets ("in under 30
+words", "in two sentences", "briefly"). Both are pure and cheap: a question is read for them only when one of
+a few words is in it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from decimal import Decimal, DivisionByZero, InvalidOperation
+
+from emulator.default_model.lexicon import sections
+
+# --- the facts ------------------------------------------------------------------------------------------------------
+
+Fact = tuple[frozenset[str], str, str]  # the stems a question must hold, the answer, its one-word form
+
+
+def _facts() -> tuple[Fact, ...]:
+    found = []
+    for line in sections("facts")["facts"]:
+        words, answer, short = (part.strip() for part in line.split("|"))
+        found.append((frozenset(words.split()), answer, short))
+    return tuple(found)
+
+
+FACTS = _facts()
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def stems(text: str) -> frozenset[str]:
+    """A text's words as the fact table writes them: lower case, a plural's ending taken off."""
+    out = set()
+    for word in _WORD.findall(text.lower()):
+        if len(word) > 4 and word.endswith("ies"):
+            word = word[:-3] + "y"
+        elif len(word) > 3 and word.endswith(("ches", "shes", "xes")):
+            word = word[:-2]
+        elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+        out.add(word)
+        if word.startswith("freez"):  # freezes, freezing, freezes: one stem
+            out.add("freez")
+    return frozenset(out)
+
+
+def fact(text: str) -> Fact | None:
+    """The fact whose words the question holds, most of them first."""
+    held = stems(text)
+    best: Fact | None = None
+    for known in FACTS:
+        if known[0] <= held and (best is None or len(known[0]) > len(best[0])):
+            best = known
+    return best
+
+
+# --- arithmetic -----------------------------------------------------------------------------------------------------
+
+_NUMBER_WORDS = {
+    w: str(n)
+    for n, w in enumerate(
+        (
+            *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"),
+            *("twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"),
+        )
+    )
+} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90"}
+_NUMBER_WORDS |= {"hundred": "100", "thousand": "1000", "half": "0.5", "a dozen": "12", "dozen": "12"}
+# Operators as said, longest first: the symbol the evaluator reads.
+_SAID = (
+    ("multiplied by", "*"),
+    ("divided by", "/"),
+    ("to the power of", "^"),
+    ("raised to", "^"),
+    ("plus", "+"),
+    ("minus", "-"),
+    ("times", "*"),
+    ("over", "/"),
+    ("x", "*"),
+    ("×", "*"),
+    ("÷", "/"),
+    ("add", "+"),
+)
+_TOKEN = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?|[-+*/^()%]")
+_EXPRESSION = re.compile(r"(?<![\w.])-?[\d(][\d\s.,()+\-*/^%]*[\d)%]")
+_OPERATOR = re.compile(r"[-+*/^]")
+_PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s+of\s+\$?(\d+(?:,\d{3})*(?:\.\d+)?)")
+_SQUARE_ROOT = re.compile(r"square root of\s+(\d+(?:\.\d+)?)")
+_SQUARED = re.compile(r"(\d+(?:\.\d+)?)\s+(squared|cubed)")
+_CUE = re.compile(r"\b(what is|what's|whats|calculate|compute|how much is|evaluate|work out|solve)\b|=\s*\??\s*$")
+_JOINED = re.compile(r"(?<=\d)[-/](?=\d)")  # 2024-01-01, 5-10, 12/25: not arithmetic
+
+
+def _spoken(low: str) -> str:
+    """The question's arithmetic in symbols: "seventeen times 23" → "17 * 23"."""
+    for word, digits in _NUMBER_WORDS.items():
+        if word in low:
+            low = re.sub(rf"\b{word}\b", digits, low)
+    for said, symbol in _SAID:
+        if said in low:
+            low = re.sub(
+                rf"(?<=[\d)])\s*\b{re.escape(said)}\b\s*(?=[\d(])" if said.isalpha() else re.escape(said),
+                f" {symbol} ",
+                low,
+            )
+    return low
+
+
+class _Parser:
+    """A recursive-descent evaluator of + - * / ^ and parentheses over decimals: nothing else can run."""
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        self.tokens, self.at = list(tokens), 0
+
+    def _next(self) -> str:
+        return self.tokens[self.at] if self.at < len(self.tokens) else ""
+
+    def _take(self) -> str:
+        token = self._next()
+        self.at += 1
+        return token
+
+    def expression(self) -> Decimal:
+        value = self._term()
+        while self._next() in ("+", "-"):
+            value = value + self._term() if self._take() == "+" else value - self._term()
+        return value
+
+    def _term(self) -> Decimal:
+        value = self._power()
+        while self._next() in ("*", "/"):
+            value = value * self._power() if self._take() == "*" else value / self._power()
+        return value
+
+    def _power(self) -> Decimal:
+        value = self._unary()
+        if self._next() == "^":
+            self._take()
+            exponent = self._power()
+            if abs(exponent) > 64:
+                raise InvalidOperation
+            value = value**exponent
+        return value
+
+    def _unary(self) -> Decimal:
+        if self._next() == "-":
+            self._take()
+            return -self._unary()
+        token = self._take()
+        if token == "(":
+            value = self.expression()
+            if self._take() != ")":
+                raise InvalidOperation
+            return value
+        if not token or not token[0].isdigit():
+            raise InvalidOperation
+        value = Decimal(token.replace(",", ""))
+        if self._next() == "%":
+            self._take()
+            value /= 100
+        return value
+
+
+def computed(text: str) -> str | None:
+    """The answer to the arithmetic the question asks for ("What is 17 times 23?" → "17 × 23 = 391."), or None:
+    only where it asks ("what is", "calculate"…), and a hyphen or slash between digits (a date, a range) is no
+    operator."""
+    low = text.lower()
+    if _CUE.search(low) is None:
+        return None
+    low = _JOINED.sub(" ", low)
+    if (found := _PERCENT_OF.search(low)) is not None:
+        share, whole = Decimal(found[1]), Decimal(found[2].replace(",", ""))
+        return f"{found[1]}% of {found[2]} is {_shown(share * whole / 100)}."
+    if (found := _SQUARE_ROOT.search(low)) is not None:
+        return f"The square root of {found[1]} is {_shown(Decimal(found[1]).sqrt())}."
+    if (found := _SQUARED.search(low)) is not None:
+        power = 2 if found[2] == "squared" else 3
+        return f"{found[1]} {found[2]} is {_shown(Decimal(found[1]) ** power)}."
+    said = _spoken(low)
+    for match in _EXPRESSION.finditer(said):
+        span = match.group().strip()
+        if not _OPERATOR.search(span.lstrip("-")):
+            continue
+        tokens = _TOKEN.findall(span)
+        try:
+            parser = _Parser(tokens)
+            value = parser.expression()
+            if parser.at != len(tokens):
+                continue
+        except (InvalidOperation, DivisionByZero, ZeroDivisionError, OverflowError):
+            if re.search(r"/\s*0(?![.\d])", span):
+                return "That divides by zero, which has no answer."
+            continue
+        return f"{_pretty(tokens)} = {_shown(value)}."
+    return None
+
+
+def _pretty(tokens: Sequence[str]) -> str:
+    out = " ".join(tokens).replace("( ", "(").replace(" )", ")").replace(" %", "%")
+    return out.replace("*", "×").replace("/", "÷")
+
+
+def _shown(value: Decimal) -> str:
+    """A result as a person writes it: whole where it is whole, else to at most four places; thousands grouped."""
+    rounded = value.quantize(Decimal(1)) if value == value.to_integral_value() else round(value, 4).normalize()
+    text = f"{rounded:,}" if abs(rounded) >= 10000 else f"{rounded}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+# --- rates: distance, speed, time; a price less a discount ---------------------------------------------------------
+
+_QUANTITY = r"(\d+(?:\.\d+)?)"
+_DISTANCE = re.compile(_QUANTITY + r"\s*(km|kilometers|kilometres|miles|mi|meters|metres|m)\b")
+_SPEED = re.compile(_QUANTITY + r"\s*(km/h|kph|mph|km per hour|miles per hour|m/s)")
+_HOURS = re.compile(_QUANTITY + r"\s*(hours|hour|hrs|h)\b(?:\s*(?:and\s*)?(\d+)\s*min)?")
+_MINUTES = re.compile(_QUANTITY + r"\s*(minutes|mins|min)\b")
+_MONEY = re.compile(r"[$€£]\s?(\d+(?:,\d{3})*(?:\.\d{1,2})?)|(\d+(?:\.\d{1,2})?)\s*(dollars|euros|pounds)")
+_DISCOUNT = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s*(off|discount)|(?:discount|off)\s+(?:of\s+)?(\d+(?:\.\d+)?)\s*%"
+)
+_RATE_CUE = re.compile(r"\b(speed|fast|far|distance|how long|cost|price|pay|arrive)\b")
+_UNIT = {"kilometers": "km", "kilometres": "km", "mi": "miles", "meters": "m", "metres": "m"}
+
+
+def rate(text: str) -> str | None:
+    """A word problem of a rate, asked as a question: how fast (a distance over a time), how far (a speed for a
+    time), how long (a distance at a speed); or a price less a discount."""
+    low = text.lower()
+    if "?" not in low or _RATE_CUE.search(low) is None:
+        return None
+    if (off := _DISCOUNT.search(low)) is not None and (price := _MONEY.search(low)) is not None:
+        share = Decimal(off[1] or off[3])
+        amount = Decimal((price[1] or price[2]).replace(",", ""))
+        symbol = price.group()[0] if price[1] is not None else {"euros": "€", "pounds": "£"}.get(price[3], "$")
+        left = amount * (100 - share) / 100
+        return (
+            f"{share.normalize()}% off {symbol}{amount:.2f} takes {symbol}{amount - left:.2f} off, so it costs "
+            f"{symbol}{left:.2f}."
+        )
+    distance, speed, hours = _DISTANCE.search(low), _SPEED.search(low), _duration(low)
+    if speed is not None and hours is not None and distance is None:
+        far = Decimal(speed[1]) * hours
+        unit = "miles" if speed[2] in ("mph", "miles per hour") else "km" if "km" in speed[2] else "m"
+        return f"At {speed[1]} {speed[2]} for {_shown(hours)} hours, that is {_shown(far)} {unit}."
+    if distance is not None and hours is not None and speed is None and hours:
+        unit = _UNIT.get(distance[2], distance[2])
+        per = "mph" if unit == "miles" else f"{unit}/h"
+        fast = Decimal(distance[1]) / hours
+        return f"{distance[1]} {unit} in {_shown(hours)} hours is an average of {_shown(fast)} {per}."
+    if distance is not None and speed is not None and Decimal(speed[1]):
+        took = Decimal(distance[1]) / Decimal(speed[1])
+        whole, minutes = int(took), int(round((took - int(took)) * 60))
+        said = f"{whole} hours" + (f" {minutes} minutes" if minutes else "")
+        return f"{distance[1]} {_UNIT.get(distance[2], distance[2])} at {speed[1]} {speed[2]} takes {said}."
+    return None
+
+
+def _duration(low: str) -> Decimal | None:
+    if (found := _HOURS.search(low)) is not None:
+        return Decimal(found[1]) + (Decimal(found[3]) / 60 if found[3] else 0)
+    if (found := _MINUTES.search(low)) is not None:
+        return Decimal(found[1]) / 60
+    return None
+
+
+# --- what the answer must be: one word, yes or no, a choice ---------------------------------------------------------
+
+_ONE_WORD = re.compile(r"\b(in|with|using) (one|a single) word\b|\bone[- ]word answer\b|\banswer in one word\b")
+_YES_NO = re.compile(
+    r"\b(answer|reply|respond|say)(?: with| only)?(?: just)? (?:a )?(?:yes or no|yes/no)\b|\byes or no\??$"
+)
+_NUMBER_ONLY = re.compile(r"\b(just|only) (the|a) number\b|\bnumber only\b")
+_OPTIONS = (
+    re.compile(
+        r"\b(?:pick|choose|select) (?:one|the next \w+|a \w+)?\s*(?:from|of|between|among)?\s*[:\-]?\s*\[([^\]]+)\]",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b(?:pick|choose|select) one\s*[:\-]\s*([^.?!\n]+)", re.IGNORECASE),
+    re.compile(r"\b(?:pick|choose|select) between\s+([^.?!\n]+)", re.IGNORECASE),
+    re.compile(r"\bfrom (?:the list |these |the options )?\[([^\]]+)\]", re.IGNORECASE),
+    re.compile(r"\bwhich is (?:better|bigger|larger|faster|heavier|older)[,:]?\s+([^.?!\n]+)", re.IGNORECASE),
+)
+_ONLY_RETURN = re.compile(r"\b(only|just) (return|give|say|answer with|reply with|output)\b")
+
+
+def options(text: str) -> tuple[tuple[str, ...], str]:
+    """The options a question lists to choose from, as written, and the text that lists them."""
+    for pattern in _OPTIONS:
+        found = pattern.search(text)
+        if found is None:
+            continue
+        listed = found[1].strip()
+        parts = re.split(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+", listed)
+        chosen = tuple(p.strip(" '\"`.") for p in parts if p.strip(" '\"`."))
+        if len(chosen) >= 2:
+            return chosen, found[0]
+    return (), ""
+
+
+def _chosen(text: str, listed: Sequence[str], dice: Iterator[int]) -> str:
+    """The option the rest of the conversation names; the dice's where it names none, or several alike."""
+    rest = stems(text)
+    scored = sorted(((len(stems(o) & rest), i) for i, o in enumerate(listed)), reverse=True)
+    if scored[0][0] > 0 and (len(scored) == 1 or scored[0][0] > scored[1][0]):
+        return listed[scored[0][1]]
+    return listed[next(dice) % len(listed)]
+
+
+def answer(text: str, dice: Iterator[int], context: str = "") -> str | None:
+    """The whole answer, where the question fixes it; None where it leaves the answer to the writer. `context` is
+    the conversation around the question (what a choice is judged by)."""
+    low = text.lower()
+    one_word = _ONE_WORD.search(low) is not None
+    number_only = _NUMBER_ONLY.search(low) is not None
+    listed, where = options(text)
+    if listed and (one_word or _ONLY_RETURN.search(low) or len(text) < 200):
+        return _chosen(f"{context}\n{text.replace(where, ' ')}", listed, dice)
+    worked = computed(text) or rate(text)
+    if worked is not None:
+        if one_word or number_only:
+            numbers = re.findall(r"[-$€£]?\d[\d,]*(?:\.\d+)?", worked)
+            return numbers[-1] if numbers else worked
+        return worked
+    known = fact(text) if _asks(low) else None
+    if known is not None:
+        return f"{known[2]}." if one_word or number_only else known[1]
+    if _YES_NO.search(low):
+        return "Yes." if next(dice) % 2 == 0 else "No."
+    return None
+
+
+def _asks(low: str) -> bool:
+    """Whether a text asks something a fact answers (a question, not an instruction to write)."""
+    return "?" in low or low.startswith(("what", "how many", "which", "who", "name the", "tell me"))
+
+
+# --- how long the answer may be --------------------------------------------------------------------------------------
+
+_WORD_LIMIT = re.compile(
+    r"\b(?:(?P<below>under|fewer than|less than)|no more than|at most|max(?:imum)?(?: of)?|up to|within|in)"
+    r" (?P<count>\d+|[a-z]+) words\b|\b(?P<limit>\d+|[a-z]+)[- ]word (?:limit|max)"
+)
+_SENTENCE_LIMIT = re.compile(
+    r"\b(?:in|with|using) (one|a single|two|three|four|five|\d+) sentences?\b|\bone sentence\b"
+)
+_BRIEF = re.compile(r"\b(briefly|brief answer|keep it short|short answer|be brief|be concise|concisely|tl;?dr)\b")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
+_COUNTS = {"one": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_COUNTS |= {"nine": 9, "ten": 10, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
+
+
+def _number(said: str) -> int:
+    return int(said) if said.isdigit() else _COUNTS.get(said, 0)
+
+
+def shaped(text: str, written: str) -> str:
+    """`written` held to the length `text` sets: at most its words (whole sentences where they fit, else cut at
+    a word and closed), at most its sentences, or its first paragraph for "briefly". Unchanged where it sets none."""
+    low = text.lower()
+    if "word" in low and (found := _WORD_LIMIT.search(low)) is not None:
+        limit = _number(found["count"] or found["limit"])
+        if found["below"] and limit > 1:  # "under 30 words": 29 at most
+            limit -= 1
+        return _words(written, limit) if limit else written
+    if "sentence" in low and (found := _SENTENCE_LIMIT.search(low)) is not None:
+        count = _number(found[1]) if found[1] else 1
+        return " ".join(_sentences(written)[: max(count, 1)])
+    if _BRIEF.search(low):
+        return " ".join(_sentences(written)[:2])
+    return written
+
+
+def _sentences(written: str) -> list[str]:
+    """The answer's prose sentences: markdown lists and headings flattened to the sentences they hold."""
+    lines = [re.sub(r"^\s*(?:[-*]|\d+\.|#+)\s*", "", line).replace("**", "") for line in written.splitlines()]
+    flat = " ".join(line.strip() for line in lines if line.strip() and not line.startswith("```"))
+    return [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
+
+
+def _words(written: str, limit: int) -> str:
+    kept: list[str] = []
+    for sentence in _sentences(written):
+        if len(" ".join([*kept, sentence]).split()) > limit:
+            break
+        kept.append(sentence)
+    if kept:
+        return " ".join(kept)
+    cut = " ".join(_sentences(written)[0].split()[:limit]) if written.strip() else ""
+    return cut.rstrip(",;:—-") + ("" if cut.endswith((".", "!", "?")) else ".")
