@@ -67,9 +67,11 @@ COMPILED = [
     "emulator/server/turns.py",
     # rules
     "emulator/rules/anthropic_rules.py",
+    "emulator/rules/bedrock_rules.py",
     "emulator/rules/caches.py",
     "emulator/rules/catalog/__init__.py",
     "emulator/rules/faults.py",
+    "emulator/rules/google_rules.py",
     "emulator/rules/limits.py",
     "emulator/rules/profiles.py",
     "emulator/rules/schema.py",

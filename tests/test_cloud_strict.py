@@ -285,6 +285,7 @@ def test_claude_on_vertex_is_checked_as_anthropic_checks_it(server: Server) -> N
         with pytest.raises(anthropic.NotFoundError) as missing:
             vertex.messages.create(model="claude-unknown@20990101", max_tokens=30, messages=hi)
         assert "publishers/anthropic/models/claude-unknown@20990101" in str(missing.value)
+        assert missing.value.body["error"]["status"] == "NOT_FOUND", "Vertex's front end answers, in Google's shape"
         with pytest.raises(anthropic.NotFoundError) as missing:
             vertex.messages.count_tokens(model="claude-unknown@20990101", messages=hi)
         assert "publishers/anthropic/models/claude-unknown@20990101` was not found" in str(missing.value)

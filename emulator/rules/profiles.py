@@ -239,7 +239,7 @@ PROFILES["vertex"] = replace(
     request_id="",
     rate_headers="none",
     # Its front end answers these before the model, in Google's shape (the anthropic SDK maps them by status).
-    errors={401: "google", 403: "google", 429: "google"},
+    errors={401: "google", 403: "google", 404: "google", 429: "google"},
 )
 PROFILES["bedrock"] = replace(
     PROFILES["anthropic"],
