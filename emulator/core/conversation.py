@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from emulator.core.frozen import frozen as frozen
+from emulator.core.sse import loads
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 ToolKind = Literal["function", "custom"]
@@ -43,6 +44,13 @@ class ToolCall:
         self.name = name
         self.arguments = arguments
         self.kind = kind
+
+    def parsed_arguments(self) -> Any:
+        """The arguments as JSON reads them (a function tool's object); {} for none, or for text that is not JSON."""
+        try:
+            return loads(self.arguments.encode()) if self.arguments else {}
+        except ValueError:
+            return {}
 
 
 @dataclass(slots=True, unsafe_hash=True)  # native: see the module's docstring

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from typing import Any
 
@@ -79,3 +80,9 @@ def uuid(root: str, *salt: object) -> str:
     """A UUID-shaped id (version 4 layout) derived from `root` and `salt`, where an upstream's ids are UUIDs."""
     h = digest(root, "uuid", *salt)
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+
+
+def signature(root: str) -> str:
+    """An opaque signature derived from `root` (an answer's id): base64 of 48 bytes of BLAKE2b, the same for the same
+    answer. Gemini's thought signatures and Bedrock's reasoning signatures."""
+    return base64.b64encode(hashlib.blake2b(root.encode(), digest_size=48).digest()).decode()

@@ -11,8 +11,6 @@ code in `x-amzn-ErrorType`; mid-stream, an exception frame."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -258,17 +256,6 @@ def _tool_id(call: ToolCall) -> str:
     return call.id if call.id.startswith("tooluse_") else ids.make("tooluse_", call.id, length=22)
 
 
-def _signature(turn: Turn) -> str:
-    return base64.b64encode(hashlib.blake2b(turn.id.encode(), digest_size=48).digest()).decode()
-
-
-def _arguments(call: ToolCall) -> Any:
-    try:
-        return loads(call.arguments.encode()) if call.arguments else {}
-    except ValueError:
-        return {}
-
-
 def _usage(turn: Turn) -> dict[str, int]:
     usage = turn.usage
     made = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens}
@@ -293,11 +280,13 @@ def _shows_reasoning(prompt: Prompt, turn: Turn) -> bool:
 def render(prompt: Prompt, turn: Turn) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if _shows_reasoning(prompt, turn):
-        content.append({"reasoningContent": {"reasoningText": {"text": turn.reasoning, "signature": _signature(turn)}}})
+        content.append(
+            {"reasoningContent": {"reasoningText": {"text": turn.reasoning, "signature": ids.signature(turn.id)}}}
+        )
     if turn.text:
         content.append({"text": turn.text})
     for call in turn.tool_calls:
-        content.append({"toolUse": {"toolUseId": _tool_id(call), "name": call.name, "input": _arguments(call)}})
+        content.append({"toolUse": {"toolUseId": _tool_id(call), "name": call.name, "input": call.parsed_arguments()}})
     return {
         "output": {"message": {"role": "assistant", "content": content}},
         "stopReason": _stop(turn),
@@ -336,7 +325,7 @@ def _events(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
             yield _event(
                 "contentBlockDelta", {"contentBlockIndex": index, "delta": {"reasoningContent": {"text": piece}}}, count
             )
-        signed = {"contentBlockIndex": index, "delta": {"reasoningContent": {"signature": _signature(turn)}}}
+        signed = {"contentBlockIndex": index, "delta": {"reasoningContent": {"signature": ids.signature(turn.id)}}}
         yield _event("contentBlockDelta", signed, count)
         yield _event("contentBlockStop", {"contentBlockIndex": index}, count)
         index += 1
@@ -349,7 +338,7 @@ def _events(prompt: Prompt, turn: Turn) -> Iterator[bytes]:
     for call in turn.tool_calls:
         start = {"toolUse": {"toolUseId": _tool_id(call), "name": call.name}}
         yield _event("contentBlockStart", {"contentBlockIndex": index, "start": start}, count)
-        for piece in tokens.pieces(dumps(_arguments(call))):
+        for piece in tokens.pieces(dumps(call.parsed_arguments())):
             count += 1
             yield _event(
                 "contentBlockDelta", {"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}}, count

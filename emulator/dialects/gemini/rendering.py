@@ -4,15 +4,13 @@ every chunk a whole response of its own piece with the usage so far; and errors 
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Iterator
 from typing import Any
 
 from emulator.core import ids, tokens
 from emulator.core.conversation import Prompt, Turn
 from emulator.core.errors import EmulatorError, UpstreamError
-from emulator.core.sse import dumps, loads
+from emulator.core.sse import dumps
 from emulator.core.wire import broken_off
 
 FINISH = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
@@ -50,11 +48,6 @@ def frame(data: str) -> bytes:
     return f"data: {data}\r\n\r\n".encode()
 
 
-def _signature(turn: Turn) -> str:
-    """A thought signature: opaque base64, the same for the same answer."""
-    return base64.b64encode(hashlib.blake2b(turn.id.encode(), digest_size=48).digest()).decode()
-
-
 def response_id(turn: Turn) -> str:
     return ids.make("", turn.id, "response", length=23)
 
@@ -89,10 +82,7 @@ def _calls(turn: Turn) -> list[dict[str, Any]]:
     """The function calls as parts: `args` an object; an `id` where the model gives one (Gemini 3)."""
     parts = []
     for call in turn.tool_calls:
-        try:
-            args = loads(call.arguments.encode()) if call.arguments else {}
-        except ValueError:
-            args = {}
+        args = call.parsed_arguments()
         named: dict[str, Any] = {"name": call.name, "args": args if isinstance(args, dict) else {}}
         if turn.model.startswith("gemini-3"):
             named = {"id": ids.make("", turn.id, "call", call.name, length=8).lower()} | named
@@ -109,7 +99,7 @@ def _parts(prompt: Prompt, turn: Turn) -> list[dict[str, Any]]:
     said = [{"text": turn.text}] if turn.text else []
     said += _calls(turn)
     if turn.reasoning and said:
-        said[0] = said[0] | {"thoughtSignature": _signature(turn)}
+        said[0] = said[0] | {"thoughtSignature": ids.signature(turn.id)}
     return parts + said or [{"text": ""}]
 
 
@@ -184,12 +174,12 @@ def _steps(prompt: Prompt, turn: Turn) -> list[Step]:
     for said, piece in enumerate(tokens.pieces(turn.text), 1):
         part: dict[str, Any] = {"text": piece}
         if signed:
-            part, signed = part | {"thoughtSignature": _signature(turn)}, False
+            part, signed = part | {"thoughtSignature": ids.signature(turn.id)}, False
         steps.append(([part], None, said))
     if turn.tool_calls:
         calls = _calls(turn)
         if signed:
-            calls[0] = calls[0] | {"thoughtSignature": _signature(turn)}
+            calls[0] = calls[0] | {"thoughtSignature": ids.signature(turn.id)}
         steps.append((calls, None, said))
     return steps or [([{"text": ""}], None, 0)]
 

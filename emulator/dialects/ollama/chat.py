@@ -68,10 +68,7 @@ def _calls(turn: Turn) -> list[dict[str, Any]]:
     """The tool calls as Ollama sends them: arguments an object, not a string."""
     made = []
     for index, call in enumerate(turn.tool_calls):
-        try:
-            arguments = loads(call.arguments.encode()) if call.arguments else {}
-        except ValueError:
-            arguments = {}
+        arguments = call.parsed_arguments()
         made.append({"id": call.id, "function": {"index": index, "name": call.name, "arguments": arguments}})
     return made
 
