@@ -29,15 +29,13 @@ from emulator.core.wire import Whole
 from emulator.dialects import (
     Dialect,
     anthropic_messages,
-    gemini,
     openai_chat,
     openai_completions,
     openai_embeddings,
     openai_responses,
+    operations,
 )
-from emulator.dialects.bedrock import converse, invoke
 from emulator.dialects.error_bodies import error_answer, google_method, retry_headers
-from emulator.dialects.gemini import embed as gemini_embed
 from emulator.dialects.ollama import chat as ollama_chat
 from emulator.dialects.ollama import embed as ollama_embed
 from emulator.dialects.ollama import generate as ollama_generate
@@ -62,21 +60,6 @@ DIALECTS: dict[str, Dialect] = {
     "/api/embed": ollama_embed,
     "/api/embeddings": ollama_embed,
 }
-# Google's methods that answer (Vertex's Claude: `rawPredict`), by name; `countTokens` counts, as count_tokens does.
-METHODS: dict[str, Dialect] = {
-    "generateContent": gemini,
-    "streamGenerateContent": gemini,
-    "embedContent": gemini_embed,
-    "batchEmbedContents": gemini_embed,
-    "rawPredict": anthropic_messages,
-    "streamRawPredict": anthropic_messages,
-}
-BEDROCK: dict[str, Dialect] = {
-    "converse": converse,
-    "converse-stream": converse,
-    "invoke": invoke,
-    "invoke-with-response-stream": invoke,
-}
 DEPLOYED = {"chat/completions": openai_chat, "embeddings": openai_embeddings, "completions": openai_completions}
 JSON = "application/json"
 STREAMS = ("text/event-stream", "application/x-ndjson", "application/vnd.amazon.eventstream")
@@ -89,10 +72,10 @@ def dialect_of(path: str) -> Dialect | None:
     if profiles.DEPLOYMENTS in path:
         return DEPLOYED.get(path.split(profiles.DEPLOYMENTS, 1)[1].partition("/")[2])
     if path.startswith("/model/"):  # Bedrock's `/model/{modelId}/{operation}`
-        return BEDROCK.get(path.rpartition("/")[2])
+        return operations.BEDROCK.get(path.rpartition("/")[2])
     if google_method(path):  # Google's `…/models/{model}:{method}`
         model, _, method = path.rpartition("/")[2].partition(":")
-        return None if model == "count-tokens" else METHODS.get(method)
+        return None if model == "count-tokens" else operations.GOOGLE.get(method)
     return DIALECTS.get(path)
 
 

@@ -2,7 +2,7 @@
 
 Layer: above the rules and the core, all it imports; the dialects never import each other. A new provider family is a
 new package here, reading into the one `Prompt` and rendering the one `Turn`. `error_bodies` renders an error in
-the dialect's and the profile's shape.
+the dialect's and the profile's shape; `operations` names the dialect of each of Google's and Bedrock's operations.
 """
 
 from __future__ import annotations

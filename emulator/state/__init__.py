@@ -22,7 +22,7 @@ from typing import Any
 from emulator import recordings, scenarios
 from emulator.core.conversation import Prompt, Reply
 from emulator.default_model.generate import Writer
-from emulator.dialects import anthropic_messages, gemini, openai_chat, openai_responses
+from emulator.dialects import anthropic_messages, gemini, openai_chat, openai_responses, operations
 from emulator.dialects.bedrock import converse, invoke
 from emulator.rules import profiles
 from emulator.state.posted import Files
@@ -35,36 +35,25 @@ __all__ = ["LAST", "READERS", "Before", "CallKey", "Directions", "Look", "Settin
 class Readers(Mapping[str, recordings.Reader]):
     """Which dialect reads a recording back, by its path from /v1/ on: for replay in another dialect. Google's and
     Bedrock's paths name their model (`/v1beta/models/{model}:generateContent`, Vertex's Claude at
-    `…/models/{model}:rawPredict`, `/model/{modelId}/converse`): what reads them puts it into the body first."""
+    `…/models/{model}:rawPredict`, `/model/{modelId}/converse`): what reads them puts it into the body first. Each
+    operation's dialect is `dialects.operations`'s."""
 
     FIXED = {"/v1/chat/completions": openai_chat, "/v1/responses": openai_responses, "/v1/messages": anthropic_messages}
-    GOOGLE = {
-        "generateContent": gemini,
-        "streamGenerateContent": gemini,
-        "rawPredict": anthropic_messages,
-        "streamRawPredict": anthropic_messages,
-    }
 
     def __getitem__(self, path: str) -> recordings.Reader:
         fixed = self.FIXED.get(path)
         if fixed is not None:
             return fixed
         operation = path.rpartition("/")[2]
-        if path.startswith("/model/") and operation in self.BEDROCK:  # Bedrock's `/model/{modelId}/{operation}`
-            bedrock = self.BEDROCK[operation]
-            return _Placed(bedrock, path, bedrock.placed)
+        bedrock = operations.BEDROCK.get(operation)
+        if path.startswith("/model/") and bedrock is not None:  # Bedrock's `/model/{modelId}/{operation}`
+            return _Placed(bedrock, path, invoke.placed if bedrock is invoke else converse.placed)
         model, _, method = path.rpartition("/models/")[2].partition(":")
-        google = self.GOOGLE.get(method)
-        if "/models/" not in path or google is None or model == "count-tokens":
+        google = operations.GOOGLE.get(method)
+        # Embeddings answer with vectors, no conversation to replay: not read back.
+        if "/models/" not in path or google is None or google.NAME in profiles.VECTORS or model == "count-tokens":
             raise KeyError(path)
         return _Placed(google, path, gemini.placed if google is gemini else profiles.published)
-
-    BEDROCK = {
-        "converse": converse,
-        "converse-stream": converse,
-        "invoke": invoke,
-        "invoke-with-response-stream": invoke,
-    }
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.FIXED)
