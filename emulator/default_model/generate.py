@@ -25,7 +25,18 @@ from faker.providers.lorem.en_US import Provider as Lorem
 from emulator.core import ids
 from emulator.core.conversation import Prompt, Reply, Tool, ToolCall, ToolChoice
 from emulator.core.errors import InvalidRequest
-from emulator.default_model import arguments, bounds, directives, loop, mentions, prose, protocols, question, relevance
+from emulator.default_model import (
+    arguments,
+    bounds,
+    directives,
+    followups,
+    loop,
+    mentions,
+    prose,
+    protocols,
+    question,
+    relevance,
+)
 from emulator.default_model.instances import Hints, SchemaError, instance
 from emulator.default_model.mentions import Mentions
 from emulator.default_model.prose import Dice
@@ -324,6 +335,8 @@ def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: pros
         return json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False)
     if last == "tool":
         return prose.summary(loop.results(prompt), asked, said, dice)
+    if (followed := followups.answer(prompt.messages)) is not None:
+        return followed  # the previous answer reworked, or what the user said of themselves
     if question.asks_for_json_block(prompt, asked):
         return f"```json\n{json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False, indent=2)}\n```"
     if (fixed := directives.answer(asked.text, dice, _around(prompt))) is not None:

@@ -1,0 +1,151 @@
+"""The conversation as input: a follow-up works on the previous answer, and what the user said of themselves is
+recalled.
+
+`answer` reads the last user message against the turns before it: "make it shorter", "simpler", "as a list", "in
+JSON", "in one sentence" rework the assistant's last answer (whole sentences of it, never a copy for "shorter");
+"what's my name?", "where did I say I live?" are answered from what the user stated ("My name is Priya", "I live in
+Porto"), or with an honest line where they stated nothing. None when the message is no follow-up. Pure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from emulator.core.conversation import Message
+
+# A follow-up on the previous answer: what it asks for, by the words it is said in.
+_REWORK = (
+    (
+        "list",
+        re.compile(r"\b(?:as|in|into|make it|turn (?:it|that) into) (?:a )?(?:bullet(?:ed)? )?(?:list|bullets)\b"),
+    ),
+    ("json", re.compile(r"\b(?:as|in|into) json\b|\bjson (?:format|please)\b")),
+    ("sentence", re.compile(r"\b(?:in|as) (?:one|a single) sentence\b")),
+    (
+        "simpler",
+        re.compile(r"\b(?:simpler|more simply|simplify (?:it|that)|plain(?:er)? (?:words|english)|like i'?m five)\b"),
+    ),
+)
+_BACK = re.compile(r"\b(?:it|that|this|be|your (?:answer|reply))\b")  # a follow-up speaks of the answer before
+# A short follow-up asking for less of the same.
+_SHORT_WORDS = ("shorter", "too long", "more concise", "briefer", "tl;dr", "tldr", "summarize it", "summarise it")
+# What the user may state about themselves: the fact's name, the pattern that finds its value.
+_NAMED = r"([A-Z][\w'-]*(?:[ ,]+[A-Z][\w'-]*)*)"  # a proper name as written: capitalized words
+_STATED = (
+    ("name", re.compile(r"\b(?i:my name is|my name's|i'?m called|call me)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")),
+    ("name", re.compile(r"\b(?i:i am|i'm)\s+([A-Z][a-z]+)(?=[.,!]|\s+and\b|\s*$)")),
+    ("home", re.compile(r"\b(?i:i live in|i am based in|i'm based in|i'm from|i am from)\s+" + _NAMED)),
+    ("age", re.compile(r"\b(?i:i'm|i am)\s+(\d{1,3})(?: years old\b|\b)")),
+    ("job", re.compile(r"\b(?i:i work as|i am|i'm)\s+(an? [a-z][a-z -]{2,40}?)(?=[.,!]|\s+(?:and|at|in|for)\b|$)")),
+    ("pet", re.compile(r"\b(?i:my (?:dog|cat|pet)(?:'s name)? is)\s+(?:called |named )?([A-Z][\w'-]*)")),
+    ("colour", re.compile(r"\b(?i:my favou?rite colou?r is)\s+([a-z]+)", re.IGNORECASE)),
+)
+# A question about what the user stated: the fact it asks for.
+_RECALL = (
+    (
+        "name",
+        re.compile(
+            r"\b(?:what(?:'s| is| was) my name|who am i|do you (?:know|remember) my name"
+            r"|what did i say my name (?:is|was)|what am i called)\b"
+        ),
+    ),
+    (
+        "home",
+        re.compile(
+            r"\b(?:where do i live|where am i from|where did i say i (?:live|am from)|where (?:am i|i'm) based)\b"
+        ),
+    ),
+    ("age", re.compile(r"\b(?:how old am i|what(?:'s| is) my age|how old did i say)\b")),
+    ("job", re.compile(r"\b(?:what(?:'s| is) my (?:job|work|profession)|what do i do for (?:a living|work))\b")),
+    ("pet", re.compile(r"\b(?:what(?:'s| is) my (?:dog|cat|pet)(?:'s name| called| named)?)\b")),
+    ("colour", re.compile(r"\b(?:what(?:'s| is) my favou?rite colou?r)\b")),
+)
+_SAID = {
+    "name": "Your name is {}.",
+    "home": "You said you live in {}.",
+    "age": "You said you are {}.",
+    "job": "You said you work as {}.",
+    "pet": "Your pet is called {}.",
+    "colour": "You said your favourite colour is {}.",
+}
+_UNSAID = {
+    "name": "You haven't told me your name in this conversation.",
+    "home": "You haven't said where you live in this conversation.",
+    "age": "You haven't told me your age in this conversation.",
+    "job": "You haven't said what you do for work in this conversation.",
+    "pet": "You haven't told me your pet's name in this conversation.",
+    "colour": "You haven't said what your favourite colour is in this conversation.",
+}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
+_MARKDOWN = re.compile(r"^\s*(?:[-*]|\d+\.|#+)\s*")
+
+
+def answer(messages: Sequence[Message]) -> str | None:
+    """The answer a follow-up gets from the turns before it; None when the last user message is none."""
+    if not messages or messages[-1].role != "user":
+        return None
+    asked = messages[-1].text.strip()
+    low = asked.lower()
+    for fact, pattern in _RECALL:
+        if pattern.search(low):
+            known = stated(messages[:-1]).get(fact)
+            return _SAID[fact].format(known) if known else _UNSAID[fact]
+    if len(asked) > 160:  # a follow-up is a short ask; a long message is a task of its own
+        return None
+    previous = next((m.text for m in reversed(messages[:-1]) if m.role == "assistant" and m.text.strip()), "")
+    if not previous:
+        return None
+    if len(low) < 80 and any(w in low for w in _SHORT_WORDS) and (_BACK.search(low) or len(low.split()) <= 3):
+        return rework("shorter", previous)
+    for kind, pattern in _REWORK:
+        if pattern.search(low):
+            return rework(kind, previous)
+    return None
+
+
+def stated(messages: Sequence[Message]) -> dict[str, str]:
+    """What the user said of themselves, the latest saying of each fact kept."""
+    found: dict[str, str] = {}
+    for message in messages:
+        if message.role != "user":
+            continue
+        for fact, pattern in _STATED:
+            for match in pattern.finditer(message.text):
+                value = next(g for g in match.groups() if g)
+                found[fact] = value.strip(" ,.")
+    return found
+
+
+def sentences(text: str) -> list[str]:
+    """The prose sentences of an answer: markdown lists and headings flattened, code blocks left out."""
+    kept, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if not fenced and line.strip():
+            kept.append(_MARKDOWN.sub("", line).replace("**", "").strip())
+    flat = " ".join(k if k.endswith((".", "!", "?", ":")) else f"{k}." for k in kept)
+    return [s.strip() for s in _SENTENCE.split(flat) if s.strip() and not s.strip().endswith(":")]
+
+
+def rework(kind: str, previous: str) -> str:
+    """The previous answer, reworked as asked."""
+    said = sentences(previous) or [previous.strip()]
+    if kind == "shorter":
+        keep = max(1, len(said) // 3) if len(said) > 1 else 1
+        short = " ".join(said[:keep])
+        if len(short.split()) >= len(previous.split()):  # one sentence already: its first half, closed
+            words = short.split()
+            short = " ".join(words[: max(3, len(words) // 2)]).rstrip(",;:") + "."
+        return short
+    if kind == "sentence":
+        return said[0]
+    if kind == "list":
+        return "\n".join(f"- {s}" for s in said)
+    if kind == "json":
+        return json.dumps({"answer": " ".join(said), "points": said}, ensure_ascii=False, indent=2)
+    simpler = [s for s in said if len(s.split()) <= 25] or said[:1]
+    return "In short: " + " ".join(simpler[:3])
