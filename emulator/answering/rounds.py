@@ -26,7 +26,7 @@ from emulator.core.conversation import Prompt, Turn
 from emulator.core.errors import StateUnavailable
 from emulator.core.wire import TEST_ID, Script, Whole
 from emulator.recordings import Library
-from emulator.rules import profiles, validation
+from emulator.rules import caches, profiles, validation
 from emulator.state import LAST, State
 
 
@@ -172,7 +172,7 @@ async def _breakpoints(state: State, prompt: Prompt, turn: Turn) -> tuple[int, T
     """The tokens Anthropic's cache serves the prompt, and the turn with what its breakpoints write to it."""
     usage = turn.usage
     read = min(await state.caches.breakpoints(prompt, time.time()), usage.input_tokens)
-    written, hour = profiles.written(prompt, read, usage.input_tokens)
+    written, hour = caches.written(prompt, read, usage.input_tokens)
     return read, replace(turn, usage=replace(usage, written_tokens=written, written_1h=hour))
 
 

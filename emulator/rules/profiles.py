@@ -20,7 +20,6 @@ from emulator.core.conversation import Timing, Turn
 from emulator.core.errors import Forbidden, InvalidRequest, NotFound, Unauthorized
 from emulator.core.fields import bearer
 from emulator.rules.caches import CacheModel
-from emulator.rules.caches import written as written  # answering/rounds.py's `profiles.written`, until it reads caches
 
 # One name a line: a tuple's targets, read by a module on an import cycle, are of a type mypyc cannot determine (and
 # mypyc checks every module it compiles as one cycle, in an order that shifts as modules come and go).
