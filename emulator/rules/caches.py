@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from emulator.core import tokens
 from emulator.core.conversation import Prompt
+from emulator.core.wire import TEST_ID
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +38,22 @@ class CacheModel:
         tokens = hits * self.block
         return tokens if tokens >= self.minimum else 0
 
+    def reaches(self, prompt: Prompt) -> bool:
+        """Whether the prompt is long enough for its blocks to serve `minimum` tokens. One that is not is neither
+        served nor worth remembering: a later prompt it shares a prefix with records those blocks itself, and
+        fewer than `minimum` tokens served is none (no hashing, no Redis call, for a plain short request)."""
+        if not self.minimum or any(m.tool_calls for m in prompt.messages):
+            return True
+        length = sum(len(m.role) + len(m.reasoning) + len(m.text) + 6 for m in prompt.messages)  # `prefix_blocks`' text
+        return length >= self.minimum * tokens.CHARS_PER_TOKEN
+
     def key(self, prompt: Prompt) -> str:
-        """The cache a prompt is looked up in: its own key, else the keyless one ("": none)."""
-        return prompt.cache_key or self.keyless
+        """The cache a prompt is looked up in: its own key, else the keyless one ("": none), one a test (the
+        `x-emulator-test-id` a pytest fixture sends), so that tests sharing a server share no cache."""
+        if prompt.cache_key or not self.keyless:
+            return prompt.cache_key or ""
+        scope = prompt.headers.get(TEST_ID)
+        return f"{self.keyless}:{scope}" if scope else self.keyless
 
 
 class PromptCache:
@@ -52,7 +66,7 @@ class PromptCache:
     def cached_tokens(self, prompt: Prompt, now: float) -> int:
         """Tokens of `prompt` served from cache, then remember its blocks. No cache key, no caching."""
         key = self.model.key(prompt)
-        if not key:
+        if not key or not self.model.reaches(prompt):
             return 0
         seen = self._keys.pop(key, None) or OrderedDict()
         self._keys[key] = seen  # the most recently used key last

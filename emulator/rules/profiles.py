@@ -116,6 +116,9 @@ PROFILES = {
         "inferam",
         (CHAT, RESPONSES, MESSAGES, EMBEDDINGS, COMPLETIONS),  # the last two: extensions no seed documents
         ("DeepSeek-V4.1-Flash-1017",),
+        # The seeds' usage examples report cached tokens (1,792 of 2,048) and document no rule: OpenAI's automatic
+        # prefix cache, which their counts fit (1,024 tokens at least, blocks of 128).
+        cache=CacheModel(block=128, minimum=1024, ttl=600.0, keyless="~automatic"),
         doc="seeds 000 (Chat Completions), 001 (Responses), 004 (Messages)",
     ),
     "inferel": Profile(

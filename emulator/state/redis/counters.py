@@ -107,7 +107,7 @@ class RedisCaches(Caches):
         when the profile keeps no cache for it."""
         model = profile.cache
         key = model.key(prompt) if model is not None else ""
-        if model is None or not key:
+        if model is None or not key or not model.reaches(prompt):
             return None
         blocks = caches.prefix_blocks(prompt, model.block)
         keys = [self.link.key("cache:", profile.name, ":", key), self.link.key("cache-seen:", profile.name, ":", key)]
