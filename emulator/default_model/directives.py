@@ -284,9 +284,11 @@ _OPTIONS = (
     re.compile(r"\b(?:pick|choose|select) one\s*[:\-]\s*([^.?!\n]+)", re.IGNORECASE),
     re.compile(r"\b(?:pick|choose|select) between\s+([^.?!\n]+)", re.IGNORECASE),
     re.compile(r"\bfrom (?:the list |these |the options )?\[([^\]]+)\]", re.IGNORECASE),
-    re.compile(r"\bwhich is (?:better|bigger|larger|faster|heavier|older)[,:]?\s+([^.?!\n]+)", re.IGNORECASE),
 )
-_ONLY_RETURN = re.compile(r"\b(only|just) (return|give|say|answer with|reply with|output)\b")
+_ONLY_RETURN = re.compile(
+    r"\b(?:only|just) (?:return|give|say|answer with|reply with|output|the (?:name|choice|option|role|word))\b"
+    r"|\breply with (?:only|just) the\b"
+)
 
 
 def options(text: str) -> tuple[tuple[str, ...], str]:
@@ -319,7 +321,10 @@ def answer(text: str, dice: Iterator[int], context: str = "") -> str | None:
     one_word = _ONE_WORD.search(low) is not None
     number_only = _NUMBER_ONLY.search(low) is not None
     listed, where = options(text)
-    if listed and (one_word or _ONLY_RETURN.search(low) or len(text) < 200):
+    # Only a choice a bare answer fits: in one word, only the choice, from a bracketed list (a framework's
+    # selector), or "pick one:". "Choose between React and Vue" wants reasons: the writer's.
+    bare = one_word or _ONLY_RETURN.search(low) or where.endswith("]") or "one" in where.lower()[:16]
+    if listed and bare:
         return _chosen(f"{context}\n{text.replace(where, ' ')}", listed, dice)
     worked = computed(text) or rate(text)
     if worked is not None:

@@ -104,7 +104,14 @@ def test_every_fact_line_is_well_formed_and_found_by_its_own_words() -> None:
 
 
 @pytest.mark.parametrize(
-    "asked", ["What day of the week is it?", "Write a blog post about the capital markets", "Describe your week"]
+    "asked",
+    [
+        "What day of the week is it?",
+        "Write a blog post about the capital markets",
+        "Describe your week",
+        "Choose between React and Vue for a small team, and say why.",
+        "Which is better for a beginner, piano or guitar?",
+    ],
 )
 def test_a_question_that_only_shares_words_with_a_fact_is_not_answered_by_it(asked: str) -> None:
     assert directives.answer(asked, dice()) is None
@@ -114,14 +121,13 @@ def test_a_question_that_only_shares_words_with_a_fact_is_not_answered_by_it(ask
     ("asked", "context", "allowed"),
     [
         ("Pick one: tea, coffee or juice. Only return the choice.", "", {"tea", "coffee", "juice"}),
-        ("Choose between red and blue.", "", {"red", "blue"}),
+        ("Choose between red and blue. Reply with just the colour.", "", {"red", "blue"}),
         ("Select the next speaker from [writer, editor, publisher]. Only return the role.", "", None),
         (
             "Select the next role from [analyst, tester, manager]. Only return the role.",
             "The tests are failing; the tester should look at them.",
             {"tester"},
         ),
-        ("Which is heavier, a brick or a feather?", "", {"a brick", "a feather"}),
     ],
 )
 def test_a_choice_is_one_of_the_options_given(asked: str, context: str, allowed: set[str] | None) -> None:
