@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal, DivisionByZero, InvalidOperation
 
+from emulator.core.conversation import Message
 from emulator.default_model.lexicon import sections
 
 # --- the facts ------------------------------------------------------------------------------------------------------
@@ -345,6 +346,14 @@ def _asks(low: str) -> bool:
     return "?" in low or low.startswith(("what", "how many", "which", "who", "name the", "tell me"))
 
 
+AROUND = 4000  # characters of the conversation around the question a choice is judged by
+
+
+def around(messages: Sequence[Message]) -> str:
+    """The conversation before the question (system prompt and earlier turns), its last `AROUND` characters."""
+    return "\n".join(m.text for m in messages[:-1])[-AROUND:]
+
+
 # --- how long the answer may be --------------------------------------------------------------------------------------
 
 _WORD_LIMIT = re.compile(
@@ -356,6 +365,7 @@ _SENTENCE_LIMIT = re.compile(
 )
 _BRIEF = re.compile(r"\b(briefly|brief answer|keep it short|short answer|be brief|be concise|concisely|tl;?dr)\b")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
+_MARKDOWN = re.compile(r"^\s*(?:[-*]|\d+\.|#+)\s*")
 _COUNTS = {"one": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _COUNTS |= {"nine": 9, "ten": 10, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
 
@@ -375,26 +385,32 @@ def shaped(text: str, written: str) -> str:
         return _words(written, limit) if limit else written
     if "sentence" in low and (found := _SENTENCE_LIMIT.search(low)) is not None:
         count = _number(found[1]) if found[1] else 1
-        return " ".join(_sentences(written)[: max(count, 1)])
+        return " ".join(sentences(written)[: max(count, 1)])
     if _BRIEF.search(low):
-        return " ".join(_sentences(written)[:2])
+        return " ".join(sentences(written)[:2])
     return written
 
 
-def _sentences(written: str) -> list[str]:
-    """The answer's prose sentences: markdown lists and headings flattened to the sentences they hold."""
-    lines = [re.sub(r"^\s*(?:[-*]|\d+\.|#+)\s*", "", line).replace("**", "") for line in written.splitlines()]
-    flat = " ".join(line.strip() for line in lines if line.strip() and not line.startswith("```"))
-    return [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
+def sentences(text: str) -> list[str]:
+    """The prose sentences of an answer: markdown lists and headings flattened, code blocks left out."""
+    kept, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if not fenced and line.strip():
+            kept.append(_MARKDOWN.sub("", line).replace("**", "").strip())
+    flat = " ".join(k if k.endswith((".", "!", "?", ":")) else f"{k}." for k in kept)
+    return [s.strip() for s in _SENTENCE.split(flat) if s.strip() and not s.strip().endswith(":")]
 
 
 def _words(written: str, limit: int) -> str:
     kept: list[str] = []
-    for sentence in _sentences(written):
+    for sentence in sentences(written):
         if len(" ".join([*kept, sentence]).split()) > limit:
             break
         kept.append(sentence)
     if kept:
         return " ".join(kept)
-    cut = " ".join(_sentences(written)[0].split()[:limit]) if written.strip() else ""
+    cut = " ".join(sentences(written)[0].split()[:limit]) if written.strip() else ""
     return cut.rstrip(",;:—-") + ("" if cut.endswith((".", "!", "?")) else ".")

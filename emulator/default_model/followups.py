@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from emulator.core.conversation import Message
+from emulator.default_model import directives
 
 # A follow-up on the previous answer: what it asks for, by the words it is said in.
 _REWORK = (
@@ -78,8 +79,6 @@ _UNSAID = {
     "pet": "You haven't told me your pet's name in this conversation.",
     "colour": "You haven't said what your favourite colour is in this conversation.",
 }
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
-_MARKDOWN = re.compile(r"^\s*(?:[-*]|\d+\.|#+)\s*")
 
 
 def answer(messages: Sequence[Message]) -> str | None:
@@ -118,22 +117,9 @@ def stated(messages: Sequence[Message]) -> dict[str, str]:
     return found
 
 
-def sentences(text: str) -> list[str]:
-    """The prose sentences of an answer: markdown lists and headings flattened, code blocks left out."""
-    kept, fenced = [], False
-    for line in text.splitlines():
-        if line.startswith("```"):
-            fenced = not fenced
-            continue
-        if not fenced and line.strip():
-            kept.append(_MARKDOWN.sub("", line).replace("**", "").strip())
-    flat = " ".join(k if k.endswith((".", "!", "?", ":")) else f"{k}." for k in kept)
-    return [s.strip() for s in _SENTENCE.split(flat) if s.strip() and not s.strip().endswith(":")]
-
-
 def rework(kind: str, previous: str) -> str:
     """The previous answer, reworked as asked."""
-    said = sentences(previous) or [previous.strip()]
+    said = directives.sentences(previous) or [previous.strip()]
     if kind == "shorter":
         keep = max(1, len(said) // 3) if len(said) > 1 else 1
         short = " ".join(said[:keep])

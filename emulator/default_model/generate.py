@@ -339,17 +339,9 @@ def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: pros
         return followed  # the previous answer reworked, or what the user said of themselves
     if question.asks_for_json_block(prompt, asked):
         return f"```json\n{json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False, indent=2)}\n```"
-    if (fixed := directives.answer(asked.text, dice, _around(prompt))) is not None:
+    if (fixed := directives.answer(asked.text, dice, directives.around(prompt.messages))) is not None:
         return fixed  # a computation, a fact, a choice, a yes or no: what the question fixes
     return directives.shaped(asked.text, prose.answer(asked, said, dice, writer))
-
-
-AROUND = 4000  # characters of the conversation around the question a choice is judged by
-
-
-def _around(prompt: Prompt) -> str:
-    """The conversation before the question (system prompt and earlier turns), its last `AROUND` characters."""
-    return "\n".join(m.text for m in prompt.messages[:-1])[-AROUND:]
 
 
 def _prompted(prompt: Prompt, writer: Writer, asked: Question) -> Any:
