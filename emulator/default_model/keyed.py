@@ -12,13 +12,30 @@ import json
 import re
 from typing import Any
 
-from emulator.default_model import prose, question
+from emulator.default_model import extract, mentions, prose, question
 from emulator.default_model.asked import Asked
 
 _KEYS = re.compile(
     r"(?i)\bjson\b[^.\n]{0,80}?\b(?:keys?|fields?|properties)\b(?:\s+(?:named|called))?\s*[:(]?\s*"
     r"([^\n]*(?:\n\s*[-*] [^\n]+)*)"  # the rest of the line, and a bulleted list under it
 )
+# JSON asked for in prose, its keys named as nouns: "reply with JSON giving the city and country of …", "give me
+# the title and author of … as JSON". The list ends where what it is about begins ("of", "for", a colon).
+_NOUNS = r"([a-z][a-z ,_-]{0,80}?)(?=\s+(?:of|for|from|in|about|as|at|on|that|which)\b|\s*[:.;?!\n]|\s*$)"
+_PROSE_KEYS = (
+    re.compile(
+        r"(?i)\b(?:reply|respond|answer|return|output|give|format|provide|send)\w*\b[^.\n]{0,40}?"
+        r"\bjson\b(?:\s+(?:object|only|format|output|response))?\s+(?:that\s+)?"
+        r"(?:giving|gives|with|containing|contains|holding|listing|including|has|having)\s+"
+        r"(?:the|its|their|his|her|each\s+\w+'s)\s+" + _NOUNS
+    ),
+    re.compile(
+        r"(?i)\b(?:give|return|tell|list|extract|output|provide|send|show|get|find)\s+(?:me\s+|us\s+)?"
+        r"(?:the|its|their|his|her)\s+" + _NOUNS + r"\s+(?:of|for|from|in|about)\b[^\n]{0,160}?\b(?:as|in|into)\s+"
+        r"(?:a\s+|an\s+)?(?:json|JSON)\b"
+    ),
+)
+_CUT = re.compile(r"\s+(?:for|of|from|about|describing|that|which|where)\s+|:")
 _QUOTED = re.compile(r"[`\"']([A-Za-z_][\w.-]{0,40})[`\"']")
 _BARE = re.compile(r"^(?:[-*]\s*)?([A-Za-z_][\w-]{0,40})\s*(?:\([^)]*\))?\s*[:=-]?")
 _NOT_KEYS = frozenset(("and", "or", "the", "a", "an", "with", "following", "only", "exactly", "these", "those"))
@@ -44,30 +61,49 @@ def json_keys(asked: Asked) -> str | None:
 
 
 def _keys(texts: tuple[str, ...]) -> list[str]:
-    """The keys the last text that names some asks for, in order."""
+    """The keys the last text that names some asks for, in order: named as keys, or as nouns in prose."""
     for text in reversed(texts):
         for listed in reversed(list(_KEYS.finditer(text))):
             said = listed.group(1).split(". ")[0]
             keys = _QUOTED.findall(said)
             if not keys:
+                said = _CUT.split(re.sub(r"\([^)]*\)", "", said), maxsplit=1)[0]
                 parts = re.split(r",|\band\b|\bor\b|\n", said.rstrip(".:; "))
                 keys = [m.group(1) for p in parts if (m := _BARE.match(p.strip()))]
             keys = [k for k in dict.fromkeys(keys) if k.lower() not in _NOT_KEYS]
             if keys:
                 return keys
+        for pattern in _PROSE_KEYS:
+            if (found := pattern.search(text)) is not None and (keys := _nouns(found.group(1))):
+                return keys
     return []
 
 
+def _nouns(listed: str) -> list[str]:
+    """Keys from nouns listed in prose ("city, country and population" → city, country, population; "release
+    year" → release_year); none where a part is longer than a key's name would be."""
+    keys = []
+    for part in re.split(r",|\band\b|\bor\b", listed):
+        words = [w for w in part.split() if w.lower() not in _NOT_KEYS]
+        if not words:
+            continue
+        if len(words) > 3 or not all(re.fullmatch(r"[a-z][a-z_-]*", w, re.I) for w in words):
+            return []
+        keys.append("_".join(w.lower() for w in words).replace("-", "_"))
+    return list(dict.fromkeys(keys))
+
+
 def _valued(asked: Asked, key: str, task: str) -> Any:
-    if FLAGS.search(key):
-        return next(asked.dice) % 2 == 0
-    if NUMBERS.search(key):
-        return asked.value({"type": "integer", "minimum": 0, "maximum": 100}, task, key)
-    if LISTS.search(key):
-        return asked.value({"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 3}, task, key)
+    """What `key` holds: read from the conversation where it says (`extract`); a sentence of the answer for an
+    answer's keys, a judgement for a flag; else null, never a value made up to look right."""
     if key.lower() in ("answer", "response", "summary", "explanation", "reason", "reasoning", "description", "text"):
         return asked.sentence(task)
-    return asked.value({"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}, task, key)[key]
+    found = extract.value(key, task, mentions.conversation(asked.prompt))
+    if found is not None:
+        return found
+    if FLAGS.search(key):
+        return next(asked.dice) % 2 == 0
+    return [] if LISTS.search(key) and not NUMBERS.search(key) else None
 
 
 def tagged(asked: Asked) -> str | None:

@@ -30,7 +30,7 @@ class Entry:
     required: tuple[re.Pattern[str], ...]
     refused: tuple[re.Pattern[str], ...]
     data: Mapping[str, tuple[str, ...]]
-    line: str = ""
+    line: tuple[str, ...] = ()
     start: re.Pattern[str] | None = None
 
 
@@ -46,10 +46,11 @@ def _load(text: str) -> tuple[Entry, ...]:
         needles = tuple(values.pop("needle", ()))
         required = tuple(re.compile(v, re.M) for v in values.pop("all", ()))
         refused = tuple(re.compile(v, re.M) for v in values.pop("none", ()))
-        line, start = "".join(values.pop("line", ())), "".join(values.pop("start", ()))
+        marked = tuple(values.pop("line", ()))
+        start = "".join(values.pop("start", ()))
         starts = re.compile(f"(?={re.escape(start)})", re.I) if start else None  # each place, overlapping too
         data = {k: tuple(v) for k, v in values.items()}
-        entries.append(Entry(name.strip(), needles, required, refused, data, line, starts))
+        entries.append(Entry(name.strip(), needles, required, refused, data, marked, starts))
     return tuple(entries)
 
 
@@ -115,15 +116,19 @@ def _search(pattern: re.Pattern[str], said: Iterable[str], where: Entry | None =
     return None
 
 
-def _lines(text: str, needle: str) -> Iterator[tuple[int, int]]:
-    """Where each line of `text` that holds `needle` starts and ends, in order. A search from a line's start to its
-    end sees the characters around it as a search of the whole text does (`^`, `$` and `\\b` alike)."""
-    at = text.find(needle)
-    while at >= 0:
-        end = text.find("\n", at)
-        end = len(text) if end < 0 else end
-        yield text.rfind("\n", 0, at) + 1, end
-        at = text.find(needle, end)
+def _lines(text: str, needles: tuple[str, ...]) -> Iterator[tuple[int, int]]:
+    """Where each line of `text` that holds one of `needles` starts and ends, in order, each line once. A search
+    from a line's start to its end sees the characters around it as a search of the whole text does (`^`, `$` and
+    `\\b` alike)."""
+    spans = set()
+    for needle in needles:
+        at = text.find(needle)
+        while at >= 0:
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            spans.add((text.rfind("\n", 0, at) + 1, end))
+            at = text.find(needle, end)
+    yield from sorted(spans)
 
 
 def answer(prompt: Prompt, writer: Writer, dice: Dice, call: Call) -> str | None:
@@ -152,5 +157,6 @@ def writers() -> Mapping[str, Callable[[Asked], str | None]]:
         "react": react.write,
         "xml-tags": keyed.tagged,
         "json-keys": keyed.json_keys,
+        "json-asked": keyed.json_keys,  # the same writer: it reads keys named as keys or as nouns in prose
         "title": titles.title,
     }
