@@ -28,6 +28,9 @@ QUIET = {
     "ANONYMIZED_TELEMETRY": "false",
     "DO_NOT_TRACK": "1",
     "NO_PROXY": "*",
+    "CREWAI_DISABLE_TELEMETRY": "true",  # CrewAI's telemetry and traces, and the OpenTelemetry export under them
+    "CREWAI_TRACING_ENABLED": "false",
+    "OTEL_SDK_DISABLED": "true",
 }
 
 

@@ -36,6 +36,7 @@ from emulator.default_model import (
     protocols,
     question,
     relevance,
+    wrappers,
 )
 from emulator.default_model.instances import Hints, SchemaError, instance
 from emulator.default_model.mentions import Mentions
@@ -208,7 +209,7 @@ def default_reply(prompt: Prompt, writer: Writer) -> Reply:
     `response_format` asks for it, or when the prompt holds a JSON Schema and asks for JSON; else it answers
     the question in the question's shape.
     """
-    prompt = bounds.bounded(prompt)
+    prompt = wrappers.unwrapped(bounds.bounded(prompt))  # a framework's wrapper: the task it carries
     final = loop.final(prompt)
     after = final is not None and loop.observation(final)
     last = "tool" if after else final.role if final else "user"
@@ -326,6 +327,8 @@ def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: pros
         context = _Context(writer, prompt, question.read(task), mentions.conversation(prompt))
         return json.loads(tool_call(tool, context).arguments)
 
+    if (picked := wrappers.role(prompt)) is not None:
+        return picked  # a group chat's speaker selector: one of the roles it lists
     if (written := protocols.answer(prompt, writer, dice, call)) is not None:
         return written  # the format an agent framework asks for (ReAct, DSPy, smolagents, aider, keys, tags)
     if form.type == "json_schema":
