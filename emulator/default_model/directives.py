@@ -366,6 +366,7 @@ _SENTENCE_LIMIT = re.compile(
 _BRIEF = re.compile(r"\b(briefly|brief answer|keep it short|short answer|be brief|be concise|concisely|tl;?dr)\b")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _MARKDOWN = re.compile(r"^\s*(?:[-*]|\d+\.|#+)\s*")
+_EMPHASIS = re.compile(r"(?<=\S)\*+|\*+(?=\S)")  # bold and italic marks; "2 * 3" keeps its star
 _COUNTS = {"one": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _COUNTS |= {"nine": 9, "ten": 10, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
 
@@ -399,7 +400,7 @@ def sentences(text: str) -> list[str]:
             fenced = not fenced
             continue
         if not fenced and line.strip():
-            kept.append(_MARKDOWN.sub("", line).replace("**", "").strip())
+            kept.append(_EMPHASIS.sub("", _MARKDOWN.sub("", line)).strip())
     flat = " ".join(k if k.endswith((".", "!", "?", ":")) else f"{k}." for k in kept)
     return [s.strip() for s in _SENTENCE.split(flat) if s.strip() and not s.strip().endswith(":")]
 

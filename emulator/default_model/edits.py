@@ -7,6 +7,7 @@ import functools
 import re
 from collections.abc import Sequence
 
+from emulator.default_model import corrections
 from emulator.default_model.grammar import capital
 from emulator.default_model.page import FRAMES, Page
 
@@ -17,19 +18,26 @@ _FACTUAL = re.compile(r"\d|\b(?:percent|agreed|decided|will|must|grew|fell|rose)
 
 
 def summarize(page: Page, places: Sequence[str]) -> str:
+    """The text's first sentence and those that hold its facts, half of them at most, in plainer words; a text of
+    one sentence loses its asides and trailing clauses, so a summary is never a copy."""
     said = [s.strip() for s in _SENTENCE.split(page.ask.source) if s.strip()]
     keep = max(1, (len(said) + 1) // 2)
     ranked = sorted(range(len(said)), key=lambda i: (i != 0, not _FACTUAL.search(said[i]), i))
-    chosen = [said[i] for i in sorted(ranked[:keep])]
-    return "In short: " + " ".join(chosen)
+    chosen = corrections.simpler(" ".join(said[i] for i in sorted(ranked[:keep])))
+    if len(chosen.split()) >= len(page.ask.source.split()):
+        chosen = _ASIDE.sub("", _TRAILING.sub(".", chosen)).strip()
+    return "In short: " + chosen
 
 
-@functools.lru_cache(maxsize=4)
+_ASIDE = re.compile(r"\s*\([^)]*\)|\s*,\s*(?:which|who)\s[^,.]*,")  # "(…)", ", which …,"
+_TRAILING = re.compile(r",\s+(?:which|because|although|though|while|since|as|so that|and)\s[^.!?]*[.!?]$")
+
+
+@functools.cache
 def _table(name: str) -> tuple[re.Pattern[str], dict[str, str]]:
-    """The replacements of frames' section `name` (and the plain rewrites), as one pattern and its table."""
-    lines = FRAMES[name] + FRAMES["rewrite"] if name != "rewrite" else FRAMES["rewrite"]
+    """The replacements of frames' section `name`, as one pattern and its table."""
     table: dict[str, str] = {}
-    for line in lines:
+    for line in FRAMES[name]:
         wrong, _, right = line.partition(" -> ")
         table.setdefault(wrong.lower(), right)
     words = sorted(table, key=len, reverse=True)
@@ -37,17 +45,30 @@ def _table(name: str) -> tuple[re.Pattern[str], dict[str, str]]:
 
 
 def _replaced(text: str, name: str) -> str:
+    """`text` with section `name`'s replacements made, and the plain grammar fixes (`corrections`)."""
     pattern, table = _table(name)
-    return pattern.sub(lambda m: table[m.group().lower()], " ".join(text.split()))
-
-
-def _fixed(text: str) -> str:
-    sentences = [capital(s.strip()) for s in _SENTENCE.split(_replaced(text, "rewrite")) if s.strip()]
-    return " ".join(s if s[-1] in ".!?" else s + "." for s in sentences)
+    fixed = corrections.swapped(" ".join(text.split()), "fixes")
+    return pattern.sub(lambda m: table[m.group().lower()], fixed)
 
 
 def rewrite(page: Page, places: Sequence[str]) -> str:
-    return f"Here is a clearer version:\n\n{_fixed(page.ask.source)}"
+    """The user's text corrected by rule, and said in plainer words where it asks for that or for a clearer
+    version; a correction says what it changed, and says so where it found nothing to change."""
+    fixed, changed = corrections.corrected(page.ask.source)
+    if page.ask.other == "correct":
+        if not changed:
+            return f"I found nothing to correct; the text reads well as it is:\n\n{fixed}"
+        listed = "\n".join(
+            f"- \u201c{was}\u201d \u2192 \u201c{now}\u201d" if was else f"- added \u201c{now}\u201d"
+            for was, now in changed
+        )
+        return f"Here is the corrected text:\n\n{fixed}\n\nWhat I changed:\n\n{listed}"
+    plain = corrections.simpler(fixed)
+    if page.ask.other == "simpler":
+        if plain == fixed:
+            return f"It is already fairly plain; here it is with small fixes:\n\n{plain}"
+        return f"Here it is in simpler words:\n\n{plain}"
+    return f"Here is a clearer version:\n\n{plain}"
 
 
 _CLAUSE = re.compile(r"[^,.!?;]+[,.!?;]*")

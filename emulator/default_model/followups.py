@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from emulator.core.conversation import Message
-from emulator.default_model import directives
+from emulator.default_model import corrections, directives
 
 # A follow-up on the previous answer: what it asks for, by the words it is said in.
 _REWORK = (
@@ -134,4 +134,4 @@ def rework(kind: str, previous: str) -> str:
     if kind == "json":
         return json.dumps({"answer": " ".join(said), "points": said}, ensure_ascii=False, indent=2)
     simpler = [s for s in said if len(s.split()) <= 25] or said[:1]
-    return "In short: " + " ".join(simpler[:3])
+    return "Put simply: " + corrections.simpler(" ".join(simpler[:3]))
