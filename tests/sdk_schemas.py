@@ -48,6 +48,10 @@ EXTRAS = {
     "openai_completions": ("stream",),
     "anthropic_messages": ("stream", "temperature", "top_k", "top_p"),
 }
+# Fields the API reads below the roots that the SDK's types lack, by type (the header says why).
+NESTED_EXTRAS = {
+    "openai_chat": {"ChatCompletionToolMessage": ("name",)},
+}
 # Fields the SDK types as required that the API lets a request leave out (its reference gives their defaults).
 LOOSE = {
     "ResponseInputImage.detail",  # "Defaults to `auto`"
@@ -64,7 +68,9 @@ HEADER = """\
 HEADERS = {
     "openai_chat": (
         "POST /v1/chat/completions",
-        "\n# - `stream`, which the SDK adds per call, not in its parameter types.",
+        "\n# - `stream`, which the SDK adds per call, not in its parameter types;"
+        "\n# - a tool message's `name`, which OpenAI's function-calling examples send with tool results and frameworks"
+        "\n#   still send (CrewAI through litellm).",
     ),
     "openai_responses": (
         "POST /v1/responses, /v1/responses/input_tokens and /v1/responses/compact",
@@ -304,6 +310,8 @@ def sdk_schemas(file: str) -> dict[str, Any]:
         if "create" in ROOTS[file][endpoint]:  # a create call's own: count_tokens has no stream
             fields = reader.types[root]["fields"]
             reader.types[root]["fields"] = {**{name: None for name in EXTRAS[file]}, **fields}
+    for name, extra in NESTED_EXTRAS.get(file, {}).items():
+        reader.types[name]["fields"] = {**reader.types[name]["fields"], **dict.fromkeys(extra)}
     if file == "anthropic_messages":
         _cache_control_union(reader)
     return {"roots": roots, "types": reader.types}

@@ -836,6 +836,22 @@ def test_a_final_assistant_prefill_may_be_empty_or_end_in_a_word(claude: anthrop
         assert claude.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=turns).content is not None
 
 
+def test_a_tool_message_may_carry_the_functions_name_and_nothing_unknown(server: Server) -> None:
+    """OpenAI's function-calling examples send a tool result with the function's `name`, and frameworks still do
+    (CrewAI through litellm): the openai profile takes it, and still refuses a key nobody documents."""
+    call_made = {"id": "call_1", "type": "function", "function": {"name": "tides", "arguments": "{}"}}
+    turns: Any = [
+        {"role": "user", "content": "When is high tide?"},
+        {"role": "assistant", "content": None, "tool_calls": [call_made]},
+        {"role": "tool", "tool_call_id": "call_1", "name": "tides", "content": "High tide at 14:10."},
+    ]
+    with server.openai("/openai") as client:
+        assert client.chat.completions.create(model="gpt-4.1", messages=turns).choices[0].message.content
+        turns[2]["mood"] = "calm"
+        with pytest.raises(openai.BadRequestError, match=r"messages\[2\]\.mood"):
+            client.chat.completions.create(model="gpt-4.1", messages=turns)
+
+
 # --- leniency and the seeds' profiles -------------------------------------------------------------------------------
 
 
