@@ -60,7 +60,7 @@ def _fill(schema: Any, value: Any, found: Mentions, cwd: str, root: Any, depth: 
     properties = schema.get("properties")
     if not isinstance(properties, Mapping):
         return value, frozenset()
-    used: dict[str, int] = {}
+    used: dict[str, int] = {_PAIRED: 1} if _paired(properties) else {}
     filled, named = dict(value), set()
     for name, given_schema in properties.items():
         sub = _resolved(given_schema, root)
@@ -83,6 +83,13 @@ def _fill(schema: Any, value: Any, found: Mentions, cwd: str, root: Any, depth: 
 
 
 _DEEPEST = 8  # levels of nested objects filled at most
+_PAIRED = " paired"  # in `used`: the properties hold a pair (`origin`/`destination`), so "to" means the second
+
+
+def _paired(properties: Mapping[str, Any]) -> bool:
+    """Whether the properties hold a pair, a from-side and a to-side: an email's lone `to` is no pair's second."""
+    words = [{w.lower() for w in _SPLIT.findall(str(n))} for n in properties]
+    return any(not w.isdisjoint(_FROM) for w in words) and any(not w.isdisjoint(_TO) for w in words)
 
 
 def _resolved(schema: Any, root: Any) -> Any:
@@ -127,6 +134,33 @@ SPECIFIC = frozenset(("currency", "city", "country", "date", "datetime", "email"
 GIVEN_ONLY = frozenset(("path", "pattern", "url", "email", "id"))
 
 
+# Tools and parameters that take one kind of file only (Codex's `view_image`: "a local image file"), by the words
+# that say so, and the extensions of that kind.
+_FILE_KINDS = {
+    "image": ("image images picture pictures photo photos screenshot screenshots img", "png jpg jpeg gif webp bmp"),
+    "notebook": ("notebook notebooks ipynb", "ipynb"),
+    "pdf": ("pdf pdfs", "pdf"),
+}
+_FILE_WORDS = {w: kind for kind, (words, _) in _FILE_KINDS.items() for w in words.split()}
+_EXTENSIONS = {
+    kind: frozenset(f"{ext} svg tif tiff heic ico".split() if kind == "image" else ext.split())
+    for kind, (_, ext) in _FILE_KINDS.items()
+}
+
+
+def file_kind(*texts: str) -> str:
+    """The one kind of file `texts` (a tool's name and description, a parameter's) say it takes ("image"), or ""."""
+    words = {w.lower() for text in texts for w in _SPLIT.findall(text[:300])}
+    return next((_FILE_WORDS[w] for w in sorted(words) if w in _FILE_WORDS), "")
+
+
+def of_file_kind(paths: tuple[str, ...], kind: str) -> tuple[str, ...]:
+    """The `paths` of that kind of file (by extension); all of them when `kind` is ""."""
+    if not kind:
+        return paths
+    return tuple(p for p in paths if p.rpartition(".")[2].lower() in _EXTENSIONS[kind])
+
+
 def given(kind: str, found: Mentions) -> bool:
     """Whether the conversation names a value of `kind`."""
     if kind == "datetime":
@@ -154,9 +188,11 @@ def _value(name: str, schema: Mapping[str, Any], found: Mentions, used: dict[str
         return None
     if not kind and not pool and found.people and _written(name, found):
         pool = found.people  # a thing of the parameter's own kind, named: "the Rijksmuseum museum", "ship Aurora"
+    if kind == "path":
+        pool = of_file_kind(pool, file_kind(name, str(schema.get("description") or ""))) or pool
     if not pool:
         return None
-    chosen = pool[_index(name, kind, used, pool, found.targets)]
+    chosen = pool[_index(name, kind, used, pool, _targets(kind, pool, found))]
     if kind == "path":
         chosen = _absolute(chosen, schema, cwd)
     return chosen if _fits(chosen, schema) else None
@@ -191,15 +227,26 @@ _POOLS: dict[str, Callable[[Mentions], tuple[str, ...]]] = {
 }
 
 
+def _targets(kind: str, pool: tuple[str, ...], found: Mentions) -> tuple[str, ...]:
+    """Which of a pair's values go second: those written after "to", "into" or "in"; for currencies with none so
+    written, the one with no amount ("How many kroner for 100 euros?": euros are what one has)."""
+    if found.targets or kind != "currency":
+        return found.targets
+    counted = {unit for _, unit in found.quantities}
+    uncounted = tuple(v for v in pool if v not in counted)
+    return uncounted if len(uncounted) < len(pool) else ()
+
+
 def _index(name: str, kind: str, used: dict[str, int], pool: tuple[str, ...], targets: tuple[str, ...]) -> int:
     """Which of a kind's values a parameter takes: for a pair (`from`/`to`, `base`/`quote`) the one written
     after "to" or "in" goes to the second, the other to the first; else the next one not yet used."""
     words = {w.lower() for w in _SPLIT.findall(name)}
     towards = [i for i, v in enumerate(pool) if v in targets]
     away = [i for i, v in enumerate(pool) if v not in targets]
-    if not words.isdisjoint(_TO) and len(pool) > 1:
+    paired = _PAIRED in used
+    if paired and not words.isdisjoint(_TO) and len(pool) > 1:
         index = towards[0] if towards and away else 1
-    elif not words.isdisjoint(_FROM):
+    elif paired and not words.isdisjoint(_FROM):
         index = away[0] if away else 0
     else:
         index = used.get(kind, 0) % len(pool)
@@ -225,14 +272,24 @@ def _absolute(path: str, schema: Mapping[str, Any], cwd: str) -> str:
 
 
 def _from_enum(enum: list[Any], found: Mentions) -> Any:
-    """The enum value the conversation names (a currency, a unit, a place, or a word of a quoted string)."""
+    """The enum value the conversation names: a currency, a unit, a place, a quoted string, or an option written
+    as words ("in business class" → `business`, "premium economy" → `premium_economy`; the longest written)."""
     named = [*found.currencies, *found.cities, *found.countries, *(u for _, u in found.quantities if u)]
     named += [*found.quoted, *found.people]
     lowered = {str(n).lower() for n in named}
     for option in enum:
         if isinstance(option, str) and option.lower() in lowered:
             return option
-    return None
+    written = " " + " ".join(found.words[:_WORDS_READ]) + " "
+    options = [o for o in enum[:_OPTIONS_READ] if isinstance(o, str) and len(o) > 2 and o.lower() not in _NO_CHOICE]
+    spelled = ((o, " ".join(w.lower() for w in _SPLIT.findall(o))) for o in options)
+    matched = [(len(words), o) for o, words in spelled if words and f" {words} " in written]
+    return max(matched, key=lambda m: m[0])[1] if matched else None
+
+
+# Options that say no choice was made: "any" in "Any flights…?" picks nothing.
+_NO_CHOICE = frozenset(("any", "all", "none", "other", "default", "auto", "some", "each", "every", "unknown"))
+_WORDS_READ, _OPTIONS_READ = 2000, 64  # words of the conversation an enum's options are looked for in, options
 
 
 def _number(name: str, schema: Mapping[str, Any], types: set[str], found: Mentions, used: dict[str, int]) -> Any:

@@ -42,11 +42,52 @@ _SCRATCH_OBSERVATION = re.compile(r"^Observation:\s*(.*?)(?=^Thought:|\Z)", re.M
 
 def final(prompt: Prompt) -> Message | None:
     """The conversation's last turn, past the system messages a harness appends after it (Claude Code ends its
-    messages with a `system` one listing its agent types)."""
+    messages with a `system` one listing its agent types) and past a hand-off (`handoffs`): the agent a task was
+    handed to answers the turn before it, the user's question."""
+    handed: frozenset[str] | None = None
     for m in reversed(prompt.messages):  # a loop, not a generator: on every default answer's path
-        if m.role != "system" and m.role != "developer":
-            return m
+        if m.role == "system" or m.role == "developer":
+            continue
+        if m.role == "tool" or m.role == "assistant" and m.tool_calls:
+            handed = handoffs(prompt.messages) if handed is None else handed
+            if m.tool_call_id in handed if m.role == "tool" else all(c.id in handed for c in m.tool_calls):
+                continue
+        return m
     return None
+
+
+def handoffs(messages: Sequence[Message]) -> frozenset[str]:
+    """The ids of the calls in `messages` that hand the conversation to another agent: of a tool named so
+    (`handing_off`), or whose result names the agent it went to (the OpenAI Agents SDK's `{"assistant": "…"}`)."""
+    named = {c.id for m in messages if m.role == "assistant" for c in m.tool_calls if handing_off(c.name)}
+    named |= {m.tool_call_id for m in messages if m.role == "tool" and m.tool_call_id and _names_agent(m.text)}
+    return frozenset(named)
+
+
+def handing_off(name: str, description: str = "") -> bool:
+    """Whether a tool of that name (`transfer_to_billing`, `handoffToWriter`) or description ("Handoff to the
+    Billing agent…") hands the conversation to another agent."""
+    return _HANDOFF_NAME.match(name[:128]) is not None or _HANDOFF_DESCRIPTION.match(description[:200]) is not None
+
+
+def handed_off(prompt: Prompt) -> bool:
+    """Whether the conversation was handed to another agent since the user last spoke: that agent answers, and
+    does not hand it on again."""
+    messages = prompt.messages
+    asked = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), -1)
+    since = messages[asked + 1 :]
+    return any(m.role == "assistant" and m.tool_calls for m in since) and bool(
+        handoffs(since) & {c.id for m in since for c in m.tool_calls}
+    )
+
+
+_HANDOFF_NAME = re.compile(r"(?:transfer|hand_?off|hand_?over|delegate|route|escalate)_?to_?[A-Za-z]", re.I)
+_HANDOFF_DESCRIPTION = re.compile(r"\s*(?:hand ?off|hand over|transfer|delegate|route)s?\b[^.]{0,40}\bagent\b", re.I)
+_AGENT_RESULT = re.compile(r'\s*\{\s*"(?:assistant|agent)"\s*:\s*"[^"\n]{1,120}"\s*\}\s*')
+
+
+def _names_agent(text: str) -> bool:
+    return len(text) < 200 and _AGENT_RESULT.fullmatch(text) is not None
 
 
 def observation(message: Message) -> bool:
@@ -61,7 +102,13 @@ def results(prompt: Prompt) -> list[tuple[str, str]]:
     start = len(messages)
     while start and (observation(messages[start - 1]) or messages[start - 1].role in ("system", "developer")):
         start -= 1
-    return observed(messages, start)
+    found = observed(messages, start)
+    if any(m.role == "tool" for m in messages[start:]):
+        handed = handoffs(messages)
+        kept = [m.tool_call_id for m in messages[start:] if observation(m)]
+        if len(kept) == len(found) and handed.intersection(kept):
+            return [r for r, i in zip(found, kept, strict=True) if i not in handed]
+    return found
 
 
 def observed(messages: Sequence[Message], start: int = 0) -> list[tuple[str, str]]:

@@ -142,8 +142,15 @@ _SMALL = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6
 _NOT_PEOPLE = frozenset(_MONTH) | frozenset(_WEEKDAY) | {"i", "today", "tomorrow", "please", "what", "how", "the"}
 
 
-# What an agent harness adds to the user's turn (Claude Code's `<system-reminder>` blocks): not the user's words.
-REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+# What an agent harness adds to the user's turn: not the user's words. Claude Code's `<system-reminder>` blocks;
+# Codex's `<environment_context>` (its working directory, shell, date: a path the user never named) and the
+# AGENTS.md instructions it sends as a user message.
+REMINDER = re.compile(
+    r"<(system-reminder|environment_context|user_instructions|INSTRUCTIONS)>.*?</\1>"
+    r"|^# AGENTS\.md instructions for [^\n]*$",
+    re.S | re.M,
+)
+_HARNESS = ("<system-reminder>", "<environment_context>", "<user_instructions>", "<INSTRUCTIONS>")
 
 
 # A whole turn in one pair of double quotes: how `opencode run "…"` sends a prompt given as one argument.
@@ -152,7 +159,7 @@ WRAPPED = re.compile(r'\s*"([^"]+)"\s*')
 
 def own_words(text: str) -> str:
     """`text` without the blocks a harness adds to the user's turn, or the quotes it wraps the whole turn in."""
-    if "<system-reminder>" in text:
+    if "<" in text and any(tag in text for tag in _HARNESS):
         text = REMINDER.sub(" ", text)
     wrapped = WRAPPED.fullmatch(text) if text[:1] == '"' or text[:1].isspace() else None
     return wrapped.group(1) if wrapped else text
@@ -160,10 +167,10 @@ def own_words(text: str) -> str:
 
 def conversation(prompt: Prompt) -> Mentions:
     """What the user's messages name, the latest first (a follow-up's values before the first question's)."""
-    users = (m.text for m in reversed(prompt.messages) if m.role == "user" and not OBSERVATION.match(m.text))
+    users = [m.text for m in reversed(prompt.messages) if m.role == "user" and not OBSERVATION.match(m.text)]
     texts = [own_words(t) for t in users]
     context = " ".join(m.text[:4000] for m in prompt.messages if m.role in ("system", "developer"))
-    return read(texts, today=_today(context + " " + " ".join(texts)))
+    return read(texts, today=_today(context + " " + " ".join(users)))  # the harness's date too (Codex's)
 
 
 def _today(text: str) -> date:

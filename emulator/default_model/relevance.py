@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from emulator.core.conversation import Prompt, Tool
-from emulator.default_model.arguments import GIVEN_ONLY, SPECIFIC, given, kind_of
+from emulator.default_model import forms, loop, mentions
+from emulator.default_model.arguments import GIVEN_ONLY, SPECIFIC, file_kind, given, kind_of, of_file_kind
 from emulator.default_model.mentions import Mentions, own_words
 from emulator.default_model.question import Question, stem, words_of
 
@@ -60,6 +61,8 @@ _STRUCTURED = re.compile(r"\b(?:extracted|extract|structured output|response for
 _LOOPBACK = re.compile(r"^https?://(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:/|$)", re.I)
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # `apply_patch`, `WebFetch`, `HTTPGet` → words
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
+_EDGES = ".,;:!?\"'()`*"  # taken off a word's edges before it is read as a verb
+_SAYS = re.compile(r"\b(?:does|do|did|will)\b[^?!\n]{0,80}\bsay\b|\bsays\b", re.I)
 _THIS = re.compile(r"\b(?:this|these)\s+\w+", re.I)
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 FIRST_SENTENCE = 300  # characters of a description read at most
@@ -72,9 +75,16 @@ def relevant(prompt: Prompt, question: Question, found: Mentions | None = None) 
     structured-output tool (`extracting`) comes first."""
     if prompt.tool_choice.mode != "auto" or not prompt.tools or not prompt.messages:
         return ()
-    last = next((m for m in reversed(prompt.messages) if m.role not in ("system", "developer")), None)
+    last = loop.final(prompt)  # past a hand-off: the agent it went to answers the user's question
     if last is None or last.role != "user":
         return ()
+    if chat(question):
+        return ()
+    tools = [t for t in prompt.tools if not handing_off(t)]
+    if len(tools) < len(prompt.tools):
+        to = None if loop.handed_off(prompt) else handing_to(prompt.tools, question, found or mentions.NONE)
+        if to is not None:
+            return (to,)
     most = MAX_CALLS if prompt.parallel_tool_calls else 1
     if found is not None:
         asked = reading(prompt, question, found) or extracting(prompt, question)
@@ -83,10 +93,58 @@ def relevant(prompt: Prompt, question: Question, found: Mentions | None = None) 
     nouns = question.nouns
     if not nouns and found is None:
         return ()
-    named = (t for t in prompt.tools if t.kind == "function" and (_named(t, nouns) or found and fits(t, found)))
+    # Tools the question names by a noun; else those it gives every specific value of ("flights from Oslo to Rome"
+    # names `search_flights`, and gives `find_hotels` its city: the flights are asked for, not the hotels).
+    functions = [t for t in tools if t.kind == "function"]
+    named = [t for t in functions if _named(t, nouns)] or [t for t in functions if found and fits(t, found)]
     loopback = bool(found and found.urls and all(_LOOPBACK.match(u) for u in found.urls))
     kept = (t for t in named if not acts(t) and (loopback or not network(t)))
     return tuple(t for t in kept if found is None or not _lacks(t, found))[:most]
+
+
+def chat(question: Question) -> bool:
+    """Whether `question` is a greeting or small talk ("say hi", "Hey, how are you?", "Thanks!"): no tool serves
+    it, whatever words it shares with one."""
+    return bool(question.text.strip()) and forms.read(question).form == "greeting"
+
+
+def handing_off(tool: Tool) -> bool:
+    """Whether `tool` hands the conversation to another agent (`loop.handing_off`: `transfer_to_billing`)."""
+    return tool.kind == "function" and loop.handing_off(tool.name, tool.description)
+
+
+def handing_to(tools: Sequence[Tool], question: Question, found: Mentions) -> Tool | None:
+    """The hand-off tool whose agent the question is for: the one whose name and whole description (the agent's
+    own, past the SDK's "Handoff to the X agent to handle the request.") share the most nouns with the question,
+    or name its domain (`_DOMAINS`: currencies, arithmetic); None when none does."""
+    nouns = set(question.nouns)
+    for words, holds in _DOMAINS:
+        if holds(question.text[:2000], found):
+            nouns |= words
+    best, most = None, 0
+    for tool in tools:
+        if not handing_off(tool):
+            continue
+        shared = len(nouns & _handoff_words(tool.name[:MAX_NAME], tool.description[:HANDOFF_DESCRIPTION]))
+        if shared > most:
+            best, most = tool, shared
+    return best
+
+
+HANDOFF_DESCRIPTION = 800  # characters of a hand-off tool's description read at most
+# Words of every hand-off tool's name and description: they tell no agent's domain from another's.
+_DULL_HANDOFF = """handoff hand off transfer delegate route escalate agent specialist expert assistant request question
+    answer user conversation handle task help"""
+_MONEY, _MATHS = "currency money exchange finance payment", "math maths mathematic arithmetic calculation calculator"
+HANDOFF_DULL = frozenset(_DULL_HANDOFF.split())
+_ARITHMETIC = re.compile(
+    r"\d\s*(?:[-+*/×÷^%]|times|plus|minus|divided by|percent)\s*\d|\b(?:sum|product|percent)", re.I
+)
+# What a question's values say of its domain, for a hand-off: currencies are money, sums are maths.
+_DOMAINS: tuple[tuple[frozenset[str], Callable[[str, Mentions], bool]], ...] = (
+    (frozenset(_MONEY.split()), lambda _, found: bool(found.currencies)),
+    (frozenset(_MATHS.split()), lambda text, _: bool(_ARITHMETIC.search(text))),
+)
 
 
 def acts(tool: Tool) -> bool:
@@ -120,8 +178,10 @@ def network(tool: Tool) -> bool:
 def reading(prompt: Prompt, question: Question, found: Mentions) -> tuple[Tool, ...]:
     """The reading tool the user asks for: they ask to read, list or find, name a path or a pattern, and the
     tool does that (by its name) and takes a path or a pattern; a network one only for a loopback URL."""
-    said = own_words(question.text).split()[:400]
+    said = [w.strip(_EDGES) for w in own_words(question.text).split()[:400]]
     verbs = {w.lower() for w in said} | {stem(w) for w in said}
+    if "say" in verbs and not _SAYS.search(question.text[:2000]):
+        verbs -= {"say", "says"}  # "say hi" asks nothing to be read; "what does notes.txt say?" does
     loopback = bool(found.urls) and all(_LOOPBACK.match(u) for u in found.urls)
     for job, (asked, doing) in _ASKS_TO_READ.items():
         if verbs.isdisjoint(asked.split()) and not (job == "read" and "what's in" in question.text.lower()):
@@ -139,7 +199,7 @@ def reading(prompt: Prompt, question: Question, found: Mentions) -> tuple[Tool, 
                 continue
             if (
                 "path" in kinds
-                and found.paths
+                and of_file_kind(found.paths, file_kind(*_read(tool)))
                 and job != "find"
                 or "pattern" in kinds
                 and (found.patterns or found.quoted)
@@ -153,7 +213,7 @@ def extracting(prompt: Prompt, question: Question) -> tuple[Tool, ...]:
     tools none of which acts, reads or reaches the network, when the prompt asks to extract, classify or
     answer in their shape, or the tool says it holds what is extracted."""
     tools = prompt.tools
-    if any(t.kind != "function" or acts(t) or network(t) or reads(t) for t in tools):
+    if any(t.kind != "function" or acts(t) or network(t) or reads(t) or handing_off(t) for t in tools):
         return ()
     system = " ".join(m.text[:2000] for m in prompt.messages if m.role in ("system", "developer"))
     asked = _EXTRACTS.search(own_words(question.text[:8000])) or _EXTRACTS.search(system)
@@ -166,11 +226,17 @@ def _named(tool: Tool, nouns: frozenset[str]) -> bool:
     return bool(nouns) and not nouns.isdisjoint(_words(*_read(tool)))
 
 
+# What a tool called by relevance must be given: a place or a currency the question does not name is not the
+# question's ("Why does the weather change near mountains?" asks no forecast of a made-up city).
+NAMED_ONLY = GIVEN_ONLY | {"city", "country", "currency"}
+
+
 def _lacks(tool: Tool, found: Mentions) -> bool:
     """Whether `tool` needs a value the conversation does not give and no one should make up (a path, a URL, an
-    email, an id: `arguments.GIVEN_ONLY`)."""
+    email, an id: `arguments.GIVEN_ONLY`; a place, a currency)."""
     kinds = _required_kinds(tool)
-    return any(k in GIVEN_ONLY and not given(k, found) for k in kinds)
+    named = {"city", "country"} if found.people else set()  # a place the gazetteer lacks reads as a proper name
+    return any(k in NAMED_ONLY and k not in named and not given(k, found) for k in kinds)
 
 
 def _required_kinds(tool: Tool) -> list[str]:
@@ -228,6 +294,11 @@ def _reading(name: str, first: str) -> bool:
 def _networked(name: str, first: str) -> bool:
     words = {w.lower() for w in _NAME_WORDS.findall(name)} | {w.lower() for w in _FIRST_WORD.findall(first)}
     return not NETWORK.isdisjoint(words)
+
+
+@functools.lru_cache(maxsize=256)
+def _handoff_words(name: str, description: str) -> frozenset[str]:
+    return (words_of(" ".join(_NAME_WORDS.findall(name))) | words_of(description)) - HANDOFF_DULL
 
 
 @functools.lru_cache(maxsize=1024)
