@@ -137,6 +137,22 @@ def test_codex_calls_no_shell_or_edit_tool_for_ordinary_prompts(codex: Path, tmp
     assert list(work.iterdir()) == [], run.report  # nothing written
 
 
+# Greetings and small talk: with Codex's tools on offer (`view_image` among them, and a working directory in its
+# environment context), a reply in words, no tool called: "say hi" once viewed the working folder as an image.
+GREETINGS = ("say hi", "Hey, how are you?", "thanks, that's all")
+
+
+def test_codex_answers_a_greeting_in_words_with_no_tool_call(codex: Path, tmp_path: Path) -> None:
+    placed = agent_cli.placement()
+    (answers := tmp_path / "answers").mkdir()
+    turns, prompts = agent_cli.in_turn(AGENT, GREETINGS)
+    environment = agent_cli.environment("CODEX", codex, codex_home(tmp_path, placed[1]), "")
+    environment |= prompts | {"ANSWERS": str(answers)}
+    run, work = codex_run(turns, environment, tmp_path, placed, timeout=len(prompts) * RUN_TIMEOUT)
+    agent_cli.check_ordinary(run, answers, shell_and_edit={"exec_command", "view_image"}, prompts=GREETINGS)
+    assert list(work.iterdir()) == [], run.report
+
+
 def test_offline_the_install_skips_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the npm registry out of reach (here a closed loopback port in its place), installing the agent
     skips its tests, naming npm's error, where it used to fail them with ECONNREFUSED. Claude Code's
