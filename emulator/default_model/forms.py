@@ -108,6 +108,7 @@ _HOW_IT = re.compile(r"how\s+(?P<s>.+?)\s+(?:works?|(?:is|are) \w+ed|happens?)$"
 _DOES_WHAT = re.compile(r"(?:what\s+)?(?P<s>.+?)\s+(?:works?|does|do|is for|are for|is used for)$", _I)
 _LISTY = frozenset(
     ["benefits", "uses", "advantages", "types", "examples", "ways", "tips", "reasons", "kinds", "signs", "causes"]
+    + ["drawbacks", "disadvantages", "downsides", "risks", "mistakes", "pitfalls", "dangers"]
 )
 # A lookup of one fact about a named thing ("Give me the area code for Boston"): a short answer, never a list.
 _LOOKUP = re.compile(

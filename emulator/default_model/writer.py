@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 
-from emulator.default_model import advice, edits, grammar, howtos, jokes, members, recipes, tales, verse
+from emulator.default_model import advice, edits, grammar, howtos, jokes, listing, members, recipes, tales, verse
 from emulator.default_model.ask import Ask
 from emulator.default_model.grammar import capital, fill
 from emulator.default_model.lexicon import LEXICON, Domain, Thing
@@ -290,20 +290,6 @@ def _proscons(page: Page, places: Sequence[str]) -> str:
     return f"{opening}\n\n**Pros**\n\n{pros}\n\n**Cons**\n\n{cons}\n\n{closing}"
 
 
-def _list(page: Page, places: Sequence[str]) -> str:
-    category = members.asked(page.ask)
-    if category is not None:  # "Name three fruits", "List the planets": the members themselves
-        return members.listed(page, category)
-    count = min(page.ask.count or 3 + page.roll(2), 5)
-    items = []
-    for _ in range(count):
-        page.fresh("aspect")
-        label, _, point = page.say("list-item").partition(": ")
-        items.append(f"- **{label}**: {point}")
-    opening = page.say("list-open" if grammar.is_plural(page.slots["task"]) else "list-open-one")
-    return f"{opening}\n\n" + "\n".join(items) + f"\n\n{page.say('list-close')}"
-
-
 def _ideas(page: Page, places: Sequence[str]) -> str:
     count = min(page.ask.count or 4 + page.roll(2), 8)
     names = page.ask.task == "names"
@@ -333,7 +319,7 @@ WRITERS: dict[str, Callable[[Page, Sequence[str]], str]] = {
     "compare": _compare,
     "proscons": _proscons,
     "steps": howtos.steps,
-    "list": _list,
+    "list": listing.listed,
     "ideas": _ideas,
     "haiku": verse.haiku,
     "limerick": verse.limerick,
