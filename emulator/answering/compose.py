@@ -22,6 +22,8 @@ from emulator.rules import profiles
 from emulator.scenarios import Scenario
 from emulator.state import CallKey
 
+FALLBACK = "fallback"  # the source of an answer the fallback upstream gave (`--fallback-upstream`)
+
 
 def calls_key(scenario: Scenario | None, prompt: Prompt) -> CallKey | None:
     """What a `replies` scenario counts calls by, per test id and API key; None for any other answer."""
@@ -34,7 +36,8 @@ def calls_key(scenario: Scenario | None, prompt: Prompt) -> CallKey | None:
 class Source:
     """Where an answer comes from (stage 3 of the pipeline picks it): a recording of this very request, played
     as it was recorded; a recording of the same conversation, rendered afresh; a scenario; or, with none of
-    these, the embedded default. Or, for a retry of a request whose answer was kept, that answer again."""
+    these, the embedded default, or the fallback upstream in its place. Or, for a retry of a request whose answer was
+    kept, that answer again."""
 
     recording: Recording | None = None
     conversation: tuple[Recording, Reply] | None = None
@@ -43,6 +46,7 @@ class Source:
     replayed: tuple[str, str, Reply] | None = None
     tier: str | None = None  # how a recording matched: "exact", "conversation", "tool-results-differ"
     nearest: str | None = None  # with recordings loaded and none matching: the one that came closest, in words
+    upstream: Reply | None = None  # what the fallback upstream answered in the default's place (`--fallback-upstream`)
 
     def __init__(
         self,
@@ -52,6 +56,7 @@ class Source:
         replayed: tuple[str, str, Reply] | None = None,
         tier: str | None = None,
         nearest: str | None = None,
+        upstream: Reply | None = None,
     ) -> None:
         self.recording = recording
         self.conversation = conversation
@@ -59,6 +64,7 @@ class Source:
         self.replayed = replayed
         self.tier = tier
         self.nearest = nearest
+        self.upstream = upstream
 
 
 def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, created: int, speed: float) -> Turn:
@@ -75,6 +81,8 @@ def compose(prompt: Prompt, source: Source, writer: Writer, calls_before: int, c
     if source.replayed:
         made_by, root, reply = source.replayed
         return replace(finish(prompt, reply, created=created, source=made_by), id=root)
+    if source.upstream is not None:  # a real model's answer: not deterministic, and not the default's to vary for `n`
+        return finish(prompt, source.upstream, created=created, source=FALLBACK)
     scenario = source.scenario
     if scenario is None:
         turn = finish(prompt, default_reply(prompt, writer), created=created)

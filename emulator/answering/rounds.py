@@ -17,17 +17,17 @@ from typing import Any
 
 from emulator import recordings
 from emulator.answering import pairing, recall
-from emulator.answering.compose import calls_key, compose
+from emulator.answering.compose import Source, calls_key, compose
 from emulator.answering.model_checks import checked
 from emulator.answering.reading import Endpoint, Receive, Request, aside_for, json_body, read
-from emulator.answering.stages import RETRY_COUNT, decide, note, parse, pick, refuse, render, shape
+from emulator.answering.stages import RETRY_COUNT, Asked, decide, note, parse, pick, refuse, render, shape
 from emulator.core import ids
 from emulator.core.conversation import Prompt, Turn
 from emulator.core.errors import StateUnavailable
 from emulator.core.wire import TEST_ID, Script, Whole
 from emulator.recordings import Library
-from emulator.rules import caches, profiles, validation
-from emulator.state import LAST, State
+from emulator.rules import caches, faults, profiles, validation
+from emulator.state import LAST, Settings, State
 
 
 async def answer(state: State, endpoint: Endpoint, scope: Mapping[str, Any], receive: Receive) -> Whole | Script:
@@ -131,6 +131,11 @@ async def _stages(state: State, endpoint: Endpoint, going: _Going) -> Whole | Sc
     if source is None:
         found = (book, state.library, request, matching, settings.strict)
         source = pick(*found) if away is None else await away(pick, *found)
+    if state.fallback is not None and _defaulted(endpoint, source):  # a real model answers in the default's place
+        await _settle(state, going)  # first: its directions may fault it, and a second round must not ask twice
+        if not _failing(asked, settings):
+            reply = await state.fallback(endpoint.dialect.NAME, prompt, body, request.headers)
+            source = Source(nearest=source.nearest, upstream=reply)
     if source.recording:  # played as recorded, with nothing of ours added
         await _settle(state, going)
         played = source.recording
@@ -206,6 +211,19 @@ def _matching(endpoint: Endpoint, request: Request, prompt: Prompt, library: Lib
         return prompt
     scrubbed = json_body(library.scrubber.body(request.raw))
     return endpoint.dialect.parse_request(scrubbed, request.headers, request.fingerprint, endpoint.profile.name)
+
+
+def _defaulted(endpoint: Endpoint, source: Source) -> bool:
+    """Whether the default would answer words: no recording, scenario or kept answer does (vectors are not words)."""
+    unanswered = source.scenario is None and source.recording is None and source.conversation is None
+    return unanswered and source.replayed is None and endpoint.dialect.NAME not in profiles.VECTORS
+
+
+def _failing(asked: Asked, settings: Settings) -> bool:
+    """Whether the fault that applies answers before any words are seen (an error status, a hang-up): the fallback
+    upstream is not asked for words nobody would read."""
+    fault = asked.fault or settings.fault
+    return fault is not None and fault.rate >= 1 and (fault.kind == "status" or faults.before_response(fault))
 
 
 def _flavor(endpoint: Endpoint) -> str:

@@ -4,6 +4,7 @@ shared state), the banner, and the server started on the app."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from emulator import journal, scenarios, server
 from emulator.bundled import BUNDLED, default_scenarios
 from emulator.cli import flags
 from emulator.core import recent
-from emulator.http import admin, watch
+from emulator.http import admin, fallback, watch
 from emulator.http.app import Settings, create_app
 from emulator.rules import faults, limits, profiles
 from emulator.server import logs
@@ -57,6 +58,7 @@ def arguments(serve: argparse.ArgumentParser) -> None:
     _bound_arguments(serve)
     _replay_arguments(serve)
     _scale_arguments(serve)
+    _fallback_arguments(serve)
     flags.log_arguments(serve)
 
 
@@ -187,6 +189,40 @@ def _scale_arguments(serve: argparse.ArgumentParser) -> None:
     )
 
 
+def _fallback_arguments(serve: argparse.ArgumentParser) -> None:
+    """A real model in the default's place (docs/recording.md, "A real model as the fallback")."""
+    serve.add_argument(
+        "--fallback-upstream",
+        type=flags.http_url,
+        metavar="URL",
+        help="an OpenAI- or Anthropic-compatible server's root (Ollama's http://127.0.0.1:11434, a llama.cpp server, "
+        "vLLM) that answers what no scenario or recording does, instead of the rule-based default; its answers go "
+        "through the same faults, pacing and journal, marked not deterministic (default: off)",
+    )
+    serve.add_argument(
+        "--fallback-dialect",
+        default="chat",
+        metavar="LIST",
+        help="what the fallback upstream speaks, comma-separated: chat (/v1/chat/completions), responses "
+        "(/v1/responses), messages (/v1/messages); openai means chat, anthropic messages. A request in one of them "
+        "is forwarded as it is; any other is translated into the first of chat or messages listed (default: chat)",
+    )
+    serve.add_argument(
+        "--fallback-key-env",
+        default="EMULATOR_FALLBACK_API_KEY",
+        metavar="NAME",
+        help="the environment variable holding the key sent to the fallback upstream; a client's own key is never "
+        "forwarded (default: %(default)s)",
+    )
+    serve.add_argument(
+        "--fallback-record",
+        type=Path,
+        metavar="PATH",
+        help="a cassette each fallback answer is appended to, as `emulator record` writes them, for replay with "
+        "--recordings (default: none)",
+    )
+
+
 def rate_limits(spec: str | None) -> limits.Limits:
     """`--limits`: none given, the default limits, which only report; `off`, none at all; else those enforced."""
     if spec is None:
@@ -202,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
         fault = faults.fault(faults.split_spec(args.fault), "--fault") if args.fault else None
         pace = faults.timing(faults.split_spec(args.timing), "--timing") if args.timing else None
         quota = rate_limits(args.limits)
+        speaks = fallback.dialects(args.fallback_dialect)
     except ValueError as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
@@ -227,7 +264,15 @@ def run(args: argparse.Namespace) -> int:
         admin_token=args.admin_token,
         scrub=tuple(args.scrub or ()),
         state=args.state,
+        fallback_upstream=args.fallback_upstream,
+        fallback_dialects=speaks,
+        fallback_key_env=args.fallback_key_env,
+        fallback_record=args.fallback_record,
     )
+    refused = fallback.refusal(settings)
+    if refused:
+        print(f"emulator: {refused}", file=sys.stderr)
+        return 2
     # What the watcher compares with: the files as they were before the load began, so that one changed while the
     # server starts (a CI script writes a scenario as soon as the port opens) is seen as changed, and loaded.
     before = watch.fingerprint([*settings.scenarios, *settings.recordings]) if args.watch else None
@@ -256,6 +301,9 @@ def run(args: argparse.Namespace) -> int:
     lines += flags.descriptors(args.max_connections)
     lines += [f"every request: {faults.describe(v)}" for v in (fault, pace) if v]
     lines += [f"rate limits per key: {quota}"] if quota.enforce and quota else []
+    if args.fallback_upstream:
+        keyed = "with" if os.environ.get(args.fallback_key_env) else "without"
+        lines.append(f"fallback: {args.fallback_upstream} ({args.fallback_dialect}, {keyed} ${args.fallback_key_env})")
     if not admin.loopback(args.host) and not args.admin_token:
         lines.append("warning: bound beyond loopback with no --admin-token: the /_emulator/ routes answer 401")
     lines.append(f"scenarios: {len(book.scenarios)} from {', '.join(map(str, paths))}")

@@ -37,7 +37,7 @@ from emulator.dialects.gemini import embed as gemini_embed
 from emulator.dialects.ollama import chat as ollama_chat
 from emulator.dialects.ollama import embed as ollama_embed
 from emulator.dialects.ollama import generate as ollama_generate
-from emulator.http import admin, azure, models, ollama
+from emulator.http import admin, azure, fallback, models, ollama
 from emulator.http.cors import Cors, origin_of
 from emulator.http.serving import Answering, Run
 from emulator.rules import profiles
@@ -60,6 +60,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
         state = redis.shared_state(settings)
     state.aside = asyncio.to_thread  # a large request's parse and pick, in a worker thread (`answering.reading`)
+    if settings.fallback_upstream:  # a real model in the default's place (`--fallback-upstream`)
+        state.fallback = fallback.Fallback(settings)
     routes = []
     for prefix, profile in [("", state.profile), *((f"/{p.name}", p) for p in profiles.PROFILES.values())]:
         routes += [

@@ -287,11 +287,12 @@ def _size(record: Record, delivered: Record | None) -> int:
 
 
 def source_kind(source: str | None) -> str | None:
-    """What kind of source answered: `scenario`, `recording` or `default` (None: the request was refused)."""
+    """What kind of source answered: `scenario`, `recording`, `default` or `fallback` (the fallback upstream, a real
+    model: `--fallback-upstream`) (None: the request was refused)."""
     if source is None:
         return None
-    if source == "default":
-        return "default"
+    if source == "default" or source == "fallback":
+        return source
     return "recording" if source.startswith("recording ") else "scenario"
 
 
@@ -313,7 +314,8 @@ def summary(entry: Entry, delivered: Delivered | None) -> dict[str, Any]:
     fields: dict[str, Any] = dict(zip(Entry._fields, entry, strict=True))  # not `_asdict()`, a Python call
     del fields["headers"], fields["body"], fields["usage"]
     usage = entry.usage
-    fields["source_kind"] = source_kind(entry.source)
+    fields["source_kind"] = kind = source_kind(entry.source)
+    fields["deterministic"] = kind != "fallback"  # a real model's answer is not the same twice
     fields["lenient"] = list(entry.lenient)  # as JSON has it, here as in a shared store
     fields["usage"] = usage and dict(zip(TOKENS, usage, strict=True))
     fields["truncated"] = len(entry.body) > BODY_CAP or bool(delivered and delivered.cut)

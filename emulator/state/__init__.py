@@ -105,6 +105,9 @@ class State:
         # Where work in proportion to a large request runs (its parse, its scenario pick): a worker thread, which
         # the HTTP layer gives (`asyncio.to_thread`); None, in the loop's own turn.
         self.aside: Callable[..., Awaitable[Any]] | None = None
+        # What answers in the default's place (`--fallback-upstream`): the HTTP layer gives it (`http/fallback.py`),
+        # called with the dialect's name, the prompt, the body as read and the request's headers. None: the default.
+        self.fallback: Callable[[str, Prompt, Any, Mapping[str, str]], Awaitable[Reply]] | None = None
 
     def files(self) -> scenarios.Book:
         """The book of the scenario files in service (`reload` replaces it)."""

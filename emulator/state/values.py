@@ -50,6 +50,14 @@ class Settings:
     cors_origins: Sequence[str] = ()  # web origins the API routes answer besides loopback ones (`--cors-origin`)
     admin_token: str | None = None
     state: str | None = None  # where what requests share is kept: None in this process, else a redis:// URL
+    # An OpenAI- or Anthropic-compatible server answering what no scenario or recording does, instead of the default
+    # (`--fallback-upstream`, `http/fallback.py`): its root URL, the dialects it speaks (`profiles.CHAT`, …), the
+    # operator's environment variable holding its key (never a client's), and a cassette its answers go into.
+    fallback_upstream: str | None = None
+    fallback_dialects: Sequence[str] = (profiles.CHAT,)
+    fallback_key_env: str = "EMULATOR_FALLBACK_API_KEY"
+    fallback_record: Path | None = None
+    fallback_timeout: float = 300.0  # seconds the upstream has to answer in whole
 
 
 @dataclass
