@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal, DivisionByZero, InvalidOperation
 
 from emulator.core.conversation import Message
+from emulator.default_model import members
+from emulator.default_model.grammar import singular
 from emulator.default_model.lexicon import sections
 
 # --- the facts ------------------------------------------------------------------------------------------------------
@@ -44,7 +46,7 @@ def stems(text: str) -> frozenset[str]:
             word = word[:-2]
         elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
             word = word[:-1]
-        out.add(word)
+        out.add("colour" if word == "color" else word)
         if word.startswith("freez"):  # freezes, freezing, freezes: one stem
             out.add("freez")
     return frozenset(out)
@@ -272,7 +274,10 @@ def _duration(low: str) -> Decimal | None:
 
 # --- what the answer must be: one word, yes or no, a choice ---------------------------------------------------------
 
-_ONE_WORD = re.compile(r"\b(in|with|using) (one|a single) word\b|\bone[- ]word answer\b|\banswer in one word\b")
+_ONE_WORD = re.compile(
+    r"\b(in|with|using) (one|a single) word\b|\bone[- ]word answer\b|\banswer in one word\b"
+    r"|(?:^|[.?!]\s+)one word[.!]?$"
+)
 _YES_NO = re.compile(
     r"\b(answer|reply|respond|say)(?: with| only)?(?: just)? (?:a )?(?:yes or no|yes/no)\b|\byes or no\??$"
 )
@@ -285,7 +290,9 @@ _OPTIONS = (
     re.compile(r"\b(?:pick|choose|select) one\s*[:\-]\s*([^.?!\n]+)", re.IGNORECASE),
     re.compile(r"\b(?:pick|choose|select) between\s+([^.?!\n]+)", re.IGNORECASE),
     re.compile(r"\bfrom (?:the list |these |the options )?\[([^\]]+)\]", re.IGNORECASE),
+    re.compile(r"\bwhich (?:one )?(?:of these )?(?:is|are) (?:an? )?[a-z ]{2,30}?\s*[:,]\s*([^?.\n]+)", re.IGNORECASE),
 )
+_KIND_ASKED = re.compile(r"\bwhich (?:one )?(?:of these )?(?:is|are) (?:an? )?([a-z][a-z ]{1,30}?)\s*[:,]", re.I)
 _ONLY_RETURN = re.compile(
     r"\b(?:only|just) (?:return|give|say|answer with|reply with|output|the (?:name|choice|option|role|word))\b"
     r"|\breply with (?:only|just) the\b"
@@ -306,8 +313,16 @@ def options(text: str) -> tuple[tuple[str, ...], str]:
     return (), ""
 
 
-def _chosen(text: str, listed: Sequence[str], dice: Iterator[int]) -> str:
-    """The option the rest of the conversation names; the dice's where it names none, or several alike."""
+def _chosen(text: str, listed: Sequence[str], dice: Iterator[int], question: str = "") -> str:
+    """The option that is of the kind asked ("Which is a mammal: shark, dolphin or trout?", by the members
+    table); else the option the rest of the conversation names; the dice's where it names none, or several alike."""
+    kind = _KIND_ASKED.search(question)
+    found = members.members(kind[1]) or members.members(f"a {kind[1]}") if kind is not None else None
+    if found is not None:
+        known = {singular(m.lower()) for m in found[1]}
+        fitting = [o for o in listed if singular(o.lower()) in known]
+        if len(fitting) == 1:
+            return fitting[0]
     rest = stems(text)
     scored = sorted(((len(stems(o) & rest), i) for i, o in enumerate(listed)), reverse=True)
     if scored[0][0] > 0 and (len(scored) == 1 or scored[0][0] > scored[1][0]):
@@ -326,19 +341,27 @@ def answer(text: str, dice: Iterator[int], context: str = "") -> str | None:
     # selector), or "pick one:". "Choose between React and Vue" wants reasons: the writer's.
     bare = one_word or _ONLY_RETURN.search(low) or where.endswith("]") or "one" in where.lower()[:16]
     if listed and bare:
-        return _chosen(f"{context}\n{text.replace(where, ' ')}", listed, dice)
+        return _chosen(f"{context}\n{text.replace(where, ' ')}", listed, dice, text)
     worked = computed(text) or rate(text)
     if worked is not None:
         if one_word or number_only:
             numbers = re.findall(r"[-$€£]?\d[\d,]*(?:\.\d+)?", worked)
             return numbers[-1] if numbers else worked
         return worked
-    known = fact(text) if _asks(low) else None
+    polar = _POLAR.match(low) is not None  # "Does a spider have six legs?" asks a count too
+    known = fact(f"{text} many" if polar else text) if _asks(low) else None
+    yes_no = _YES_NO.search(low) is not None
+    if known is not None and (yes_no or polar):  # "Is Mars the largest planet?": the fact decides
+        said = "Yes." if known[2].lower().rstrip(".") in low else "No."
+        return said if yes_no else f"{said} {known[1]}"
     if known is not None:
         return f"{known[2]}." if one_word or number_only else known[1]
-    if _YES_NO.search(low):
+    if yes_no:
         return "Yes." if next(dice) % 2 == 0 else "No."
     return None
+
+
+_POLAR = re.compile(r"^(?:is|are|was|were|does|do|did|has|have|can)\b")
 
 
 def _asks(low: str) -> bool:
@@ -347,6 +370,11 @@ def _asks(low: str) -> bool:
 
 
 AROUND = 4000  # characters of the conversation around the question a choice is judged by
+
+
+def instructions(messages: Sequence[Message]) -> str:
+    """The system and developer prompts, the last `AROUND` characters: where a standing limit is set."""
+    return "\n".join(m.text for m in messages if m.role in ("system", "developer"))[-AROUND:]
 
 
 def around(messages: Sequence[Message]) -> str:

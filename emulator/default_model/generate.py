@@ -344,7 +344,8 @@ def _text(prompt: Prompt, writer: Writer, asked: Question, last: str, said: pros
         return f"```json\n{json.dumps(_prompted(prompt, writer, asked), ensure_ascii=False, indent=2)}\n```"
     if (fixed := directives.answer(asked.text, dice, directives.around(prompt.messages))) is not None:
         return fixed  # a computation, a fact, a choice, a yes or no: what the question fixes
-    return directives.shaped(asked.text, prose.answer(asked, said, dice, writer))
+    written = directives.shaped(asked.text, prose.answer(asked, said, dice, writer))
+    return directives.shaped(directives.instructions(prompt.messages), written)  # the system prompt's limits too
 
 
 def _prompted(prompt: Prompt, writer: Writer, asked: Question) -> Any:

@@ -196,3 +196,39 @@ def test_the_default_answer_keeps_them_through_the_sdk(server: Server) -> None:
             "Select the next role from [researcher, writer]. Only return the role.", "Ask the writer to draft it."
         )
         assert chosen == "writer"
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("Is Saturn the largest planet? Answer yes or no.", "No."),
+        ("Is Everest the highest mountain? Reply with yes or no.", "Yes."),
+        ("Does a spider have eight legs?", "Yes. A spider has eight legs."),
+        ("Does an ant have eight legs?", "No. An ant has six legs, as every insect does."),
+        ("Is Lisbon the capital of Spain?", "No. The capital of Spain is Madrid."),
+    ],
+)
+def test_a_yes_or_no_question_a_fact_answers_is_decided_by_it(asked: str, said: str) -> None:
+    assert directives.answer(asked, dice()) == said
+
+
+@pytest.mark.parametrize(
+    ("asked", "chosen"),
+    [
+        ("Which one is a vegetable: mango, broccoli or plum? Only return the name.", "broccoli"),
+        ("Which is a continent: Peru, Africa or Texas? Reply with just the name.", "Africa"),
+        ("Which of these is a noble gas: argon, iron, copper? One word.", "argon"),
+    ],
+)
+def test_which_is_of_a_kind_is_chosen_by_the_members_table(asked: str, chosen: str) -> None:
+    for roll in range(3):  # whatever the dice say
+        assert directives.answer(asked, itertools.cycle([roll])) == chosen
+
+
+def test_a_standing_limit_in_the_system_prompt_holds_for_every_answer() -> None:
+    from emulator.core.conversation import Message, Prompt
+    from emulator.default_model.generate import Writer, default_reply
+
+    messages = (Message("system", "Keep every reply under 30 words."), Message("user", "How do tides work?"))
+    prompt = Prompt(dialect="sample", model="m", messages=messages, conversation="tides")
+    assert 0 < len(default_reply(prompt, Writer(2)).text.split()) < 30
