@@ -54,7 +54,7 @@ def members(said: str) -> Category | None:
     key = _key(said)
     found = CATEGORIES.get(key)
     if found is None and key and _one(said):  # one of them: "a country in Africa", "an example of a mammal"
-        found = CATEGORIES.get(_headed(key, plural))
+        found = CATEGORIES.get(_key(_headed(key, plural)))  # "a type of fruit" → "types of fruit" → "fruit"
     return found
 
 
@@ -107,6 +107,14 @@ def _number(count: int) -> str:
 _MORE = "I can name a few more if you like."
 
 
+def _countable(member: str) -> bool:
+    """Whether a member is a plural one of many, to be said as "a …": "elephants", not "the Thames", "tennis" or
+    "natural gas" (an -is, -us or -as ending is the word's own)."""
+    if not member[:1].islower() or member.startswith("the ") or not is_plural(member):
+        return False
+    return member.endswith("s") and not member.endswith(("ss", "is", "us", "as", "ys", "os"))
+
+
 def plan(ask: Ask) -> str:
     """What the answer will be, for the reasoning."""
     if _wanted(ask) == 1:
@@ -121,7 +129,7 @@ def listed(page: Page, category: Category) -> str:
     count = _wanted(page.ask)
     if count == 1:  # "Name a country in Africa": one, in a sentence
         one = items[0] if every else page.pick(items)
-        said = article(singular(one)) if one[:1].islower() and is_plural(one) else one  # "an elephant", "basil"
+        said = article(singular(one)) if _countable(one) else one  # "an elephant", "basil", "the Thames"
         return f"{capital(said)} is {article(_headed(name, singular))}. {_MORE}"
     if every:
         chosen = list(items[:count] if count and count < len(items) else items)
