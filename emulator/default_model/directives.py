@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from decimal import Decimal, DivisionByZero, InvalidOperation
 
 from emulator.core.conversation import Message
-from emulator.default_model import members
+from emulator.default_model import members, worked
 from emulator.default_model.grammar import singular
 from emulator.default_model.lexicon import sections
+from emulator.default_model.worked import computed, converted, rate
 
 # --- the facts ------------------------------------------------------------------------------------------------------
 
@@ -60,216 +60,6 @@ def fact(text: str) -> Fact | None:
         if known[0] <= held and (best is None or len(known[0]) > len(best[0])):
             best = known
     return best
-
-
-# --- arithmetic -----------------------------------------------------------------------------------------------------
-
-_NUMBER_WORDS = {
-    w: str(n)
-    for n, w in enumerate(
-        (
-            *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"),
-            *("twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"),
-        )
-    )
-} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90"}
-_NUMBER_WORDS |= {"hundred": "100", "thousand": "1000", "half": "0.5", "a dozen": "12", "dozen": "12"}
-# Operators as said, longest first: the symbol the evaluator reads.
-_SAID = (
-    ("multiplied by", "*"),
-    ("divided by", "/"),
-    ("to the power of", "^"),
-    ("raised to", "^"),
-    ("plus", "+"),
-    ("minus", "-"),
-    ("times", "*"),
-    ("over", "/"),
-    ("x", "*"),
-    ("×", "*"),
-    ("÷", "/"),
-    ("add", "+"),
-)
-_TOKEN = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?|[-+*/^()%]")
-_EXPRESSION = re.compile(r"(?<![\w.])-?[\d(][\d\s.,()+\-*/^%]*[\d)%]")
-_OPERATOR = re.compile(r"[-+*/^]")
-_PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s+of\s+\$?(\d+(?:,\d{3})*(?:\.\d+)?)")
-_SQUARE_ROOT = re.compile(r"square root of\s+(\d+(?:\.\d+)?)")
-_SQUARED = re.compile(r"(\d+(?:\.\d+)?)\s+(squared|cubed)")
-_CUE = re.compile(r"\b(what is|what's|whats|calculate|compute|how much is|evaluate|work out|solve)\b|=\s*\??\s*$")
-_JOINED = re.compile(r"(?<=\d)[-/](?=\d)")  # 2024-01-01, 5-10, 12/25: not arithmetic
-
-
-def _spoken(low: str) -> str:
-    """The question's arithmetic in symbols: "seventeen times 23" → "17 * 23"."""
-    for word, digits in _NUMBER_WORDS.items():
-        if word in low:
-            low = re.sub(rf"\b{word}\b", digits, low)
-    for said, symbol in _SAID:
-        if said in low:
-            low = re.sub(
-                rf"(?<=[\d)])\s*\b{re.escape(said)}\b\s*(?=[\d(])" if said.isalpha() else re.escape(said),
-                f" {symbol} ",
-                low,
-            )
-    return low
-
-
-class _Parser:
-    """A recursive-descent evaluator of + - * / ^ and parentheses over decimals: nothing else can run."""
-
-    def __init__(self, tokens: Sequence[str]) -> None:
-        self.tokens, self.at = list(tokens), 0
-
-    def _next(self) -> str:
-        return self.tokens[self.at] if self.at < len(self.tokens) else ""
-
-    def _take(self) -> str:
-        token = self._next()
-        self.at += 1
-        return token
-
-    def expression(self) -> Decimal:
-        value = self._term()
-        while self._next() in ("+", "-"):
-            value = value + self._term() if self._take() == "+" else value - self._term()
-        return value
-
-    def _term(self) -> Decimal:
-        value = self._power()
-        while self._next() in ("*", "/"):
-            value = value * self._power() if self._take() == "*" else value / self._power()
-        return value
-
-    def _power(self) -> Decimal:
-        value = self._unary()
-        if self._next() == "^":
-            self._take()
-            exponent = self._power()
-            if abs(exponent) > 64:
-                raise InvalidOperation
-            value = value**exponent
-        return value
-
-    def _unary(self) -> Decimal:
-        if self._next() == "-":
-            self._take()
-            return -self._unary()
-        token = self._take()
-        if token == "(":
-            value = self.expression()
-            if self._take() != ")":
-                raise InvalidOperation
-            return value
-        if not token or not token[0].isdigit():
-            raise InvalidOperation
-        value = Decimal(token.replace(",", ""))
-        if self._next() == "%":
-            self._take()
-            value /= 100
-        return value
-
-
-def computed(text: str) -> str | None:
-    """The answer to the arithmetic the question asks for ("What is 17 times 23?" → "17 × 23 = 391."), or None:
-    only where it asks ("what is", "calculate"…), and a hyphen or slash between digits (a date, a range) is no
-    operator."""
-    low = text.lower()
-    if _CUE.search(low) is None:
-        return None
-    low = _JOINED.sub(" ", low)
-    if (found := _PERCENT_OF.search(low)) is not None:
-        share, whole = Decimal(found[1]), Decimal(found[2].replace(",", ""))
-        return f"{found[1]}% of {found[2]} is {_shown(share * whole / 100)}."
-    if (found := _SQUARE_ROOT.search(low)) is not None:
-        return f"The square root of {found[1]} is {_shown(Decimal(found[1]).sqrt())}."
-    if (found := _SQUARED.search(low)) is not None:
-        power = 2 if found[2] == "squared" else 3
-        return f"{found[1]} {found[2]} is {_shown(Decimal(found[1]) ** power)}."
-    said = _spoken(low)
-    for match in _EXPRESSION.finditer(said):
-        span = match.group().strip()
-        if not _OPERATOR.search(span.lstrip("-")):
-            continue
-        tokens = _TOKEN.findall(span)
-        try:
-            parser = _Parser(tokens)
-            value = parser.expression()
-            if parser.at != len(tokens):
-                continue
-        except (InvalidOperation, DivisionByZero, ZeroDivisionError, OverflowError):
-            if re.search(r"/\s*0(?![.\d])", span):
-                return "That divides by zero, which has no answer."
-            continue
-        return f"{_pretty(tokens)} = {_shown(value)}."
-    return None
-
-
-def _pretty(tokens: Sequence[str]) -> str:
-    out = " ".join(tokens).replace("( ", "(").replace(" )", ")").replace(" %", "%")
-    return out.replace("*", "×").replace("/", "÷")
-
-
-def _shown(value: Decimal) -> str:
-    """A result as a person writes it: whole where it is whole, else to at most four places; thousands grouped."""
-    rounded = value.quantize(Decimal(1)) if value == value.to_integral_value() else round(value, 4).normalize()
-    text = f"{rounded:,}" if abs(rounded) >= 10000 else f"{rounded}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-# --- rates: distance, speed, time; a price less a discount ---------------------------------------------------------
-
-_QUANTITY = r"(\d+(?:\.\d+)?)"
-_DISTANCE = re.compile(_QUANTITY + r"\s*(km|kilometers|kilometres|miles|mi|meters|metres|m)\b")
-_SPEED = re.compile(_QUANTITY + r"\s*(km/h|kph|mph|km per hour|miles per hour|m/s)")
-_HOURS = re.compile(_QUANTITY + r"\s*(hours|hour|hrs|h)\b(?:\s*(?:and\s*)?(\d+)\s*min)?")
-_MINUTES = re.compile(_QUANTITY + r"\s*(minutes|mins|min)\b")
-_MONEY = re.compile(r"[$€£]\s?(\d+(?:,\d{3})*(?:\.\d{1,2})?)|(\d+(?:\.\d{1,2})?)\s*(dollars|euros|pounds)")
-_DISCOUNT = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s*(off|discount)|(?:discount|off)\s+(?:of\s+)?(\d+(?:\.\d+)?)\s*%"
-)
-_RATE_CUE = re.compile(r"\b(speed|fast|far|distance|how long|cost|price|pay|arrive)\b")
-_UNIT = {"kilometers": "km", "kilometres": "km", "mi": "miles", "meters": "m", "metres": "m"}
-
-
-def rate(text: str) -> str | None:
-    """A word problem of a rate, asked as a question: how fast (a distance over a time), how far (a speed for a
-    time), how long (a distance at a speed); or a price less a discount."""
-    low = text.lower()
-    if "?" not in low or _RATE_CUE.search(low) is None:
-        return None
-    if (off := _DISCOUNT.search(low)) is not None and (price := _MONEY.search(low)) is not None:
-        share = Decimal(off[1] or off[3])
-        amount = Decimal((price[1] or price[2]).replace(",", ""))
-        symbol = price.group()[0] if price[1] is not None else {"euros": "€", "pounds": "£"}.get(price[3], "$")
-        left = amount * (100 - share) / 100
-        return (
-            f"{share.normalize()}% off {symbol}{amount:.2f} takes {symbol}{amount - left:.2f} off, so it costs "
-            f"{symbol}{left:.2f}."
-        )
-    distance, speed, hours = _DISTANCE.search(low), _SPEED.search(low), _duration(low)
-    if speed is not None and hours is not None and distance is None:
-        far = Decimal(speed[1]) * hours
-        unit = "miles" if speed[2] in ("mph", "miles per hour") else "km" if "km" in speed[2] else "m"
-        return f"At {speed[1]} {speed[2]} for {_shown(hours)} hours, that is {_shown(far)} {unit}."
-    if distance is not None and hours is not None and speed is None and hours:
-        unit = _UNIT.get(distance[2], distance[2])
-        per = "mph" if unit == "miles" else f"{unit}/h"
-        fast = Decimal(distance[1]) / hours
-        return f"{distance[1]} {unit} in {_shown(hours)} hours is an average of {_shown(fast)} {per}."
-    if distance is not None and speed is not None and Decimal(speed[1]):
-        took = Decimal(distance[1]) / Decimal(speed[1])
-        whole, minutes = int(took), int(round((took - int(took)) * 60))
-        said = f"{whole} hours" + (f" {minutes} minutes" if minutes else "")
-        return f"{distance[1]} {_UNIT.get(distance[2], distance[2])} at {speed[1]} {speed[2]} takes {said}."
-    return None
-
-
-def _duration(low: str) -> Decimal | None:
-    if (found := _HOURS.search(low)) is not None:
-        return Decimal(found[1]) + (Decimal(found[3]) / 60 if found[3] else 0)
-    if (found := _MINUTES.search(low)) is not None:
-        return Decimal(found[1]) / 60
-    return None
 
 
 # --- what the answer must be: one word, yes or no, a choice ---------------------------------------------------------
@@ -342,14 +132,18 @@ def answer(text: str, dice: Iterator[int], context: str = "") -> str | None:
     bare = one_word or _ONLY_RETURN.search(low) or where.endswith("]") or "one" in where.lower()[:16]
     if listed and bare:
         return _chosen(f"{context}\n{text.replace(where, ' ')}", listed, dice, text)
-    worked = computed(text) or rate(text)
-    if worked is not None:
+    decided = worked.polar(text)
+    if decided is not None:
+        said = "Yes." if decided[0] else "No."
+        return said if _YES_NO.search(low) or one_word else f"{said} {decided[1]}"
+    result = computed(text) or rate(text) or converted(text)
+    if result is not None:
         if one_word or number_only:
-            numbers = re.findall(r"[-$€£]?\d[\d,]*(?:\.\d+)?", worked)
-            return numbers[-1] if numbers else worked
-        return worked
+            numbers = re.findall(r"[-$€£]?\d[\d,]*(?:\.\d+)?", result)
+            return numbers[-1] if numbers else result
+        return result
     polar = _POLAR.match(low) is not None  # "Does a spider have six legs?" asks a count too
-    known = fact(f"{text} many" if polar else text) if _asks(low) else None
+    known = (fact(text) or (fact(f"{text} many") if polar else None)) if _asks(low) else None
     yes_no = _YES_NO.search(low) is not None
     if known is not None and (yes_no or polar):  # "Is Mars the largest planet?": the fact decides
         said = "Yes." if known[2].lower().rstrip(".") in low else "No."
@@ -385,11 +179,13 @@ def around(messages: Sequence[Message]) -> str:
 # --- how long the answer may be --------------------------------------------------------------------------------------
 
 _WORD_LIMIT = re.compile(
-    r"\b(?:(?P<below>under|fewer than|less than)|no more than|at most|max(?:imum)?(?: of)?|up to|within|in)"
+    r"\b(?:(?P<below>under|fewer than|less than)|(?:no|not|never) more than|at most|max(?:imum)?(?: of)?|up to|within"
+    r"|(?:in )?exactly|in)"
     r" (?P<count>\d+|[a-z]+) words\b|\b(?P<limit>\d+|[a-z]+)[- ]word (?:limit|max)"
 )
 _SENTENCE_LIMIT = re.compile(
-    r"\b(?:in|with|using) (one|a single|two|three|four|five|\d+) sentences?\b|\bone sentence\b"
+    r"\b(?:in|with|using|at most|no more than|not more than|never more than|up to|max(?:imum)?(?: of)?)(?: exactly)?"
+    r" (one|a single|two|three|four|five|\d+) sentences?\b|\bone sentence\b"
 )
 _BRIEF = re.compile(r"\b(briefly|brief answer|keep it short|short answer|be brief|be concise|concisely|tl;?dr)\b")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")

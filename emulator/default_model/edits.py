@@ -13,6 +13,41 @@ from emulator.default_model.page import FRAMES, Page
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
+# What asks for an edit of the text after a colon (or after a question, for a summary), and which edit.
+_FORMAL = r"(?:please )?(?:make|rewrite|turn) (?:this|it)\b[^:\n]*\b(?:formal|professional|polite)[^:\n]*:\s*(?P<s>.+)"
+_REWRITE = (
+    r"(?:please )?(?:rewrite|rephrase|reword|proofread|correct|fix|improve|edit|polish"
+    r"|check (?:the |my |this )?(?:grammar|spelling))\b[^:\n]*:\s*(?P<s>.+)"
+)
+_SIMPLER = (
+    r"(?:please )?(?:simplify|make (?:this|it)(?: \w+)? (?:simpler|plainer|easier)|(?:say|put|write) (?:this|it) "
+    r"(?:more simply|simply|in plain|in simpler))\b[^:\n]*:\s*(?P<s>.+)"
+)
+_SUMMARY_OF = (
+    r"(?:please |can you |could you )?(?:give me |write |make )?(?:an? )?(?:short |brief |quick |one-line )?"
+    r"summary of (?:this|the following|the text below)\b[^:\n]*[:?]\s*(?P<s>.+)"
+)
+_CORRECTING = re.compile(r"\b(?:grammar|proofread|correct|spelling|typos?|mistakes?|errors?)\b", re.I)
+_EDITS = (
+    ("summarize", re.compile(r"(?:please )?(?:summari[sz]e|sum up|tl;?dr)\b[^:\n]*:\s*(?P<s>.+)", re.I | re.S)),
+    ("summarize", re.compile(_SUMMARY_OF, re.I | re.S)),
+    ("formal", re.compile(_FORMAL, re.I | re.S)),
+    ("formal", re.compile(r"(?:please )?formali[sz]e\b[^:\n]*:\s*(?P<s>.+)", re.I | re.S)),
+    ("rewrite", re.compile(_SIMPLER, re.I | re.S)),
+    ("rewrite", re.compile(_REWRITE, re.I | re.S)),
+)
+
+
+def asked(text: str) -> tuple[str, str, str] | None:
+    """The edit `text` asks for, as (form, the text to edit, how: "simpler", "correct" or ""); None for none."""
+    for form, pattern in _EDITS if ":" in text or "?" in text else ():
+        m = pattern.match(text)
+        if m:
+            source, said = m["s"].strip(), text[: m.start("s")]
+            how = "simpler" if pattern.pattern == _SIMPLER else "correct" if _CORRECTING.search(said) else ""
+            return form, source, how
+    return None
+
 
 _FACTUAL = re.compile(r"\d|\b(?:percent|agreed|decided|will|must|grew|fell|rose)\b", re.I)  # what a summary keeps
 
@@ -54,7 +89,7 @@ def _replaced(text: str, name: str) -> str:
 def rewrite(page: Page, places: Sequence[str]) -> str:
     """The user's text corrected by rule, and said in plainer words where it asks for that or for a clearer
     version; a correction says what it changed, and says so where it found nothing to change."""
-    fixed, changed = corrections.corrected(page.ask.source)
+    fixed, changed = corrections.corrected(page.ask.source.strip("\"'\u201c\u201d"))
     if page.ask.other == "correct":
         if not changed:
             return f"I found nothing to correct; the text reads well as it is:\n\n{fixed}"

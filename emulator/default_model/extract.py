@@ -56,6 +56,10 @@ _COMPANY = re.compile(
     r"\b(?:at|from|for|with|joined)\s+((?:[A-Z][\w&.-]*\s?){1,3}(?:Inc|Ltd|LLC|Corp|GmbH|Co|Group|Labs|AG|SA|plc)?\.?)"
 )
 _MADE = re.compile(r"\b(?:Inc|Ltd|LLC|Corp|GmbH|Group|Labs|AG|plc)\b\.?$")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_PRICE = re.compile(
+    r"[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)|(?<![\w.])(\d[\d,]*(?:\.\d\d)?)\s?(?:dollars|euros|pounds|usd|eur|gbp)\b"
+)
 _TITLE = re.compile(r"\b(?:[A-Z][\w'’-]*)(?:\s+(?:(?:of|and|the|a|in|on|to)\s+)*[A-Z][\w'’-]*)*")
 _POSITIVE = frozenset({"love", "loved", "great", "excellent", "amazing", "happy", "good", "wonderful", "best", "glad"})
 _NEGATIVE = frozenset({"hate", "terrible", "awful", "bad", "worst", "broken", "angry", "disappointed", "late"})
@@ -100,6 +104,14 @@ KINDS = {
     "sentiment": "sentiment",
     "landmark": "landmark",
     "landmarks": "landmarks",
+    "year": "year",
+    "release_year": "year",
+    "year_released": "year",
+    "published": "year",
+    "price": "price",
+    "cost": "price",
+    "amount": "price",
+    "total": "price",
     "sights": "landmarks",
     "attractions": "landmarks",
 }
@@ -227,6 +239,8 @@ _BY_KIND: dict[str, Any] = {
     "title": _title,
     "sentiment": _sentiment,
     "landmark": lambda text, found: place[0] if (place := landmark(text)) else None,
+    "year": lambda text, found: int(m[1]) if (m := _YEAR.search(text)) else None,
+    "price": lambda text, found: _typed((m[1] or m[2]).replace(",", "")) if (m := _PRICE.search(text)) else None,
     "landmarks": lambda text, found: _landmarks_in(_city(text, found), _country(text, found)),
 }
 

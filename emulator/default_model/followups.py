@@ -41,6 +41,8 @@ _STATED = (
     ("age", re.compile(r"\b(?i:i'm|i am)\s+(\d{1,3})(?: years old\b|\b)")),
     ("job", re.compile(r"\b(?i:i work as|i am|i'm)\s+(an? [a-z][a-z -]{2,40}?)(?=[.,!]|\s+(?:and|at|in|for)\b|$)")),
     ("pet", re.compile(r"\b(?i:my (?:dog|cat|pet)(?:'s name)? is)\s+(?:called |named )?([A-Z][\w'-]*)")),
+    ("pet", re.compile(r"\b(?i:my (?:dog|cat|puppy|kitten|pet)),?\s+(?:(?i:called|named)\s+)?([A-Z][\w'-]*)")),
+    ("pet", re.compile(r"\b(?i:i have an? (?:dog|cat|puppy|kitten) (?:called|named))\s+([A-Z][\w'-]*)")),
     ("colour", re.compile(r"\b(?i:my favou?rite colou?r is)\s+([a-z]+)", re.IGNORECASE)),
 )
 # A question about what the user stated: the fact it asks for.
@@ -55,12 +57,19 @@ _RECALL = (
     (
         "home",
         re.compile(
-            r"\b(?:where do i live|where am i from|where did i say i (?:live|am from)|where (?:am i|i'm) based)\b"
+            r"\b(?:where do i live|where am i from|where did i say i (?:live|am from)|where (?:am i|i'm) based"
+            r"|(?:which|what) (?:city|town|country) (?:do i live in|did i say i live in|am i from|did i say))\b"
         ),
     ),
-    ("age", re.compile(r"\b(?:how old am i|what(?:'s| is) my age|how old did i say)\b")),
+    ("age", re.compile(r"\b(?:how old am i|what(?:'s| is) my age|how old did i (?:say|tell you))\b")),
     ("job", re.compile(r"\b(?:what(?:'s| is) my (?:job|work|profession)|what do i do for (?:a living|work))\b")),
-    ("pet", re.compile(r"\b(?:what(?:'s| is) my (?:dog|cat|pet)(?:'s name| called| named)?)\b")),
+    (
+        "pet",
+        re.compile(
+            r"\b(?:what(?:'s| is|'s the name of| is the name of) my (?:dog|cat|pet|puppy|kitten)"
+            r"(?:'s name| called| named)?)\b"
+        ),
+    ),
     ("colour", re.compile(r"\b(?:what(?:'s| is) my favou?rite colou?r)\b")),
 )
 _SAID = {

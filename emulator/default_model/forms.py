@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import re
 
-from emulator.default_model import choices, everyday, lookups, members, troubles, why
+from emulator.default_model import choices, edits, everyday, lookups, members, troubles, why
 from emulator.default_model.ask import DETERMINERS as _DETERMINERS
 from emulator.default_model.ask import PREPOSITIONS, Ask
 from emulator.default_model.ask import np as _np
@@ -32,23 +32,6 @@ _QUOTED = r"(?:[\"“](?P<d>[^\"”]+)[\"”]|(?<!\w)['‘](?P<q>.+?)['’](?!\w
 _TRANSLATE = (
     re.compile(rf".*?\btranslate\b[^\"“'‘]*{_QUOTED}.*?\b(?:into|to|in)\s+(?P<l>[A-Z][a-z]+)", _I),
     re.compile(rf".*?\bhow (?:do|would|can) (?:you|i) say\s+{_QUOTED}\s+in\s+(?P<l>[A-Z][a-z]+)", _I),
-)
-_FORMAL = r"(?:please )?(?:make|rewrite|turn) (?:this|it)\b[^:\n]*\b(?:formal|professional|polite)[^:\n]*:\s*(?P<s>.+)"
-_REWRITE = (
-    r"(?:please )?(?:rewrite|rephrase|reword|proofread|correct|fix|improve|edit|polish"
-    r"|check (?:the |my |this )?(?:grammar|spelling))\b[^:\n]*:\s*(?P<s>.+)"
-)
-_SIMPLER = (
-    r"(?:please )?(?:simplify|make (?:this|it) (?:simpler|plainer|easier)|(?:say|put|write) (?:this|it) "
-    r"(?:more simply|simply|in plain|in simpler))\b[^:\n]*:\s*(?P<s>.+)"
-)
-_CORRECTING = re.compile(r"\b(?:grammar|proofread|correct|spelling|typos?|mistakes?|errors?)\b", re.I)
-_EDITS = (
-    ("summarize", re.compile(r"(?:please )?(?:summari[sz]e|sum up|tl;?dr)\b[^:\n]*:\s*(?P<s>.+)", _I | re.S)),
-    ("formal", re.compile(_FORMAL, _I | re.S)),
-    ("formal", re.compile(r"(?:please )?formali[sz]e\b[^:\n]*:\s*(?P<s>.+)", _I | re.S)),
-    ("rewrite", re.compile(_SIMPLER, _I | re.S)),
-    ("rewrite", re.compile(_REWRITE, _I | re.S)),
 )
 _ABOUT = r"(?:about|on|of|for)\s+(?P<s>.+?)"
 _VERSE = (
@@ -182,13 +165,9 @@ def _working_on_text(said: _Said) -> Ask | None:
         if m:
             phrase = (m["d"] or m["q"]).strip()
             return Ask("translate", phrase, source=phrase, language=m["l"].capitalize())
-    for form, pattern in _EDITS if ":" in text else ():  # each takes the text after a colon
-        m = pattern.match(text)
-        if m:
-            source, asked = m["s"].strip(), text[: m.start("s")]
-            how = "simpler" if pattern.pattern == _SIMPLER else "correct" if _CORRECTING.search(asked) else ""
-            topic = read_question(source).topic or _topic(q)
-            return Ask(form, topic, source=source, other=how)  # type: ignore[arg-type]
+    if (edit := edits.asked(text)) is not None:
+        form, source, how = edit
+        return Ask(form, read_question(source).topic or _topic(q), source=source, other=how)  # type: ignore[arg-type]
     if q.kind == "code":
         return Ask("code", _topic(q))
     return None
@@ -387,7 +366,7 @@ def _list(phrase: str, q: Question) -> Ask:
 
 
 _COUNTS = frozenset(
-    ["three", "four", "five", "six", "seven", "eight", "nine", "ten", "some", "a", "few", "several", "the"]
+    {"three", "four", "five", "six", "seven", "eight", "nine", "ten", "some", "a", "few", "several", "the"}
 )
 
 

@@ -85,3 +85,12 @@ def test_a_follow_up_asking_for_simpler_words_reworks_the_last_answer() -> None:
     prompt = Prompt(dialect="sample", model="m", messages=messages, conversation="thermostat")
     said = default_reply(prompt, WRITER).text
     assert "facilitates" not in said and "approximately" not in said and "thermostat" in said.lower()
+
+
+def test_a_summary_asked_for_with_a_question_mark_and_the_text_on_its_own_lines() -> None:
+    text = (
+        "The bakery opened in 1998 on Mill Street. It now sells bread to twelve cafes. Last year it added a "
+        "small school for bakers. Its owners plan a second shop in 2027."
+    )
+    said = reply(f"Could you give me a brief summary of the following?\n{text}")
+    assert said.startswith("In short:") and len(said.split()) < len(text.split())

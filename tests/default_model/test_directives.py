@@ -232,3 +232,41 @@ def test_a_standing_limit_in_the_system_prompt_holds_for_every_answer() -> None:
     messages = (Message("system", "Keep every reply under 30 words."), Message("user", "How do tides work?"))
     prompt = Prompt(dialect="sample", model="m", messages=messages, conversation="tides")
     assert 0 < len(default_reply(prompt, Writer(2)).text.split()) < 30
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("How many seconds are there in 2 minutes?", "2 minutes is 120 seconds."),
+        ("Convert 3 kg to grams", "3 kilograms is 3000 grams."),
+        ("How many inches in a foot?", "1 foot is 12 inches."),
+        ("Convert 10 miles to km.", "10 miles is 16.0934 kilometres."),
+    ],
+)
+def test_units_are_converted_within_a_dimension(asked: str, said: str) -> None:
+    assert directives.answer(asked, dice()) == said
+
+
+def test_units_of_different_dimensions_are_not_converted() -> None:
+    assert directives.answer("How many grams are in 3 hours?", dice()) is None
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("Is 97 a prime number?", "Yes."),
+        ("Is 221 prime?", "No."),
+        ("Is 3 * 4 equal to 12?", "Yes."),
+        ("Is 10 divisible by 4?", "No."),
+        ("Is 1000 an even number?", "Yes."),
+    ],
+)
+def test_a_yes_or_no_arithmetic_decides_is_worked_out(asked: str, said: str) -> None:
+    for roll in range(2):  # not the dice's
+        assert (directives.answer(asked, itertools.cycle([roll])) or "").split()[0] == said
+    assert directives.answer(f"{asked} Answer yes or no.", dice()) == said
+
+
+def test_a_rate_problem_reads_the_distance_apart_from_the_speed() -> None:
+    said = directives.answer("A bus covers 90 km at 60 km/h. How long does it take?", dice())
+    assert said == "90 km at 60 km/h takes 1 hour 30 minutes."

@@ -81,3 +81,16 @@ def test_the_conversation_is_read_through_each_sdk(server: Server) -> None:
         again = [*why, {"role": "assistant", "content": long}, {"role": "user", "content": "Make it shorter"}]
         short = gpt.responses.create(model="m", input=again).output_text
         assert 0 < len(short.split()) < len(long.split())
+
+
+def test_recall_reads_pets_named_in_passing_and_asked_in_other_words() -> None:
+    from emulator.core.conversation import Message
+    from emulator.default_model import followups
+
+    told = [
+        Message("user", "My cat Pixel knocked a glass over, I'm 37 and I live in Ghent."),
+        Message("assistant", "Oh no!"),
+    ]
+    assert followups.answer([*told, Message("user", "What's the name of my cat?")]) == "Your pet is called Pixel."
+    assert "37" in (followups.answer([*told, Message("user", "How old did I tell you I am?")]) or "")
+    assert "Ghent" in (followups.answer([*told, Message("user", "Which city did I say I live in?")]) or "")

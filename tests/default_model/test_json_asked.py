@@ -96,3 +96,10 @@ def test_a_city_named_gives_its_country() -> None:
     prompt = Prompt(dialect="sample", model="m", messages=(Message("user", "I live in Lyon."),), conversation="c")
     assert extract.value("country", "I live in Lyon.", conversation(prompt)) == "France"
     assert extract.value("homeTown", "I live in Lyon.", conversation(prompt)) == "Lyon"
+
+
+def test_years_and_prices_are_read_from_the_text() -> None:
+    got = answered(
+        ("user", "Return JSON with keys title, year and price for: the film 'Nightfall Harbor' (2017) costs $12.99.")
+    )
+    assert got == {"title": "Nightfall Harbor", "year": 2017, "price": 12.99}
