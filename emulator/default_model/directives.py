@@ -66,10 +66,11 @@ def fact(text: str) -> Fact | None:
 
 _ONE_WORD = re.compile(
     r"\b(in|with|using) (one|a single) word\b|\bone[- ]word answer\b|\banswer in one word\b"
-    r"|(?:^|[.?!]\s+)one word[.!]?$"
+    r"|(?:^|[.?!]\s+)one word[.!]?$|^one word\b"
 )
 _YES_NO = re.compile(
     r"\b(answer|reply|respond|say)(?: with| only)?(?: just)? (?:a )?(?:yes or no|yes/no)\b|\byes or no\??$"
+    r"|^yes or no\b"
 )
 _NUMBER_ONLY = re.compile(r"\b(just|only) (the|a) number\b|\bnumber only\b")
 _OPTIONS = (
@@ -81,6 +82,8 @@ _OPTIONS = (
     re.compile(r"\b(?:pick|choose|select) between\s+([^.?!\n]+)", re.IGNORECASE),
     re.compile(r"\bfrom (?:the list |these |the options )?\[([^\]]+)\]", re.IGNORECASE),
     re.compile(r"\bwhich (?:one )?(?:of these )?(?:is|are) (?:an? )?[a-z ]{2,30}?\s*[:,]\s*([^?.\n]+)", re.IGNORECASE),
+    re.compile(r"\b(?:pick|choose|select) one of\s+(.+?)(?:\s+(?:for|to|as|that)\b|[.?!:\n]|$)", re.IGNORECASE),
+    re.compile(r"\b(?:classify|label|categori[sz]e|tag)\b[^:.?\n]{0,60}?\bas (?:either )?([^:.?\n]+)", re.IGNORECASE),
 )
 _KIND_ASKED = re.compile(r"\bwhich (?:one )?(?:of these )?(?:is|are) (?:an? )?([a-z][a-z ]{1,30}?)\s*[:,]", re.I)
 _ONLY_RETURN = re.compile(
@@ -113,11 +116,24 @@ def _chosen(text: str, listed: Sequence[str], dice: Iterator[int], question: str
         fitting = [o for o in listed if singular(o.lower()) in known]
         if len(fitting) == 1:
             return fitting[0]
+    if {"positive", "negative"} <= {o.lower() for o in listed}:  # a sentiment label: the words decide
+        mood = sentiment(text)
+        return next((o for o in listed if o.lower() == mood), listed[-1] if mood == "neutral" else listed[0])
     rest = stems(text)
     scored = sorted(((len(stems(o) & rest), i) for i, o in enumerate(listed)), reverse=True)
     if scored[0][0] > 0 and (len(scored) == 1 or scored[0][0] > scored[1][0]):
         return listed[scored[0][1]]
     return listed[next(dice) % len(listed)]
+
+
+_MOODS = {name: frozenset(" ".join(lines).split()) for name, lines in sections("sentiment").items()}
+
+
+def sentiment(text: str) -> str:
+    """A text's sentiment by its words: positive, negative or neutral."""
+    words = set(re.findall(r"[a-z']+", text.lower()))
+    good, bad = len(words & _MOODS["positive"]), len(words & _MOODS["negative"])
+    return "positive" if good > bad else "negative" if bad > good else "neutral"
 
 
 def answer(text: str, dice: Iterator[int], context: str = "") -> str | None:
@@ -130,6 +146,7 @@ def answer(text: str, dice: Iterator[int], context: str = "") -> str | None:
     # Only a choice a bare answer fits: in one word, only the choice, from a bracketed list (a framework's
     # selector), or "pick one:". "Choose between React and Vue" wants reasons: the writer's.
     bare = one_word or _ONLY_RETURN.search(low) or where.endswith("]") or "one" in where.lower()[:16]
+    bare = bare or where.lower().startswith(("classify", "label", "categori", "tag"))  # a label is its own answer
     if listed and bare:
         return _chosen(f"{context}\n{text.replace(where, ' ')}", listed, dice, text)
     decided = worked.polar(text)
@@ -146,8 +163,9 @@ def answer(text: str, dice: Iterator[int], context: str = "") -> str | None:
     known = (fact(text) or (fact(f"{text} many") if polar else None)) if _asks(low) else None
     yes_no = _YES_NO.search(low) is not None
     if known is not None and (yes_no or polar):  # "Is Mars the largest planet?": the fact decides
-        said = "Yes." if known[2].lower().rstrip(".") in low else "No."
-        return said if yes_no else f"{said} {known[1]}"
+        short = known[2].lower().rstrip(".")
+        said = short.capitalize() + "." if short in ("yes", "no") else "Yes." if short in low else "No."
+        return said if yes_no else known[1] if known[1].startswith(("Yes", "No")) else f"{said} {known[1]}"
     if known is not None:
         return f"{known[2]}." if one_word or number_only else known[1]
     if yes_no:

@@ -61,8 +61,6 @@ _PRICE = re.compile(
     r"[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)|(?<![\w.])(\d[\d,]*(?:\.\d\d)?)\s?(?:dollars|euros|pounds|usd|eur|gbp)\b"
 )
 _TITLE = re.compile(r"\b(?:[A-Z][\w'’-]*)(?:\s+(?:(?:of|and|the|a|in|on|to)\s+)*[A-Z][\w'’-]*)*")
-_POSITIVE = frozenset({"love", "loved", "great", "excellent", "amazing", "happy", "good", "wonderful", "best", "glad"})
-_NEGATIVE = frozenset({"hate", "terrible", "awful", "bad", "worst", "broken", "angry", "disappointed", "late"})
 
 KINDS = {
     "name": "name",
@@ -197,22 +195,16 @@ def _company(text: str, found: Mentions) -> str | None:
 def _title(text: str, found: Mentions) -> str | None:
     """A work's title: quoted, or written in capitals after what it is ("the film Metropolis") or before who made
     it ("Metropolis by Fritz Lang"), or after "of" or "about"."""
-    if found.quoted:
+    if found.quoted and len(found.quoted[0].split()) <= 6:
         return found.quoted[0]
     for m in _TITLE.finditer(text):
         before, after = text[: m.start()].lower(), text[m.end() :]
-        if re.search(rf"\b(?:{_WORKS})\s+$|\b(?:of|about)\s+$", before) or re.match(r"\s+by\b", after):
+        if re.search(rf"\b(?:{_WORKS})\s+$|\b(?:of|about)\s+$|[\"“]$", before) or re.match(r"\s+by\b|,", after):
             return m.group()
     return None
 
 
 _WORKS = "film|movie|book|novel|song|album|show|series|play|game|poem|painting|paper|article|opera|musical"
-
-
-def _sentiment(text: str, found: Mentions) -> str:
-    words = set(re.findall(r"[a-z']+", text.lower()))
-    good, bad = len(words & _POSITIVE), len(words & _NEGATIVE)
-    return "positive" if good > bad else "negative" if bad > good else "neutral"
 
 
 def _first(field: str) -> Any:
@@ -237,7 +229,7 @@ _BY_KIND: dict[str, Any] = {
     "time": _first("times"),
     "company": _company,
     "title": _title,
-    "sentiment": _sentiment,
+    "sentiment": lambda text, found: directives.sentiment(text),
     "landmark": lambda text, found: place[0] if (place := landmark(text)) else None,
     "year": lambda text, found: int(m[1]) if (m := _YEAR.search(text)) else None,
     "price": lambda text, found: _typed((m[1] or m[2]).replace(",", "")) if (m := _PRICE.search(text)) else None,

@@ -109,7 +109,7 @@ def answer(messages: Sequence[Message]) -> str | None:
         return rework("shorter", previous)
     for kind, pattern in _REWORK:
         if pattern.search(low):
-            return rework(kind, previous)
+            return rework(kind, previous, _KEYS.findall(low.split("keys", 1)[1]) if "keys" in low else ())
     return None
 
 
@@ -126,8 +126,8 @@ def stated(messages: Sequence[Message]) -> dict[str, str]:
     return found
 
 
-def rework(kind: str, previous: str) -> str:
-    """The previous answer, reworked as asked."""
+def rework(kind: str, previous: str, keys: Sequence[str] = ()) -> str:
+    """The previous answer, reworked as asked; `keys` are the keys a JSON rework names."""
     said = directives.sentences(previous) or [previous.strip()]
     if kind == "shorter":
         keep = max(1, len(said) // 3) if len(said) > 1 else 1
@@ -139,8 +139,49 @@ def rework(kind: str, previous: str) -> str:
     if kind == "sentence":
         return said[0]
     if kind == "list":
-        return "\n".join(f"- {s}" for s in said)
+        points = said if len(said) > 2 else _clauses(" ".join(said)) or said
+        return "\n".join(f"- {p}" for p in points)
     if kind == "json":
+        if keys:  # "as JSON with keys distance_km and diameter_km": each valued from the answer's own words
+            valued = {k: _figure(k, said) for k in keys}
+            left = [f for f in _figures(" ".join(said)) if f not in valued.values()]  # in order, for keys unmatched
+            valued = {k: left.pop(0) if v is None and left else v for k, v in valued.items()}
+            return json.dumps(valued, ensure_ascii=False, indent=2)
         return json.dumps({"answer": " ".join(said), "points": said}, ensure_ascii=False, indent=2)
     simpler = [s for s in said if len(s.split()) <= 25] or said[:1]
     return "Put simply: " + corrections.simpler(" ".join(simpler[:3]))
+
+
+_KEYS = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+|(?!and\b|or\b)[a-z]{2,})\b")
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_CLAUSE = re.compile(r",\s+(?:and\s+)?|;\s+")
+
+
+def _figure(key: str, said: Sequence[str]) -> object:
+    """The number the answer gives for `key` ("distance_km": the figure in the sentence about distance), or the
+    sentence itself for a key no figure answers; None where no sentence speaks of it."""
+    words = [w for w in key.lower().split("_") if len(w) > 2]
+    for sentence in said:
+        low = sentence.lower()
+        if words and words[0] in low:
+            after = low[low.index(words[0]) :]
+            found = _FIGURE.search(after) or _FIGURE.search(low)
+            if found is None:
+                return sentence
+            return _number(found.group())
+    return None
+
+
+def _figures(text: str) -> list[float | int]:
+    return [_number(f) for f in _FIGURE.findall(text)]
+
+
+def _number(said: str) -> float | int:
+    value = said.replace(",", "")
+    return float(value) if "." in value else int(value)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A long sentence's parts, for a list: "plan your meals, write a list and stick to it, buy store brands"."""
+    parts = [p.strip(" .") for p in _CLAUSE.split(sentence) if p.strip(" .")]
+    return [p[:1].upper() + p[1:] for p in parts] if len(parts) >= 3 else []

@@ -111,8 +111,8 @@ def _tips(page: Page, steps: Steps, slots: grammar.Slots, closing: str, kind: st
     while len(kept) > (asked if 0 < asked <= len(steps) else min(5, len(steps))):
         kept.pop(_droppable(kept, page.roll(len(kept))))
     lines = [f"- **{label}**: {fill(sentence, slots)}" for label, sentence in kept]
-    if 0 < asked <= len(steps):
-        count = slots.adding({"count": _NUMBERS[asked]})
+    if asked > 0:  # the count given, said: fewer than asked where the kind has no more
+        count = slots.adding({"count": _NUMBERS[len(kept)]})
         opening = fill(page.pick(FRAMES["tips-open-count"]), count)
     else:  # a complaint ("I can't sleep"), which the user said as their own text, opens with a word for it
         said = ("tips-open-feeling" if kind in _FEELINGS else "tips-open-trouble") if page.ask.source else "tips-open"

@@ -53,7 +53,7 @@ def _head(other: str, subject: str) -> tuple[str, str]:
         words = [w for w in other.lower().split() if w not in _PRAISE]
         return (words[-1] if words else ""), subject
     words = subject.split()
-    while words and words[0].lower() in _PRAISE:
+    while words and (words[0].lower() in _PRAISE or _COUNTED.fullmatch(words[0] + " ")):
         words.pop(0)
     if not words:
         return "", subject

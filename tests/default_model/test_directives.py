@@ -270,3 +270,35 @@ def test_a_yes_or_no_arithmetic_decides_is_worked_out(asked: str, said: str) -> 
 def test_a_rate_problem_reads_the_distance_apart_from_the_speed() -> None:
     said = directives.answer("A bus covers 90 km at 60 km/h. How long does it take?", dice())
     assert said == "90 km at 60 km/h takes 1 hour 30 minutes."
+
+
+@pytest.mark.parametrize(
+    ("asked", "label"),
+    [
+        (
+            'Classify this review as positive, negative or neutral: "Rude staff and a dirty room." Only the label.',
+            "negative",
+        ),
+        ("Label the sentiment as Positive or Negative: what a lovely, friendly little cafe.", "Positive"),
+        ("Categorize this comment as positive, negative or neutral: The parcel arrived on Tuesday.", "neutral"),
+    ],
+)
+def test_a_sentiment_label_is_chosen_by_the_texts_words(asked: str, label: str) -> None:
+    assert directives.answer(asked, dice()) == label
+
+
+def test_pick_one_of_a_list_ends_where_its_purpose_begins() -> None:
+    said = directives.answer("Pick one of oak, maple or birch for a small garden.", dice())
+    assert said in ("oak", "maple", "birch")
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("Yes or no: can an ostrich fly?", "No."),
+        ("Can a penguin fly?", "No: penguins cannot fly; their wings work as flippers for swimming."),
+        ("In one word, what do you get by mixing red and white?", "Pink."),
+    ],
+)
+def test_facts_answer_yes_or_no_and_one_word_asked_first(asked: str, said: str) -> None:
+    assert directives.answer(asked, dice()) == said

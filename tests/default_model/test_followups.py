@@ -84,9 +84,6 @@ def test_the_conversation_is_read_through_each_sdk(server: Server) -> None:
 
 
 def test_recall_reads_pets_named_in_passing_and_asked_in_other_words() -> None:
-    from emulator.core.conversation import Message
-    from emulator.default_model import followups
-
     told = [
         Message("user", "My cat Pixel knocked a glass over, I'm 37 and I live in Ghent."),
         Message("assistant", "Oh no!"),
@@ -94,3 +91,16 @@ def test_recall_reads_pets_named_in_passing_and_asked_in_other_words() -> None:
     assert followups.answer([*told, Message("user", "What's the name of my cat?")]) == "Your pet is called Pixel."
     assert "37" in (followups.answer([*told, Message("user", "How old did I tell you I am?")]) or "")
     assert "Ghent" in (followups.answer([*told, Message("user", "Which city did I say I live in?")]) or "")
+
+
+def test_json_with_keys_takes_the_figures_of_the_previous_answer() -> None:
+    said = "Mount Fuji rises to 3,776 m. Its last eruption was in 1707, and about 300,000 people climb it each year."
+    turns = [Message("user", "Tell me about Fuji."), Message("assistant", said)]
+    got = followups.answer([*turns, Message("user", "Now as JSON with keys height_m, eruption_year and climbers.")])
+    assert json.loads(got or "") == {"height_m": 3776, "eruption_year": 1707, "climbers": 300000}
+
+
+def test_a_one_sentence_answer_becomes_a_list_of_its_parts() -> None:
+    said = "Pack light layers, a rain jacket, sturdy shoes, and a refillable bottle."
+    turns = [Message("user", "What to pack?"), Message("assistant", said), Message("user", "As a bullet list please.")]
+    assert (followups.answer(turns) or "").count("\n- ") == 3
