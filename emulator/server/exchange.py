@@ -13,16 +13,23 @@ import logging
 import re
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Final
 
 from emulator.server.rules import WHOLE
 from emulator.server.turns import Flag
 
-HIGH_WATER = 65_536  # bytes of a request's body held before reading pauses (uvicorn's limit)
+HIGH_WATER: Final = 65_536  # bytes of a request's body held before reading pauses (uvicorn's limit)
 
-# RFC 9110, section 5.1: a field name is a token; section 5.5: a value has no control character but a tab.
-_NOT_TOKEN = re.compile(rb"[^!#$%&'*+\-.^_`|~0-9A-Za-z]")
-_NOT_VALUE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+# `Final`, the names a request reads: compiled, any other module-level name is looked up in the module's dict at each
+# use. RFC 9110, section 5.1: a field name is a token; section 5.5: a value has no control character but a tab.
+_NOT_TOKEN: Final = re.compile(rb"[^!#$%&'*+\-.^_`|~0-9A-Za-z]")
+_CONTROLS: Final = bytes([*range(0x09), *range(0x0A, 0x20), 0x7F])
+# Header names checked, each as it goes out (lower-cased, a colon and a space after): an app sends the same few on
+# every answer, so each is checked once.
+_NAMES: Final[dict[bytes, bytes]] = {}
+_LENGTH: Final = b"content-length: "
+_ENCODING: Final = b"transfer-encoding: "
+_CONNECTION: Final = b"connection: "
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _log = logging.getLogger("emulator.server")
 
@@ -35,7 +42,17 @@ def _status_line(status: int) -> bytes:
     return b"HTTP/1.1 %d %s\r\n" % (status, phrase)
 
 
-STATUS_LINES = {status: _status_line(status) for status in range(100, 600)}
+STATUS_LINES: Final = {status: _status_line(status) for status in range(100, 600)}
+
+
+def _named(name: bytes) -> bytes:
+    """A header name as it goes out, once checked (`_NAMES`)."""
+    if _NOT_TOKEN.search(name) is not None:
+        raise RuntimeError("Invalid HTTP header name.")
+    if len(_NAMES) >= 1024:  # names that vary without end: checked each time again
+        _NAMES.clear()
+    named = _NAMES[name] = name.lower() + b": "
+    return named
 
 
 class Flow:
@@ -209,39 +226,60 @@ class Exchange:
 
     def _head(self, status: int, headers: Any) -> bytes:
         """The response head for `status` and `headers`, with what it owes recorded (started, a length, chunks,
-        a close)."""
-        if _NOT_TOKEN.search(b"".join([name for name, _ in headers])) is not None:
-            raise RuntimeError("Invalid HTTP header name.")
-        if _NOT_VALUE.search(b"\t".join([value for _, value in headers])) is not None:
+        a close); refused, with nothing recorded, when a header's name or value is not one HTTP allows."""
+        lines = [STATUS_LINES.get(status) or _status_line(status), self.head]
+        chunked, length, keep_alive, said_close = self.chunked, self.expected_length, self.keep_alive, False
+        unreadable: ValueError | None = None  # a content-length that is no number: raised once the head is begun
+        count = 0
+        for name, value in headers:
+            named = _NAMES.get(name)
+            if named is None:
+                named = _named(name)
+            count += 1
+            if named == _LENGTH:
+                if chunked is None:
+                    try:
+                        length = int(value.decode())
+                    except ValueError as exc:
+                        unreadable = exc
+                    chunked = False
+            elif named == _ENCODING:
+                if value.lower() == b"chunked":
+                    length, chunked = 0, True
+            elif named == _CONNECTION and b"close" in [token.strip() for token in value.lower().split(b",")]:
+                keep_alive, said_close = False, True
+            lines.append(named)
+            lines.append(value)
+            lines.append(b"\r\n")
+        if not keep_alive and not said_close:
+            lines.append(b"connection: close\r\n")
+            count += 1
+        until_close = False
+        if chunked is None and self.scope["method"] != "HEAD" and status not in (204, 304):
+            if self.scope.get("http_version") == "1.0":  # 1.0 has no chunked coding: the body ends with the connection
+                chunked, until_close = False, True  # (a 1.0 connection is never kept: `close` said above)
+            else:
+                chunked = True
+                lines.append(b"transfer-encoding: chunked\r\n")
+                count += 1
+        lines.append(b"\r\n")
+        head = b"".join(lines)
+        # A value may hold no control character but a tab (RFC 9110, section 5.5). Every other part of the head is
+        # the server's own or a checked name, so its only control characters are the CR LF that end its lines (the
+        # status line's, the shared head's, each header's, the blank line): one deletion in C checks every value.
+        ends = 2 + self.head.count(b"\n") + count
+        if len(head.translate(None, _CONTROLS)) != len(head) - 2 * ends:
             raise RuntimeError("Invalid HTTP header value.")
         self.response_started = True
         self.waiting_for_100_continue = False
+        self.chunked, self.expected_length, self.keep_alive = chunked, length, keep_alive
+        if until_close:
+            self.until_close = True
         if self.logged is not None:
             self.logged(self.scope, status)
-        lines = [STATUS_LINES.get(status) or _status_line(status), self.head]
-        said_close = False
-        for name, value in headers:
-            name = name.lower()
-            if name == b"content-length" and self.chunked is None:
-                self.expected_length = int(value.decode())
-                self.chunked = False
-            elif name == b"transfer-encoding" and value.lower() == b"chunked":
-                self.expected_length = 0
-                self.chunked = True
-            elif name == b"connection" and b"close" in [token.strip() for token in value.lower().split(b",")]:
-                self.keep_alive = False
-                said_close = True
-            lines.append(name + b": " + value + b"\r\n")
-        if not self.keep_alive and not said_close:
-            lines.append(b"connection: close\r\n")
-        if self.chunked is None and self.scope["method"] != "HEAD" and status not in (204, 304):
-            if self.scope.get("http_version") == "1.0":  # 1.0 has no chunked coding: the body ends with the connection
-                self.chunked, self.until_close = False, True  # (a 1.0 connection is never kept: `close` said above)
-            else:
-                self.chunked = True
-                lines.append(b"transfer-encoding: chunked\r\n")
-        lines.append(b"\r\n")
-        return b"".join(lines)
+        if unreadable is not None:
+            raise unreadable
+        return head
 
     def _body(self, body: bytes, more: bool) -> None:
         if self.scope["method"] == "HEAD":

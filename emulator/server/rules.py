@@ -4,16 +4,17 @@ for the app: the socket's transport, when the request was whole, and the message
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-TRANSPORT = "emulator.transport"  # in the scope's extensions: the connection's transport, for faults below HTTP
+TRANSPORT: Final = "emulator.transport"  # in the scope's extensions: the connection's transport, for faults below HTTP
 # In the scope's extensions, True, once the client half-closes, sending nothing more. Its answer still
 # goes out, but nothing tells a client that only stopped sending from one that left: what waits on the client (a
 # pause, a stall) waits no longer, and a write to one that left ends the connection.
-ENDED = "emulator.ended"
-ARRIVED = "emulator.arrived"  # in the scope's extensions: when the whole request was in (`time.perf_counter`)
+ENDED: Final = "emulator.ended"
+ARRIVED: Final = "emulator.arrived"  # in the scope's extensions: when the whole request was in (`time.perf_counter`)
 # In the scope's extensions where the server takes it: a message of this type is a whole answer, its status, headers
 # (a content-length among them) and body, which goes out in one write where a start and a body message take two.
-WHOLE = "emulator.whole"
+WHOLE: Final = "emulator.whole"
 
 
 # Descriptors a server needs beside its connections: its files, the listening socket, the watcher's, Redis's, the
