@@ -13,7 +13,7 @@ import json
 import time
 import urllib.parse
 from http import HTTPStatus
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from emulator.server.logs import redacted
 
@@ -25,7 +25,21 @@ def _phrase(status: int) -> str:
         return str(status)
 
 
-_STATUS = {status: _phrase(status) for status in range(100, 600)}
+_STATUS: Final = {status: _phrase(status) for status in range(100, 600)}
+# Paths as a line shows them (percent-encoded again), by the path: a client asks the same few, and quoting is
+# interpreted Python (urllib's), the dearest step of a line.
+_QUOTED: Final[dict[str, str]] = {}
+
+
+def _quoted(path: str) -> str:
+    found = _QUOTED.get(path)
+    if found is None:
+        found = urllib.parse.quote(path)
+        if len(path) <= 512:  # short ones only, so that what it holds stays small whatever a client sends
+            if len(_QUOTED) >= 1024:  # paths that vary without end: quoted each time again
+                _QUOTED.clear()
+            _QUOTED[path] = found
+    return found
 
 
 class AccessLog:
@@ -47,15 +61,16 @@ class AccessLog:
 
     def flush(self) -> None:
         pending, self.pending = self.pending, []
-        lines = [self._line(*entry) for entry in pending]
+        lines = [self._line(entry) for entry in pending]
         try:
             self.stream.write("".join(lines))
             self.stream.flush()
         except (OSError, ValueError):  # the log's reader went away (a closed pipe): the answers go on
             pass
 
-    def _line(self, client: Any, method: str, path: str, query: bytes, version: str, status: int) -> str:
-        target = urllib.parse.quote(path)
+    def _line(self, entry: tuple[Any, str, str, bytes, str, int]) -> str:
+        client, method, path, query, version, status = entry
+        target = _quoted(path)
         if query:
             asked = query.decode("ascii", "replace")
             target += "?" + redacted(asked)

@@ -17,7 +17,7 @@ import time
 import urllib.parse
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import httptools
 
@@ -29,7 +29,7 @@ from emulator.server.turns import Outbox, _rest
 _log = logging.getLogger("emulator.server")
 # The most bytes a request's URL and headers may hold: the real APIs answer a larger head 431 (so do the proxies in
 # front of them, at 8 to 64 KiB); a client's largest (an agent's cookies and tracing headers) is a few KiB.
-MAX_HEAD = 64 * 1024
+MAX_HEAD: Final = 64 * 1024
 _STUCK = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
@@ -209,11 +209,10 @@ class Connection:
         scope["method"] = parser.get_method().decode("ascii")
         if version != "1.1":
             scope["http_version"] = version
-        url: Any = httptools.parse_url(self.url)  # Any: its stubs type `query` bytes; it is None when there is none
-        path = url.path.decode("ascii")
-        scope["path"] = urllib.parse.unquote(path) if "%" in path else path
-        scope["raw_path"] = url.path
-        scope["query_string"] = url.query or b""
+        target = _TARGETS.get(self.url)
+        if target is None:
+            target = _target(self.url)
+        scope["path"], scope["raw_path"], scope["query_string"] = target
         scope["extensions"] = {TRANSPORT: self.transport, WHOLE: {}}
         keep_alive = version != "1.0" and parser.should_keep_alive()
         exchange = Exchange(
@@ -384,6 +383,25 @@ class Connection:
         self.transport.close()
         logs.overdue(self.rules.request_timeout)
         return True
+
+
+# A request target's path (decoded), raw path and query, by the target's bytes: clients ask the same few. Short ones
+# only, so that what it holds stays small whatever a client sends.
+_TARGETS: Final[dict[bytes, tuple[str, bytes, bytes]]] = {}
+_KEPT: Final = 512  # bytes of the longest target kept
+
+
+def _target(url: bytes) -> tuple[str, bytes, bytes]:
+    """The path (percent-decoded), raw path and query string of a request target, kept in `_TARGETS`."""
+    parsed: Any = httptools.parse_url(url)  # Any: its stubs type `query` bytes; it is None when there is none
+    raw = parsed.path
+    path = raw.decode("ascii")
+    target = (urllib.parse.unquote(path) if "%" in path else path), raw, parsed.query or b""
+    if len(url) <= _KEPT:
+        if len(_TARGETS) >= 1024:  # targets that vary without end (queries, ids in paths): parsed each time again
+            _TARGETS.clear()
+        _TARGETS[url] = target
+    return target
 
 
 def _room() -> int:
