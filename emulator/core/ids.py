@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from typing import Any
+from typing import Any, Final
 
 _ALPHABET = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 # Each digest byte picks a character (byte mod 62): ids are on every response's hot path, and this
 # table lookup costs a tenth of a base-62 conversion of the whole digest.
-_TO_ALPHANUMERIC = bytes(_ALPHABET[b % 62] for b in range(256))
+_TO_ALPHANUMERIC: Final = bytes(_ALPHABET[b % 62] for b in range(256))
 
 
 # Each part is hashed after its length as 8 big-endian bytes; the short lengths (every part but a request
 # body) are looked up rather than converted: three hashes per answer.
-_LENGTHS = tuple(n.to_bytes(8, "big") for n in range(1024))
+_LENGTHS: Final = tuple(n.to_bytes(8, "big") for n in range(1024))
 
 
 def _hash(parts: tuple[object, ...], h: Any = None) -> Any:
@@ -37,27 +37,47 @@ def make(prefix: str, root: str, *salt: object, length: int = 24) -> str:
     """`prefix` + `length` (at most 32) alphanumeric characters derived from `root` and `salt`, e.g. `call_3fZ…`.
 
     Without salt, a `root` that is already a `digest` is used as it is, turned by the prefix so that
-    `chatcmpl-…` and `req_…` of one request differ: no second hash on the hot path.
+    `chatcmpl-…` and `req_…` of one request differ: no second hash on the hot path. Without salt, any other root
+    (a model's name, for its fingerprint) is hashed once and its id kept.
     """
-    if salt or len(root) != 64:
+    if salt:
         raw: bytes = _hash((root, *salt)).digest()
-    else:
+    elif len(root) == 64:
         raw = bytes.fromhex(root)
-        turn = sum(prefix.encode()) % len(raw)
+        turn = _TURNS.get(prefix)
+        if turn is None:
+            turn = _TURNS[prefix] = sum(prefix.encode()) % len(raw)
         raw = raw[turn:] + raw[:turn]
+    else:
+        key = (prefix, root, length)
+        made = _MADE.get(key)
+        if made is None:
+            made = prefix + _hash((root,)).digest()[:length].translate(_TO_ALPHANUMERIC).decode()
+            if len(root) <= 256:  # short roots only, so that what it holds stays small whatever a client sends
+                if len(_MADE) >= 1024:  # roots that vary without end: hashed each time again
+                    _MADE.clear()
+                _MADE[key] = made
+        return made
     return prefix + raw[:length].translate(_TO_ALPHANUMERIC).decode()
+
+
+_TURNS: Final[dict[str, int]] = {}  # how far a prefix turns a digest (the sum of its bytes, modulo 32)
+_MADE: Final[dict[tuple[str, str, int], str]] = {}  # ids of roots that are not digests, by prefix, root and length
 
 
 # An odd 256-bit constant: multiplying by it is a bijection modulo 2**256 that spreads a small number's bits
 # over every byte, so that `nth` gives each attempt a root unlike the others in every character.
-_SPREAD = int(digest("emulator attempt"), 16) | 1
-_MASK = (1 << 256) - 1
+_SPREAD: Final = int(digest("emulator attempt"), 16) | 1
+_MASK: Final = (1 << 256) - 1
 
 
 def nth(root: str, attempt: int) -> str:
     """The root of a request's `attempt` (0: `root` itself), distinct for every attempt, at the cost of integer
     arithmetic rather than a hash: a retried request names each attempt anew (its request id)."""
-    return f"{int(root, 16) ^ (attempt * _SPREAD) & _MASK:064x}" if attempt else root
+    if not attempt:
+        return root
+    turned = hex(int(root, 16) ^ (attempt * _SPREAD) & _MASK)[2:]  # not a format spec, which costs five times more
+    return turned if len(turned) == 64 else "0" * (64 - len(turned)) + turned
 
 
 def draws(root: str, *salt: object, count: int) -> memoryview:
