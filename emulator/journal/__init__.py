@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from emulator.core.conversation import Usage
 from emulator.core.sse import loads
@@ -122,6 +122,9 @@ _SENT = Delivered._fields.index("headers")
 _TEST_ID, _SOURCE, _KIND = (Entry._fields.index(f) for f in ("test_id", "source", "kind"))
 _USAGE = Entry._fields.index("usage") + 1
 _SIZE = Delivered._fields.index("size") + 1
+# The records are built field by field (`Journal.add`, `Journal.complete`), for these layouts:
+assert (_HEADERS, _BODY, len(Note._fields), len(Entry._fields)) == (22, 24, 24, 27)
+assert (_SENT, _SIZE, len(Delivered._fields)) == (1, 5, 10)
 Counted = tuple[str | None, str | None, Tokens | None]  # what `/metrics` counts of an entry: source, fault, tokens
 
 
@@ -138,7 +141,7 @@ def _apart(pairs: Sequence[tuple[bytes, bytes]]) -> tuple[tuple[bytes, ...], Any
     return _shared(names), _joined(tuple([value for _, value in pairs]), b"\0")
 
 
-_NAMES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_NAMES: Final[dict[tuple[Any, ...], tuple[Any, ...]]] = {}
 
 
 def _shared(names: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -174,12 +177,19 @@ class Journal:
 
     def add(self, note: Note) -> int:
         """Journal a request under the next id, now; that id."""
-        note, entry_id = bounded(note), self._next
+        n, entry_id = bounded(note), self._next
         self._next += 1
-        headers = note.headers
+        headers, body = n[20], n[21]
         names, values = _shared(tuple(headers)), _joined(tuple(headers.values()), "\0")
-        self._entries.append((entry_id, time.time(), *note[: _HEADERS - 2], names, values, *note[_BODY - 3 :], None))
-        self._bytes += len(note.body)
+        # `Entry`'s fields one by one, the headers as two (`Record`): slices and a starred display cost more.
+        # fmt: off
+        record = (
+            entry_id, time.time(), n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9], n[10], n[11], n[12],
+            n[13], n[14], n[15], n[16], n[17], n[18], n[19], names, values, body, n[22], n[23], None,
+        )
+        # fmt: on
+        self._entries.append(record)
+        self._bytes += len(body)
         if len(self._entries) > self._capacity or self._bytes > self._max_bytes:
             self._make_room()
         return entry_id
@@ -191,9 +201,10 @@ class Journal:
         record = entries[-1] if entries and entries[-1][0] == entry_id else self._find(entry_id)  # mostly the last
         if record is None:
             return None
-        kept = compact(delivered)
-        self._answers[entry_id] = (*kept[:_SENT], *_apart(kept.headers), *kept[_SENT + 1 :])
-        self._bytes += delivered.size
+        d = compact(delivered)
+        names, values = _apart(d[1])
+        self._answers[entry_id] = (d[0], names, values, d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9])  # as in `add`
+        self._bytes += d[4]
         if self._bytes > self._max_bytes:
             self._make_room()
         return record[_SOURCE], record[_KIND], record[_USAGE]
