@@ -109,6 +109,7 @@ _FACTS = frozenset(
     ]
 )  # fmt: skip
 _RECOMMEND = re.compile(r"(?:(?:can|could|would) you |please )*(?:recommend|suggest)\s+(?P<s>.+?)[.?!]*$", _I)
+_NEED = re.compile(r"(?:i|we) (?:need|want|would like|'d like)\s+(?P<s>(?:\d+|[a-z]+) .+?)[.?!]*$", _I)
 _HOW_MANY = re.compile(r"how many (?P<s>.+?) (?:are there|exist|do we have|are in .+|does .+ have)[.?!]*$", _I)
 _SHORT_OPENINGS = ("who ", "when ", "where ", "which ", "how tall", "how many", "how much", "how long", "how old")
 
@@ -208,13 +209,31 @@ def _help(said: _Said) -> Ask | None:
     if tips is not None:
         task, other = tips
         return Ask("steps", _topic(q), task=task, other=other, count=q.count or _count(low) if other else 0)
+    wanted = _NEED.match(text)
+    if wanted and (named := _named_members(wanted["s"])) is not None:  # "I need 5 examples of mammals for …"
+        return Ask("list", named, task=named, count=_count(low))
     trouble, complaint = troubles.task(text) if low.startswith(("i ", "i'", "my ", "our ", "the ")) else ("", False)
     if trouble:  # "I can't sleep, any advice?": tips to sleep better, a complaint kept as the user said it
         return Ask("steps", _topic(q), task=trouble, other="tips", source=text if complaint else "")
     m = _RECOMMEND.match(text) if "recommend" in low or "suggest" in low else None
-    if m and members.members(m["s"]) is not None:  # "Recommend some houseplants for a dark room": the members
-        return Ask("list", m["s"], task=m["s"], count=q.count or _count(low))
-    return choices.advice(text)
+    named = _named_members(m["s"]) if m else None
+    if m and named is not None:  # "Recommend some houseplants for a dark room": the members
+        return Ask("list", named, task=named, count=q.count or _count(low))
+    advice = choices.advice(text)
+    if advice is None and m and _COUNT.match(m["s"]):  # "Recommend seven …" things no table holds: the list says so
+        return Ask("list", m["s"], task=m["s"], count=_count(m["s"]))
+    return advice
+
+
+def _named_members(phrase: str) -> str | None:
+    """The longest start of `phrase` that names a known category: "herbs to grow on a balcony" → "herbs to grow"."""
+    words, counted = phrase.split(), _COUNT.match(phrase) is not None
+    for end in range(len(words), 0, -1):  # "a board game for four players" asks advice; "3 board games for …" a list
+        if end < len(words) and (words[end] not in PREPOSITIONS or words[end] == "for" and not counted):
+            continue
+        if members.members(" ".join(words[:end])) is not None:
+            return " ".join(words[:end])
+    return None
 
 
 def _weighing(said: _Said) -> Ask | None:
@@ -420,7 +439,12 @@ def _topic(q: Question, whole: bool = False) -> str:
 
 
 def _count(text: str) -> int:
-    for word, n in (("three", 3), ("four", 4), ("five", 5), ("six", 6), ("seven", 7), ("ten", 10)):
-        if f" {word} " in f" {text} ":
-            return n
-    return 0
+    """The count a request gives before what it counts: "4 houseplants", "seven tips"; 0 for none."""
+    found = _COUNT.search(text)
+    if found is None:
+        return 0
+    return int(found[1]) if found[1].isdigit() else _COUNT_WORDS.index(found[1].lower()) + 2
+
+
+_COUNT_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_COUNT = re.compile(rf"\b([2-9]|1[0-9]|{'|'.join(_COUNT_WORDS)}) (?=[a-z])", re.I)

@@ -68,3 +68,15 @@ def test_things_the_tables_do_not_hold_get_an_honest_line(ask: str) -> None:
 def test_a_list_is_no_software_question_for_the_word_list() -> None:
     said = reply("List 3 benefits of morning walks.")
     assert not re.search(r"test coverage|maintainability|developers", said), said
+
+
+@pytest.mark.parametrize(
+    ("ask", "count"),
+    [
+        ("Can you suggest 4 houseplants for a dark room?", 4),
+        ("Recommend six herbs to grow on a windowsill.", 6),
+        ("We need 3 examples of reptiles for a quiz.", 3),
+    ],
+)
+def test_a_recommendation_or_a_need_of_known_things_names_as_many_as_said(ask: str, count: int) -> None:
+    assert len(items(reply(ask))) == count
