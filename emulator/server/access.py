@@ -1,8 +1,8 @@
-"""The access log: a line for each answer, noted as its head is written and written with the others of the same turn
-of the loop in one write (`AccessLog`). Compiled with the connection.
+"""The access log: a line for each answer, noted as its head is written and written with the others of the same tick
+of the server (a tenth of a second) in one write (`AccessLog`). Compiled with the connection.
 
 Through the logging module, uvicorn's access log cost more than half of the requests a second a server answers
-(a record, a filter, a formatter and a flushed write for each line); noted as a tuple and written a turn's lines at a
+(a record, a filter, a formatter and a flushed write for each line); noted as a tuple and written a tick's lines at a
 time, it costs a few per cent. The line is uvicorn's (`INFO:     127.0.0.1:50000 - "GET /v1/models HTTP/1.1" 200
 OK`), or one JSON object (`--log-format json`); the values of secret query parameters are replaced by `***`."""
 
@@ -43,7 +43,11 @@ def _quoted(path: str) -> str:
 
 
 class AccessLog:
-    """The lines of the answers begun in one turn of the loop, written together at its end to `stream`."""
+    """The lines of the answers begun since the server's last tick, written together to `stream` at the next one
+    (`flush`), or at once past `BATCH` of them: written a turn of the loop at a time, a single connection made a
+    system call (and a flush) an answer."""
+
+    BATCH = 256
 
     def __init__(self, loop: asyncio.AbstractEventLoop, stream: TextIO, form: str = "text") -> None:
         self.loop = loop
@@ -52,15 +56,19 @@ class AccessLog:
         self.pending: list[tuple[Any, str, str, bytes, str, int]] = []
 
     def note(self, scope: dict[str, Any], status: int) -> None:
-        """An answer's head is being written: its line goes out at the end of this turn."""
-        if not self.pending:
-            self.loop.call_soon(self.flush)
-        self.pending.append(
+        """An answer's head is being written: its line goes out at the server's next tick."""
+        pending = self.pending
+        pending.append(
             (scope["client"], scope["method"], scope["path"], scope["query_string"], scope["http_version"], status)
         )
+        if len(pending) == self.BATCH:
+            self.loop.call_soon(self.flush)
 
     def flush(self) -> None:
+        """Write the lines noted since the last flush."""
         pending, self.pending = self.pending, []
+        if not pending:
+            return
         lines = [self._line(entry) for entry in pending]
         try:
             self.stream.write("".join(lines))

@@ -93,6 +93,8 @@ class Server:
         while not self.should_exit:
             await asyncio.sleep(TICK)
             ticks += 1
+            if access is not None:
+                access.flush()
             # The young generation, collected every tick: a full journal frees an entry for each it adds, so the
             # collector's own count of new objects seldom trips, and the young list grew for seconds before one
             # collection walked it all at once (66-105 ms, the p99 of a loaded server).
@@ -102,7 +104,11 @@ class Server:
                 now = time.monotonic()
                 for connection in list(shared.connections):
                     connection.overdue(now)
-        await self._stop(servers, shared)
+        try:
+            await self._stop(servers, shared)
+        finally:
+            if access is not None:
+                access.flush()
         if lifespan is not None and not self.force_exit:
             await lifespan.shutdown()
         _log.info("Finished server process [%d]", os.getpid())
