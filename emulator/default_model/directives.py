@@ -126,6 +126,7 @@ def _chosen(text: str, listed: Sequence[str], dice: Iterator[int], question: str
     return listed[next(dice) % len(listed)]
 
 
+READ = 4000  # characters of a question read for what it fixes (its first and last halves)
 _MOODS = {name: frozenset(" ".join(lines).split()) for name, lines in sections("sentiment").items()}
 
 
@@ -138,7 +139,10 @@ def sentiment(text: str) -> str:
 
 def answer(text: str, dice: Iterator[int], context: str = "") -> str | None:
     """The whole answer, where the question fixes it; None where it leaves the answer to the writer. `context` is
-    the conversation around the question (what a choice is judged by)."""
+    the conversation around the question (what a choice is judged by). A long text (a pasted document) is read
+    for its first and last `READ // 2` characters, where an instruction stands: its cost stays a short question's."""
+    if len(text) > READ:
+        text = f"{text[: READ // 2]} {text[-READ // 2 :]}"
     low = text.lower()
     one_word = _ONE_WORD.search(low) is not None
     number_only = _NUMBER_ONLY.search(low) is not None
