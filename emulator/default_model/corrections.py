@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from emulator.default_model import grammar
 from emulator.default_model.grammar import article, capital, plural
@@ -21,17 +21,20 @@ from emulator.default_model.lexicon import sections
 _TABLES = sections("plain")
 
 
-def _pairs(name: str) -> dict[str, str]:
-    return {
-        wrong.strip().lower(): right.strip() for wrong, _, right in (line.partition(" -> ") for line in _TABLES[name])
-    }
+def phrases(lines: Sequence[str]) -> tuple[re.Pattern[str], Mapping[str, str]]:
+    """ "wrong -> right" lines as one pattern of whole phrases in any case, longest first, and their table (the
+    first line of a phrase wins)."""
+    table: dict[str, str] = {}
+    for line in lines:
+        wrong, _, right = line.partition(" -> ")
+        table.setdefault(wrong.strip().lower(), right.strip())
+    words = sorted(table, key=len, reverse=True)
+    return re.compile(r"(?<![\w'])(?:" + "|".join(map(re.escape, words)) + r")(?![\w'])", re.I), table
 
 
 @functools.cache
 def _pattern(name: str) -> tuple[re.Pattern[str], Mapping[str, str]]:
-    table = _pairs(name)
-    words = sorted(table, key=len, reverse=True)
-    return re.compile(r"(?<![\w'])(?:" + "|".join(map(re.escape, words)) + r")(?![\w'])", re.I), table
+    return phrases(_TABLES[name])
 
 
 def swapped(text: str, name: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from emulator.default_model import corrections
 from emulator.default_model.grammar import capital
@@ -69,14 +69,9 @@ _TRAILING = re.compile(r",\s+(?:which|because|although|though|while|since|as|so 
 
 
 @functools.cache
-def _table(name: str) -> tuple[re.Pattern[str], dict[str, str]]:
+def _table(name: str) -> tuple[re.Pattern[str], Mapping[str, str]]:
     """The replacements of frames' section `name`, as one pattern and its table."""
-    table: dict[str, str] = {}
-    for line in FRAMES[name]:
-        wrong, _, right = line.partition(" -> ")
-        table.setdefault(wrong.lower(), right)
-    words = sorted(table, key=len, reverse=True)
-    return re.compile(r"(?<![\w'])(?:" + "|".join(map(re.escape, words)) + r")(?![\w'])", re.I), table
+    return corrections.phrases(FRAMES[name])
 
 
 def _replaced(text: str, name: str) -> str:

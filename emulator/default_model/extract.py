@@ -11,33 +11,26 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
 from typing import Any
 
 from emulator.default_model import directives
-from emulator.default_model.mentions import Mentions, country_of_city
+from emulator.default_model.mentions import Mentions, country_of_city, gazetteer
 
 Landmark = tuple[str, str, str]  # its name, its city, its country
 
 
 @functools.cache
 def _countries() -> dict[str, str]:
-    text = resources.files("emulator.default_model").joinpath("gazetteer/countries.tsv").read_text("utf-8")
-    return {row[0]: row[1] for row in _rows(text)}
+    return {row[0]: row[1] for row in gazetteer("countries")}
 
 
 @functools.cache
 def _landmarks() -> tuple[tuple[re.Pattern[str], Landmark], ...]:
-    text = resources.files("emulator.default_model").joinpath("gazetteer/landmarks.tsv").read_text("utf-8")
     found = []
-    for name, city, code, *others in _rows(text):
+    for name, city, code, *others in gazetteer("landmarks"):
         said = "|".join(re.escape(n) for n in sorted({name.lower(), *others}, key=len, reverse=True))
         found.append((re.compile(rf"\b(?:{said})\b"), (name, city, _countries().get(code, code))))
     return tuple(found)
-
-
-def _rows(text: str) -> list[list[str]]:
-    return [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
 def landmark(text: str) -> Landmark | None:

@@ -23,7 +23,6 @@ _AGAINST = frozenset(("risks", "dangers", "drawbacks", "disadvantages", "cons", 
 _PRAISE = frozenset(
     ("common", "main", "top", "key", "good", "great", "biggest", "important", "major", "best", "typical", "frequent")
 )
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _COUNTED = re.compile(
     r"^(?:the\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|some|a few)?\s*(?:the\s+)?",
     re.I,
@@ -106,8 +105,8 @@ def _opening(page: Page, head: str, subject: str, count: int) -> str:
     """ "Here are five reasons to learn Python:", the count as given; fewer than asked said so."""
     task = _COUNTED.sub("", page.ask.task or f"{head} of {subject}").strip(" .?!")
     if page.ask.count > count:  # more than the frames hold: said, not padded with repeats
-        return f"Here are the {_number(count)} {task} that matter most; more would only repeat them:"
-    return f"Here are {_number(count)} {task}:"
+        return f"Here are the {members.number(count)} {task} that matter most; more would only repeat them:"
+    return f"Here are {members.number(count)} {task}:"
 
 
 def _unknown(page: Page) -> str:
@@ -118,7 +117,3 @@ def _unknown(page: Page) -> str:
         "and it does not cover that, so I won't make up names that could be wrong. A reference source will have "
         "it; if you paste the ones you find, I can sort, compare or shorten the list for you."
     )
-
-
-def _number(count: int) -> str:
-    return _NUMBERS[count] if count < len(_NUMBERS) else str(count)

@@ -97,10 +97,11 @@ def which(category: Category, ask: Ask) -> str:
         return f"one {_headed(name, singular)}"
     if every and not (count and count < len(items)):
         return f"the {name}"
-    return f"{_number(count)} {name}" if count else f"some {name}"
+    return f"{number(count)} {name}" if count else f"some {name}"
 
 
-def _number(count: int) -> str:
+def number(count: int) -> str:
+    """A count as a list's opening says it: in words up to twelve, in digits past."""
     return _NUMBERS[count] if count < len(_NUMBERS) else str(count)
 
 
@@ -133,11 +134,11 @@ def listed(page: Page, category: Category) -> str:
         return f"{capital(said)} is {article(_headed(name, singular))}. {_MORE}"
     if every:
         chosen = list(items[:count] if count and count < len(items) else items)
-        many = _number(len(chosen))
+        many = number(len(chosen))
         opening = f"There are {many} {name}:" if len(chosen) == len(items) else f"Here are {many} of the {name}:"
         lines = [f"{i}. {capital(item)}" for i, item in enumerate(chosen, 1)]
     else:
         chosen = [page.pick(items) for _ in range(min(count or 5, len(items)))]
-        opening = f"Here are {_number(len(chosen))} {name}:"
+        opening = f"Here are {number(len(chosen))} {name}:"
         lines = [f"- {capital(item)}" for item in chosen]
     return f"{opening}\n\n" + "\n".join(lines) + f"\n\n{page.pick(_CLOSES)}"

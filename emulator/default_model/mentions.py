@@ -54,7 +54,7 @@ NONE = Mentions()
 
 
 @functools.cache
-def _table(name: str) -> tuple[tuple[str, ...], ...]:
+def gazetteer(name: str) -> tuple[tuple[str, ...], ...]:
     """A gazetteer file's rows: tab-separated fields, comments and blank lines left out."""
     text = resources.files("emulator.default_model").joinpath(f"gazetteer/{name}.tsv").read_text(encoding="utf-8")
     return tuple(tuple(line.split("\t")) for line in text.splitlines() if line.strip() and not line.startswith("#"))
@@ -64,29 +64,29 @@ def _table(name: str) -> tuple[tuple[str, ...], ...]:
 def _aliases() -> dict[str, tuple[str, str]]:
     """Every lower-case way of naming a currency, country or city → (kind, canonical value)."""
     found: dict[str, tuple[str, str]] = {}
-    for code, *names in _table("currencies"):
+    for code, *names in gazetteer("currencies"):
         found.update(dict.fromkeys(names, ("currency", code)))
-    for _, name, *others in _table("countries"):
+    for _, name, *others in gazetteer("countries"):
         found.update(dict.fromkeys([name.lower(), *others], ("country", name)))
-    for name, _, *others in _table("cities"):
+    for name, _, *others in gazetteer("cities"):
         found.update(dict.fromkeys([name.lower(), *others], ("city", name)))
     return found
 
 
 @functools.cache
 def _units() -> dict[str, str]:
-    return {alias: unit for unit, *aliases in _table("units") for alias in aliases}
+    return {alias: unit for unit, *aliases in gazetteer("units") for alias in aliases}
 
 
 @functools.cache
 def currency_codes() -> frozenset[str]:
-    return frozenset(row[0] for row in _table("currencies"))
+    return frozenset(row[0] for row in gazetteer("currencies"))
 
 
 @functools.cache
 def country_of_city() -> dict[str, str]:
-    countries = {code: name for code, name, *_ in _table("countries")}
-    return {name: countries.get(code, "") for name, code, *_ in _table("cities")}
+    countries = {code: name for code, name, *_ in gazetteer("countries")}
+    return {name: countries.get(code, "") for name, code, *_ in gazetteer("cities")}
 
 
 _LONGEST_ALIAS = 4  # words in the longest alias ("united states of america")
